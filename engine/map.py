@@ -1,0 +1,268 @@
+"""A Diplomacy map as data: provinces, coasts, supply centres, homes and adjacencies.
+
+A map is read from a JSON file under ``engine/maps/`` (``standard.json`` is the standard
+board). Loading it precomputes everything adjudication asks for repeatedly (adjacency sets per
+unit type and location, which coasts a fleet may reach in a province, distances for civil
+disorder), so the rules code never walks raw data.
+
+Locations are strings: a province token (``"PAR"``) or, for a fleet on a split coast, the
+province and the coast joined by a slash (``"STP/NC"``). Provinces and powers use the DAIDE
+tokens of the map.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+MAPS_DIR = Path(__file__).parent / "maps"
+
+ProvinceType = Literal["land", "sea", "coast"]
+UnitType = Literal["A", "F"]
+COAST_NAMES = ("NC", "NE", "EC", "SE", "SC", "SW", "WC", "NW")
+
+
+class MapError(ValueError):
+    """A map file is malformed or inconsistent."""
+
+
+@dataclass(frozen=True, slots=True)
+class Province:
+    token: str
+    name: str
+    type: ProvinceType
+    supply_centre: bool
+    coasts: tuple[str, ...]  # coast names ("NC", "SC") for a split-coast province, else ()
+
+
+def province_of(loc: str) -> str:
+    """The province part of a location (``"STP/NC"`` -> ``"STP"``)."""
+    slash = loc.find("/")
+    return loc if slash < 0 else loc[:slash]
+
+
+def coast_of(loc: str) -> str | None:
+    slash = loc.find("/")
+    return None if slash < 0 else loc[slash + 1 :]
+
+
+@dataclass(frozen=True, slots=True)
+class PowerInfo:
+    token: str
+    name: str
+    adjective: str
+    homes: tuple[str, ...]
+
+
+class GameMap:
+    """An immutable map with precomputed adjacency. Build with :func:`load_map` or
+    :meth:`from_dict`."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        try:
+            self._build(data)
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, MapError):
+                raise
+            raise MapError(f"malformed map data: {exc!r}") from exc
+        self._data = data
+
+    def _build(self, data: dict[str, Any]) -> None:
+        self.name: str = data["name"]
+        self.title: str = data.get("title", self.name)
+        self.powers: tuple[str, ...] = tuple(data["powers"])
+        self.power_info: dict[str, PowerInfo] = {
+            p: PowerInfo(p, v["name"], v.get("adjective", v["name"]), tuple(v["homes"]))
+            for p, v in data["powers"].items()
+        }
+        self.provinces: dict[str, Province] = {}
+        for tok, v in data["provinces"].items():
+            ptype = v["type"]
+            if ptype not in ("land", "sea", "coast"):
+                raise MapError(f"province {tok}: unknown type {ptype!r}")
+            coasts = tuple(v.get("coasts", ()))
+            for c in coasts:
+                if c not in COAST_NAMES:
+                    raise MapError(f"province {tok}: unknown coast {c!r}")
+            self.provinces[tok] = Province(tok, v["name"], ptype, bool(v["supply_centre"]), coasts)
+        self.supply_centres: frozenset[str] = frozenset(
+            p for p, info in self.provinces.items() if info.supply_centre
+        )
+        self.homes: dict[str, tuple[str, ...]] = {p: i.homes for p, i in self.power_info.items()}
+        self.home_of: dict[str, str] = {}
+        for power, homes in self.homes.items():
+            for h in homes:
+                if h not in self.supply_centres:
+                    raise MapError(f"home centre {h} of {power} is not a supply centre")
+                self.home_of[h] = power
+
+        # Where each unit type may stand.
+        self.army_locations: frozenset[str] = frozenset(
+            p for p, i in self.provinces.items() if i.type != "sea"
+        )
+        fleet_locs: set[str] = set()
+        for p, i in self.provinces.items():
+            if i.type == "land":
+                continue
+            if i.coasts:
+                fleet_locs.update(f"{p}/{c}" for c in i.coasts)
+            else:
+                fleet_locs.add(p)
+        self.fleet_locations: frozenset[str] = frozenset(fleet_locs)
+        self.locations: tuple[str, ...] = tuple(sorted(self.army_locations | self.fleet_locations))
+        # Every location a province offers fleets: ("STP/NC", "STP/SC") or ("BRE",).
+        self.fleet_coasts: dict[str, tuple[str, ...]] = {
+            p: (tuple(f"{p}/{c}" for c in i.coasts) if i.coasts else (p,))
+            for p, i in self.provinces.items()
+            if i.type != "land"
+        }
+
+        adj = data["adjacency"]
+        self.army_adj: dict[str, frozenset[str]] = {}
+        for src, dests in adj["A"].items():
+            self._check_loc(src, self.army_locations, "army adjacency")
+            for d in dests:
+                self._check_loc(d, self.army_locations, f"army adjacency of {src}")
+            self.army_adj[src] = frozenset(dests)
+        self.fleet_adj: dict[str, frozenset[str]] = {}
+        for src, dests in adj["F"].items():
+            self._check_loc(src, self.fleet_locations, "fleet adjacency")
+            for d in dests:
+                self._check_loc(d, self.fleet_locations, f"fleet adjacency of {src}")
+            self.fleet_adj[src] = frozenset(dests)
+        for loc in self.army_locations:
+            self.army_adj.setdefault(loc, frozenset())
+        for loc in self.fleet_locations:
+            self.fleet_adj.setdefault(loc, frozenset())
+        self._check_symmetry()
+        # Provinces a fleet at a location reaches (coast ignored): supports name provinces.
+        self.fleet_adj_provinces: dict[str, frozenset[str]] = {
+            loc: frozenset(province_of(d) for d in dests) for loc, dests in self.fleet_adj.items()
+        }
+        # Provinces a unit of either type at a location can move to.
+        self._reach: dict[tuple[str, str], frozenset[str]] = {}
+        for loc, dests in self.army_adj.items():
+            self._reach[("A", loc)] = dests
+        for loc, provs in self.fleet_adj_provinces.items():
+            self._reach[("F", loc)] = provs
+        self.neighbours: dict[str, frozenset[str]] = self._province_graph()
+        self._distance_cache: dict[frozenset[str], dict[str, int]] = {}
+
+        start = data.get("start", {})
+        self.start_year: int = int(start.get("year", 1901))
+        self.start_units: dict[str, tuple[tuple[UnitType, str], ...]] = {}
+        for power, units in start.get("units", {}).items():
+            parsed: list[tuple[UnitType, str]] = []
+            for text in units:
+                utype, loc = text.split()
+                if utype not in ("A", "F"):
+                    raise MapError(f"start unit {text!r}: unknown type")
+                self._check_loc(
+                    loc, self.army_locations if utype == "A" else self.fleet_locations, "start"
+                )
+                parsed.append((utype, loc))
+            self.start_units[power] = tuple(parsed)
+        self.start_centres: dict[str, tuple[str, ...]] = {
+            p: tuple(c) for p, c in start.get("centres", self.homes).items()
+        }
+        # Other spellings of province tokens (judges' and other engines' ids), upper case.
+        self.aliases: dict[str, str] = {}
+        for alias, tok in data.get("aliases", {}).items():
+            if tok not in self.provinces:
+                raise MapError(f"alias {alias} names unknown province {tok}")
+            self.aliases[alias.upper()] = tok
+        self.by_name: dict[str, str] = {i.name.lower(): t for t, i in self.provinces.items()}
+        self.positions: dict[str, tuple[float, float]] = {
+            loc: (float(v[0]), float(v[1])) for loc, v in data.get("positions", {}).items()
+        }
+
+    def _check_loc(self, loc: str, allowed: frozenset[str], where: str) -> None:
+        if loc not in allowed:
+            raise MapError(f"{where}: {loc!r} is not a valid location here")
+
+    def _check_symmetry(self) -> None:
+        for table, kind in ((self.army_adj, "army"), (self.fleet_adj, "fleet")):
+            for src, dests in table.items():
+                for d in dests:
+                    if src not in table.get(d, ()):
+                        raise MapError(f"{kind} adjacency {src}->{d} is not symmetric")
+
+    def _province_graph(self) -> dict[str, frozenset[str]]:
+        graph: dict[str, set[str]] = {p: set() for p in self.provinces}
+        for src, dests in self.army_adj.items():
+            graph[src].update(dests)
+        for src, dests in self.fleet_adj.items():
+            graph[province_of(src)].update(province_of(d) for d in dests)
+        return {p: frozenset(n) for p, n in graph.items()}
+
+    # -- queries ---------------------------------------------------------------------------
+
+    def reach(self, unit_type: str, loc: str) -> frozenset[str]:
+        """Provinces a unit of this type at ``loc`` may move to (ignoring convoys)."""
+        return self._reach.get((unit_type, loc), frozenset())
+
+    def can_stand(self, unit_type: str, loc: str) -> bool:
+        return loc in (self.army_locations if unit_type == "A" else self.fleet_locations)
+
+    def is_sea(self, province: str) -> bool:
+        p = self.provinces.get(province)
+        return p is not None and p.type == "sea"
+
+    def is_coastal(self, province: str) -> bool:
+        p = self.provinces.get(province)
+        return p is not None and p.type == "coast"
+
+    def fleet_destinations(self, loc: str, province: str) -> tuple[str, ...]:
+        """The locations of ``province`` a fleet at ``loc`` can move to (0, 1 or 2 coasts)."""
+        dests = self.fleet_adj.get(loc, frozenset())
+        return tuple(c for c in self.fleet_coasts.get(province, ()) if c in dests)
+
+    def distances_to(self, targets: frozenset[str]) -> dict[str, int]:
+        """Fewest moves from each province to the nearest of ``targets``, crossing land and
+        sea alike (the 2023 civil-disorder rule)."""
+        cached = self._distance_cache.get(targets)
+        if cached is not None:
+            return cached
+        dist: dict[str, int] = {t: 0 for t in targets if t in self.provinces}
+        queue = deque(dist)
+        while queue:
+            p = queue.popleft()
+            for n in self.neighbours[p]:
+                if n not in dist:
+                    dist[n] = dist[p] + 1
+                    queue.append(n)
+        if len(self._distance_cache) < 4096:
+            self._distance_cache[targets] = dist
+        return dist
+
+    def to_dict(self) -> dict[str, Any]:
+        """The map's data, as it was loaded (for rendering an MDF or the web UI)."""
+        return self._data
+
+    def __repr__(self) -> str:
+        return f"GameMap({self.name!r}, {len(self.provinces)} provinces)"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameMap:
+        return cls(data)
+
+
+@cache
+def load_map(name: str = "standard") -> GameMap:
+    """Load a bundled map by name (``engine/maps/NAME.json``) or from a path to a JSON file.
+    Maps are immutable, so one instance per name is shared."""
+    path = Path(name)
+    if path.suffix != ".json":
+        path = MAPS_DIR / f"{name}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        known = ", ".join(sorted(p.stem for p in MAPS_DIR.glob("*.json")))
+        raise MapError(f"unknown map {name!r} (bundled maps: {known})") from None
+    except json.JSONDecodeError as exc:
+        raise MapError(f"map file {path} is not valid JSON: {exc}") from None
+    return GameMap(data)

@@ -1,0 +1,368 @@
+"""Movement adjudication by Lucas Kruijswijk's partial-information algorithm.
+
+Each move, support and convoy order has one yes/no decision (does the move succeed, is the
+support given, does the convoying fleet stay). ``_resolve`` settles a decision on demand from
+the decisions it depends on, guessing when it meets a decision already under evaluation. When
+both guesses of a dependency cycle are consistent (or neither is), the backup rule decides:
+a cycle through a convoy is a convoy paradox, settled by the Szykman rule (the convoying fleets
+in the cycle act as if they held, DATC 4.A.2); any other cycle is circular movement, and the
+moves in it succeed.
+
+The strengths follow DATC section 5 (hold, attack, defend, prevent). Orders reaching this module
+are legal and normalised (``engine.validate``); units without orders hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from engine.map import province_of
+from engine.orders import (
+    Convoy,
+    Hold,
+    Move,
+    Order,
+    Outcome,
+    Result,
+    SupportHold,
+    SupportMove,
+)
+from engine.state import Dislodged, GameState, Unit
+
+_UNRESOLVED, _GUESSING, _RESOLVED = 0, 1, 2
+_NEVER = 1 << 60
+
+
+@dataclass(frozen=True, slots=True)
+class MovementOutcome:
+    results: dict[str, tuple[Order, Result]]  # by province of the ordered unit
+    units: list[Unit]  # units standing after the moves (not the dislodged)
+    dislodged: list[Dislodged]  # dislodged units with at least one retreat
+    destroyed: list[Unit]  # dislodged units with nowhere to go
+    contested: frozenset[str]  # provinces left empty by a standoff
+
+
+class _Adjudicator:
+    def __init__(self, state: GameState, orders: Mapping[str, Order]) -> None:
+        self.state = state
+        self.map = state.map
+        self.units = state.units
+        self.orders: dict[str, Order] = {p: orders.get(p) or Hold(u) for p, u in self.units.items()}
+        self.move_dest: dict[str, str] = {}  # src province -> dest province
+        self.moves_into: dict[str, list[str]] = {}
+        self.supports: dict[str, list[str]] = {}  # supported province -> supporter provinces
+        self.void: set[str] = set()
+        self.convoyed: set[str] = set()
+        self.convoys_for: dict[str, list[str]] = {}  # army province -> convoying fleets
+        self.status: dict[str, int] = {}
+        self.result: dict[str, bool] = {}
+        self.deps: list[str] = []  # decisions holding a guess or resting on one
+        self.stamp: dict[str, int] = {}
+        self.clock = 0
+        self.lowest = _NEVER
+        self._index()
+
+    def _index(self) -> None:
+        orders = self.orders
+        for p, o in orders.items():
+            if type(o) is Move:
+                d = province_of(o.dest)
+                self.move_dest[p] = d
+                self.moves_into.setdefault(d, []).append(p)
+        army_adj = self.map.army_adj
+        for p, o in orders.items():
+            t = type(o)
+            if t is Convoy:
+                a = province_of(o.target.loc)  # type: ignore[union-attr]
+                if self.move_dest.get(a) == province_of(o.dest):  # type: ignore[union-attr]
+                    self.convoys_for.setdefault(a, []).append(p)
+                else:
+                    self.void.add(p)
+        for p, dest in self.move_dest.items():
+            o = orders[p]
+            assert isinstance(o, Move)
+            if o.unit.type != "A":
+                continue
+            if o.convoy or dest not in army_adj[o.unit.loc]:
+                self.convoyed.add(p)
+            elif any(self.units[f].power == o.unit.power for f in self.convoys_for.get(p, ())):
+                # DATC 4.A.3: an adjacent move goes by convoy when a fleet of its own power
+                # is ordered to convoy it.
+                self.convoyed.add(p)
+        for p, fleets in list(self.convoys_for.items()):
+            if p not in self.convoyed:
+                self.void.update(fleets)
+                del self.convoys_for[p]
+        for p, o in orders.items():
+            t = type(o)
+            if t is SupportHold:
+                tp = province_of(o.target.loc)  # type: ignore[union-attr]
+                if tp in self.units and type(orders[tp]) is not Move:
+                    self.supports.setdefault(tp, []).append(p)
+                else:
+                    self.void.add(p)
+            elif t is SupportMove:
+                assert isinstance(o, SupportMove)
+                tp = province_of(o.target.loc)
+                target_order = orders.get(tp)
+                if (
+                    type(target_order) is Move
+                    and self.move_dest[tp] == province_of(o.dest)
+                    and (o.dest == province_of(o.dest) or o.dest == target_order.dest)
+                ):
+                    self.supports.setdefault(tp, []).append(p)
+                else:
+                    self.void.add(p)
+
+    # -- Kruijswijk's resolver ------------------------------------------------------------
+
+    def _resolve(self, p: str) -> bool:
+        """Settle decision ``p``. While a decision is being settled it holds a guess; every
+        read of a guess records the guess's stamp in ``self.lowest``, so a decision knows
+        whether its answer rests on its own guess (a cycle through it), on a guess made
+        further out (then it stays provisional), or on none (then it is final)."""
+        status = self.status.get(p, _UNRESOLVED)
+        if status == _RESOLVED:
+            return self.result[p]
+        if status == _GUESSING:
+            stamp = self.stamp[p]
+            if stamp < self.lowest:
+                self.lowest = stamp
+            return self.result[p]
+        saved = self.lowest
+        n = len(self.deps)
+        self.deps.append(p)
+        self.clock += 1
+        mine = self.stamp[p] = self.clock
+        self.status[p] = _GUESSING
+        self.result[p] = False
+        self.lowest = _NEVER
+        first = self._adjudicate(p)
+        low = self.lowest
+        if low > mine:  # no guess was read: final
+            self._settle(n, p, first)
+            self.lowest = saved
+            return first
+        if low < mine:  # rests on a guess made further out: provisional
+            self.result[p] = first
+            self.lowest = min(saved, low)
+            return first
+        # The answer rests on p's own guess: try the other guess.
+        self._forget(n + 1)
+        self.result[p] = True
+        self.lowest = _NEVER
+        second = self._adjudicate(p)
+        low = self.lowest
+        if low < mine:
+            self.result[p] = second
+            self.lowest = min(saved, low)
+            return second
+        if first == second:
+            self._settle(n, p, first)
+            self.lowest = saved
+            return first
+        self._backup_rule(self.deps[n:])
+        del self.deps[n:]
+        self.lowest = saved
+        return self._resolve(p)
+
+    def _settle(self, n: int, p: str, value: bool) -> None:
+        self._forget(n + 1)
+        del self.deps[n:]
+        self.status[p] = _RESOLVED
+        self.result[p] = value
+
+    def _forget(self, n: int) -> None:
+        for q in self.deps[n:]:
+            self.status[q] = _UNRESOLVED
+        del self.deps[n:]
+
+    def _backup_rule(self, cycle: list[str]) -> None:
+        paradox = any(type(self.orders[q]) is Convoy for q in cycle)
+        for q in cycle:
+            t = type(self.orders[q])
+            if paradox and t is Convoy:
+                self.status[q] = _RESOLVED
+                self.result[q] = False
+            elif not paradox and t is Move:
+                self.status[q] = _RESOLVED
+                self.result[q] = True
+            else:
+                self.status[q] = _UNRESOLVED
+
+    def _adjudicate(self, p: str) -> bool:
+        t = type(self.orders[p])
+        if t is Move:
+            return self._move_succeeds(p)
+        if t is Convoy:
+            return not any(self._resolve(q) for q in self.moves_into.get(p, ()))
+        return self._support_given(p)
+
+    # -- the rules of each decision ---------------------------------------------------------
+
+    def _path(self, p: str) -> bool:
+        fleets = self.convoys_for.get(p)
+        if not fleets:
+            return False
+        adj = self.map.fleet_adj_provinces
+        dest = self.move_dest[p]
+        frontier = [f for f in fleets if p in adj[f]]
+        seen = set(frontier)
+        while frontier:
+            f = frontier.pop()
+            if not self._resolve(f):
+                continue
+            if dest in adj[f]:
+                return True
+            for g in fleets:
+                if g not in seen and g in adj[f]:
+                    seen.add(g)
+                    frontier.append(g)
+        return False
+
+    def _head_to_head(self, p: str, dest: str) -> bool:
+        return (
+            self.move_dest.get(dest) == p and p not in self.convoyed and dest not in self.convoyed
+        )
+
+    def _support_count(self, p: str, exclude_power: str | None = None) -> int:
+        n = 0
+        for s in self.supports.get(p, ()):
+            if exclude_power is not None and self.units[s].power == exclude_power:
+                continue
+            if self._resolve(s):
+                n += 1
+        return n
+
+    def _attack(self, p: str) -> int:
+        dest = self.move_dest[p]
+        occupant = self.units.get(dest)
+        if occupant is None:
+            return 1 + self._support_count(p)
+        if dest in self.move_dest and not self._head_to_head(p, dest) and self._resolve(dest):
+            return 1 + self._support_count(p)
+        if occupant.power == self.units[p].power:
+            return 0
+        return 1 + self._support_count(p, occupant.power)
+
+    def _hold_strength(self, dest: str) -> int:
+        if dest not in self.units:
+            return 0
+        if dest in self.move_dest:
+            return 0 if self._resolve(dest) else 1
+        return 1 + self._support_count(dest)
+
+    def _prevent(self, q: str) -> int:
+        if q in self.convoyed and not self._path(q):
+            return 0
+        dest = self.move_dest[q]
+        if self._head_to_head(q, dest) and self._resolve(dest):
+            return 0
+        return 1 + self._support_count(q)
+
+    def _move_succeeds(self, p: str) -> bool:
+        if p in self.convoyed and not self._path(p):
+            return False
+        dest = self.move_dest[p]
+        attack = self._attack(p)
+        if attack == 0:
+            return False
+        if self._head_to_head(p, dest):
+            if attack <= 1 + self._support_count(dest):
+                return False
+        elif attack <= self._hold_strength(dest):
+            return False
+        return all(attack > self._prevent(q) for q in self.moves_into[dest] if q != p)
+
+    def _support_given(self, s: str) -> bool:
+        if s in self.void:
+            return False
+        order = self.orders[s]
+        power = self.units[s].power
+        aimed = province_of(order.dest) if type(order) is SupportMove else None
+        attackers = self.moves_into.get(s, ())
+        for q in attackers:
+            if q == aimed or self.units[q].power == power:
+                continue
+            if q in self.convoyed and not self._path(q):
+                continue
+            return False
+        return not any(self._resolve(q) for q in attackers)
+
+    # -- outcome ----------------------------------------------------------------------------
+
+    def run(self) -> MovementOutcome:
+        for p in self.orders:
+            if type(self.orders[p]) is not Hold:
+                self._resolve(p)
+        moved: dict[str, str] = {}  # src province -> dest province of successful moves
+        for p, d in self.move_dest.items():
+            if self.result[p]:
+                moved[d] = p
+        results: dict[str, tuple[Order, Result]] = {}
+        standing: list[Unit] = []
+        dislodged_units: list[tuple[Unit, str]] = []
+        for p, unit in self.units.items():
+            order = self.orders[p]
+            t = type(order)
+            attacker = moved.get(p)
+            moves_away = t is Move and self.result[p]
+            is_dislodged = attacker is not None and not moves_away
+            if t is Move:
+                outcome = Outcome.SUC if self.result[p] else Outcome.BNC
+            elif t is Hold:
+                outcome = Outcome.SUC
+            elif p in self.void:
+                outcome = Outcome.NSO
+            elif t is Convoy:
+                outcome = Outcome.SUC if self.result[p] else Outcome.DSR
+            else:
+                outcome = Outcome.SUC if self.result[p] else Outcome.CUT
+            results[p] = (order, Result(outcome, is_dislodged))
+            if moves_away:
+                assert isinstance(order, Move)
+                standing.append(Unit(unit.power, unit.type, order.dest))
+            elif is_dislodged:
+                assert attacker is not None
+                dislodged_units.append((unit, attacker))
+            else:
+                standing.append(unit)
+        occupied = {u.province for u in standing}
+        contested = self._standoffs(occupied)
+        dislodged: list[Dislodged] = []
+        destroyed: list[Unit] = []
+        for unit, attacker in dislodged_units:
+            by_convoy = attacker in self.convoyed
+            barred = occupied | contested
+            if not by_convoy:
+                barred = barred | {attacker}
+            adj = self.map.army_adj if unit.type == "A" else self.map.fleet_adj
+            retreats = tuple(sorted(d for d in adj[unit.loc] if province_of(d) not in barred))
+            if retreats:
+                dislodged.append(Dislodged(unit, None if by_convoy else attacker, retreats))
+            else:
+                destroyed.append(unit)
+        return MovementOutcome(results, standing, dislodged, destroyed, frozenset(contested))
+
+    def _standoffs(self, occupied: set[str]) -> set[str]:
+        contested: set[str] = set()
+        for dest, srcs in self.moves_into.items():
+            if dest in occupied:
+                continue
+            for q in srcs:
+                if self.result[q]:
+                    continue
+                if q in self.convoyed and not self._path(q):
+                    continue
+                if self._head_to_head(q, dest) and self.result.get(dest, False):
+                    continue
+                contested.add(dest)
+                break
+        return contested
+
+
+def adjudicate_movement(state: GameState, orders: Mapping[str, Order]) -> MovementOutcome:
+    """Resolve a movement phase. ``orders`` maps a unit's province to its (legal, normalised)
+    order; units without one hold."""
+    return _Adjudicator(state, orders).run()

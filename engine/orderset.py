@@ -1,0 +1,175 @@
+"""The orders given in one phase: submission with THX notes, replacement, cancellation, and
+what each power still owes (DAIDE's MIS).
+
+One order per unit (a later order for a unit replaces the earlier one, DATC 4.D.1). In
+adjustment phases builds and removals are counted against what the power is allowed: the
+first legal ones count and later ones are refused (NMB/NMR, DATC 4.D.4-4.D.6); a second build in
+a province already built in is refused (ESC, 4.D.5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from engine.map import province_of
+from engine.orders import Build, Note, Order, Remove, Waive
+from engine.state import Dislodged, GameState, Unit
+from engine.validate import Checked, Position, check_order
+
+
+class OrderSet:
+    """Accepted orders for one phase, per power."""
+
+    def __init__(self, state: GameState) -> None:
+        self.state = state
+        self.position = Position(state)
+        self._orders: dict[str, dict[str, Order]] = {p: {} for p in state.map.powers}
+        self._waives: dict[str, int] = dict.fromkeys(state.map.powers, 0)
+        self._adjust = state.adjustments() if state.phase.kind == "adjustment" else {}
+
+    # -- giving orders -------------------------------------------------------------------
+
+    def submit(self, power: str, order: Order) -> Checked:
+        """Judge ``order`` from ``power``; keep it if accepted. Returns the note and the
+        (normalised) order."""
+        if power not in self._orders:
+            return Checked(Note.NYU, order)
+        checked = check_order(self.position, power, order)
+        if checked.note is not Note.MBV:
+            return checked
+        order = checked.order
+        if self.state.phase.kind == "adjustment":
+            note = self._count(power, order)
+            if note is not Note.MBV:
+                return Checked(note, order)
+        if isinstance(order, Waive):
+            self._waives[power] += 1
+        else:
+            self._orders[power][_key(order)] = order
+        return checked
+
+    def submit_all(self, orders: Mapping[str, Iterable[Order]]) -> list[tuple[str, Checked]]:
+        out = []
+        for power, batch in orders.items():
+            for order in batch:
+                out.append((power, self.submit(power, order)))
+        return out
+
+    def _count(self, power: str, order: Order) -> Note:
+        allowed = self._adjust.get(power, 0)
+        mine = self._orders[power]
+        builds = sum(1 for o in mine.values() if isinstance(o, Build))
+        removes = sum(1 for o in mine.values() if isinstance(o, Remove))
+        if isinstance(order, Build):
+            if province_of(order.unit.loc) in mine:
+                return Note.ESC
+            if builds + self._waives[power] >= allowed:
+                return Note.NMB
+        elif isinstance(order, Waive):
+            if builds + self._waives[power] >= allowed:
+                return Note.NMB
+        elif isinstance(order, Remove) and _key(order) not in mine and removes >= -allowed:
+            return Note.NMR
+        return Note.MBV
+
+    def cancel(self, power: str, order: Order) -> bool:
+        """Withdraw one accepted order (DAIDE ``NOT (SUB (order))``)."""
+        mine = self._orders.get(power)
+        if mine is None:
+            return False
+        if isinstance(order, Waive):
+            if self._waives[power] > 0:
+                self._waives[power] -= 1
+                return True
+            return False
+        checked = check_order(self.position, power, order)
+        key = _key(checked.order)
+        if checked.note is not Note.MBV or mine.get(key) != checked.order:
+            return False
+        del mine[key]
+        return True
+
+    def clear(self, power: str) -> None:
+        """Withdraw all of a power's orders (DAIDE ``NOT (SUB)``)."""
+        if power in self._orders:
+            self._orders[power].clear()
+            self._waives[power] = 0
+
+    # -- reading them back ---------------------------------------------------------------
+
+    def orders_of(self, power: str) -> list[Order]:
+        out: list[Order] = list(self._orders.get(power, {}).values())
+        out.extend(Waive(power) for _ in range(self._waives.get(power, 0)))
+        return out
+
+    def all_orders(self) -> dict[str, list[Order]]:
+        return {p: self.orders_of(p) for p in self._orders}
+
+    def by_unit(self) -> dict[str, Order]:
+        """Movement and retreat orders keyed by the province of their unit."""
+        out: dict[str, Order] = {}
+        for mine in self._orders.values():
+            out.update(mine)
+        return out
+
+    def waives(self, power: str) -> int:
+        return self._waives.get(power, 0)
+
+    def missing_units(self, power: str) -> list[Unit]:
+        """Movement: the power's units without an order."""
+        mine = self._orders.get(power, {})
+        return [u for p, u in self.state.units.items() if u.power == power and p not in mine]
+
+    def missing_retreats(self, power: str) -> list[Dislodged]:
+        mine = self._orders.get(power, {})
+        return [
+            d for p, d in self.state.dislodged.items() if d.unit.power == power and p not in mine
+        ]
+
+    def missing_adjustments(self, power: str) -> int:
+        """Adjustment: > 0 removals still required, < 0 builds still possible, 0 done."""
+        allowed = self._adjust.get(power, 0)
+        mine = self._orders.get(power, {})
+        if allowed < 0:
+            removes = sum(1 for o in mine.values() if isinstance(o, Remove))
+            return -allowed - removes
+        if allowed > 0:
+            sites = len(self.build_sites(power))
+            builds = sum(1 for o in mine.values() if isinstance(o, Build))
+            usable = min(allowed, sites + builds) - builds - self._waives[power]
+            return -max(usable, 0)
+        return 0
+
+    def build_sites(self, power: str) -> list[str]:
+        """Vacant owned home centres not yet built in."""
+        state = self.state
+        mine = self._orders.get(power, {})
+        return [
+            h
+            for h in state.map.homes.get(power, ())
+            if state.centres.get(h) == power and h not in state.units and h not in mine
+        ]
+
+    def needs_orders(self, power: str) -> bool:
+        """Does the power have anything to order in this phase at all?"""
+        kind = self.state.phase.kind
+        if kind == "movement":
+            return any(u.power == power for u in self.state.units.values())
+        if kind == "retreat":
+            return any(d.unit.power == power for d in self.state.dislodged.values())
+        allowed = self._adjust.get(power, 0)
+        return allowed < 0 or (allowed > 0 and bool(self.build_sites(power) or self._orders[power]))
+
+    def complete(self, power: str) -> bool:
+        kind = self.state.phase.kind
+        if kind == "movement":
+            return not self.missing_units(power)
+        if kind == "retreat":
+            return not self.missing_retreats(power)
+        return self.missing_adjustments(power) == 0
+
+
+def _key(order: Order) -> str:
+    if isinstance(order, Waive):
+        return "WVE"
+    return province_of(order.unit.loc)

@@ -1,0 +1,303 @@
+"""Game state as immutable values: the phase, units, dislodged units and centre owners.
+
+A :class:`GameState` is a frozen value. Its mappings are :class:`FrozenDict` (a ``dict`` that
+refuses mutation), so reads run at C speed, copies are one ``dict(...)`` call, and two states are
+equal when their contents are equal. Every rule that changes a state lives elsewhere and builds a
+new one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, NoReturn, TypeVar
+
+from engine.map import GameMap, MapError, load_map, province_of
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+Season = Literal["SPR", "SUM", "FAL", "AUT", "WIN"]
+PhaseKind = Literal["movement", "retreat", "adjustment"]
+SEASONS: tuple[Season, ...] = ("SPR", "SUM", "FAL", "AUT", "WIN")
+_SEASON_INDEX = {s: i for i, s in enumerate(SEASONS)}
+_KIND: dict[str, PhaseKind] = {
+    "SPR": "movement",
+    "SUM": "retreat",
+    "FAL": "movement",
+    "AUT": "retreat",
+    "WIN": "adjustment",
+}
+# Short names as the diplomacy package and most judges write them: S1901M, F1901R, W1901A.
+_SHORT = {"SPR": "S", "SUM": "S", "FAL": "F", "AUT": "F", "WIN": "W"}
+_KIND_LETTER = {"movement": "M", "retreat": "R", "adjustment": "A"}
+_FROM_SHORT = {
+    ("S", "M"): "SPR",
+    ("S", "R"): "SUM",
+    ("F", "M"): "FAL",
+    ("F", "R"): "AUT",
+    ("W", "A"): "WIN",
+}
+
+
+class StateError(ValueError):
+    """A state description (JSON, unit text, phase name) is malformed."""
+
+
+class FrozenDict(dict[K, V]):
+    """A dict that cannot change after construction, hashable by content."""
+
+    __slots__ = ()
+
+    def _immutable(self, *args: object, **kwargs: object) -> NoReturn:
+        raise TypeError("FrozenDict is immutable")
+
+    __setitem__ = _immutable
+    __delitem__ = _immutable
+    clear = _immutable
+    pop = _immutable
+    popitem = _immutable
+    setdefault = _immutable
+    update = _immutable
+    __ior__ = _immutable
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (dict(self),))
+
+    def __copy__(self) -> FrozenDict[K, V]:
+        return self
+
+    def __deepcopy__(self, memo: object) -> FrozenDict[K, V]:
+        return self
+
+    def __repr__(self) -> str:
+        return f"FrozenDict({dict.__repr__(self)})"
+
+
+EMPTY: FrozenDict[Any, Any] = FrozenDict()
+
+
+@dataclass(frozen=True, slots=True, order=False)
+class Phase:
+    season: Season
+    year: int
+
+    @property
+    def kind(self) -> PhaseKind:
+        return _KIND[self.season]
+
+    @property
+    def name(self) -> str:
+        """Short name: ``S1901M``, ``S1901R``, ``F1901M``, ``F1901R``, ``W1901A``."""
+        return f"{_SHORT[self.season]}{self.year}{_KIND_LETTER[self.kind]}"
+
+    @property
+    def index(self) -> int:
+        """A number that increases with every phase of the game."""
+        return self.year * 5 + _SEASON_INDEX[self.season]
+
+    def next(self) -> Phase:
+        i = _SEASON_INDEX[self.season]
+        if i == 4:
+            return Phase("SPR", self.year + 1)
+        return Phase(SEASONS[i + 1], self.year)
+
+    def __lt__(self, other: Phase) -> bool:
+        return self.index < other.index
+
+    def __str__(self) -> str:
+        return f"{self.season} {self.year}"
+
+    @classmethod
+    def parse(cls, text: str) -> Phase:
+        """Read ``S1901M`` / ``W1901A`` or DAIDE's ``SPR 1901``."""
+        t = text.strip().upper()
+        parts = t.split()
+        if len(parts) == 2 and parts[0] in _SEASON_INDEX and parts[1].lstrip("-").isdigit():
+            return cls(parts[0], int(parts[1]))
+        if len(t) >= 3 and t[1:-1].isdigit() and (t[0], t[-1]) in _FROM_SHORT:
+            return cls(_FROM_SHORT[(t[0], t[-1])], int(t[1:-1]))  # type: ignore[arg-type]
+        raise StateError(f"not a phase: {text!r} (expected e.g. S1901M or 'SPR 1901')")
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A unit: its power, type (``"A"`` army or ``"F"`` fleet) and location."""
+
+    power: str
+    type: str
+    loc: str
+
+    @property
+    def province(self) -> str:
+        return province_of(self.loc)
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.loc}"
+
+    def describe(self) -> str:
+        return f"{self.power} {self.type} {self.loc}"
+
+
+@dataclass(frozen=True, slots=True)
+class Dislodged:
+    """A unit dislodged in the last movement phase, with where it may retreat."""
+
+    unit: Unit
+    attacker_from: str | None  # province the dislodger came from; None if it came by convoy
+    retreats: tuple[str, ...]  # locations it may retreat to
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    map: GameMap = field(compare=False, hash=False, repr=False)
+    phase: Phase
+    units: FrozenDict[str, Unit]  # province -> unit
+    centres: FrozenDict[str, str]  # supply-centre province -> owning power
+    dislodged: FrozenDict[str, Dislodged] = EMPTY  # province dislodged from -> unit
+
+    @property
+    def map_name(self) -> str:
+        return self.map.name
+
+    def units_of(self, power: str) -> list[Unit]:
+        return [u for u in self.units.values() if u.power == power]
+
+    def centre_counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(self.map.powers, 0)
+        for owner in self.centres.values():
+            counts[owner] = counts.get(owner, 0) + 1
+        return counts
+
+    def unit_counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(self.map.powers, 0)
+        for u in self.units.values():
+            counts[u.power] = counts.get(u.power, 0) + 1
+        return counts
+
+    def adjustments(self) -> dict[str, int]:
+        """Per power, centres minus units: > 0 builds allowed, < 0 removals required."""
+        centres = self.centre_counts()
+        units = self.unit_counts()
+        return {p: centres[p] - units[p] for p in self.map.powers}
+
+    def alive(self) -> list[str]:
+        """Powers that still have a unit or a centre."""
+        centres = self.centre_counts()
+        units = self.unit_counts()
+        return [p for p in self.map.powers if centres[p] or units[p]]
+
+    def winner(self) -> str | None:
+        """The power holding more than half of the supply centres, if any."""
+        need = len(self.map.supply_centres) // 2 + 1
+        for power, n in self.centre_counts().items():
+            if n >= need:
+                return power
+        return None
+
+    def replace(self, **changes: Any) -> GameState:
+        return dataclasses.replace(self, **changes)
+
+    # -- serialisation ---------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        units: dict[str, list[str]] = {p: [] for p in self.map.powers}
+        for u in self.units.values():
+            units.setdefault(u.power, []).append(str(u))
+        centres: dict[str, list[str]] = {p: [] for p in self.map.powers}
+        for prov, owner in self.centres.items():
+            centres.setdefault(owner, []).append(prov)
+        for lst in (*units.values(), *centres.values()):
+            lst.sort()
+        return {
+            "map": self.map.name,
+            "phase": self.phase.name,
+            "units": units,
+            "centres": centres,
+            "dislodged": [
+                {
+                    "unit": d.unit.describe(),
+                    "from": d.attacker_from,
+                    "retreats": list(d.retreats),
+                }
+                for d in self.dislodged.values()
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], gmap: GameMap | None = None) -> GameState:
+        try:
+            if gmap is None:
+                gmap = load_map(data["map"])
+            phase = Phase.parse(data["phase"])
+            units: list[Unit] = []
+            for power, texts in data["units"].items():
+                units.extend(parse_unit(f"{power} {t}", gmap) for t in texts)
+            centres = {c: p for p, cs in data["centres"].items() for c in cs}
+            dislodged = {}
+            for d in data.get("dislodged", ()):
+                u = parse_unit(d["unit"], gmap)
+                dislodged[u.province] = Dislodged(u, d.get("from"), tuple(d["retreats"]))
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise StateError(f"malformed state JSON: {exc!r}") from None
+        except MapError as exc:
+            raise StateError(str(exc)) from None
+        return make_state(gmap, phase, units, centres, dislodged.values())
+
+
+def parse_unit(text: str, gmap: GameMap) -> Unit:
+    """Read ``"ENG F STP/SC"`` into a unit, checking it against the map."""
+    parts = text.split()
+    if len(parts) != 3:
+        raise StateError(f"not a unit: {text!r} (expected e.g. 'ENG F LON')")
+    power, utype, loc = parts[0].upper(), parts[1].upper(), parts[2].upper()
+    if power not in gmap.power_info:
+        raise StateError(f"unit {text!r}: unknown power {power}")
+    if utype not in ("A", "F"):
+        raise StateError(f"unit {text!r}: unit type must be A or F")
+    if not gmap.can_stand(utype, loc):
+        raise StateError(f"unit {text!r}: a {utype} cannot stand at {loc}")
+    return Unit(power, utype, loc)
+
+
+def make_state(
+    gmap: GameMap,
+    phase: Phase,
+    units: Iterable[Unit],
+    centres: Mapping[str, str],
+    dislodged: Iterable[Dislodged] = (),
+) -> GameState:
+    """Build a state, checking it: one unit per province, units where their type may stand,
+    centres that exist and powers that exist."""
+    by_prov: dict[str, Unit] = {}
+    for u in units:
+        if not gmap.can_stand(u.type, u.loc):
+            raise StateError(f"a {u.type} cannot stand at {u.loc}")
+        if u.power not in gmap.power_info:
+            raise StateError(f"unknown power {u.power}")
+        if u.province in by_prov:
+            raise StateError(f"two units in {u.province}")
+        by_prov[u.province] = u
+    for c, p in centres.items():
+        if c not in gmap.supply_centres:
+            raise StateError(f"{c} is not a supply centre")
+        if p not in gmap.power_info:
+            raise StateError(f"unknown power {p}")
+    disl = {}
+    for d in dislodged:
+        if d.unit.province in disl:
+            raise StateError(f"two dislodged units in {d.unit.province}")
+        disl[d.unit.province] = d
+    return GameState(gmap, phase, FrozenDict(by_prov), FrozenDict(centres), FrozenDict(disl))
+
+
+def initial_state(gmap: GameMap | None = None) -> GameState:
+    """The map's starting position (Spring of its first year)."""
+    gmap = gmap or load_map("standard")
+    units = [Unit(p, t, loc) for p, us in gmap.start_units.items() for t, loc in us]
+    centres = {c: p for p, cs in gmap.start_centres.items() for c in cs}
+    return make_state(gmap, Phase("SPR", gmap.start_year), units, centres)

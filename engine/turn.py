@@ -1,0 +1,162 @@
+"""Processing a phase: from a state and its orders to the results and the next state.
+
+``process`` runs the right adjudication for the phase (movement, retreats, adjustments), then
+moves on: supply centres change hands after the Fall (after its retreats, if any), and phases in
+which nobody has anything to do are skipped (a retreat phase with no retreats to make, an
+adjustment phase in which no power can build or must remove).
+
+Defaults for missing orders: units hold; dislodged units without an order disband; a power
+that removes too few loses its units by the civil-disorder rule of the 2023 rulebook (DATC
+4.D.8): farthest from its nearest owned centre first (counting moves over land and sea for
+both unit types), fleets before armies on a tie, then by the English name of the province;
+unused builds are waived.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from engine.map import province_of
+from engine.movement import adjudicate_movement
+from engine.orders import (
+    Build,
+    Disband,
+    Order,
+    Outcome,
+    Remove,
+    Result,
+    Retreat,
+    Waive,
+)
+from engine.orderset import OrderSet
+from engine.state import FrozenDict, GameState, Phase, Unit
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseResult:
+    phase: Phase  # the phase that was processed
+    results: list[tuple[Order, Result]]  # one per unit, retreat or adjustment
+    state: GameState  # the next state needing orders (or the final state)
+    centres_updated: bool  # supply-centre ownership was recomputed (DAIDE sends SCO)
+
+
+def process(state: GameState, orders: OrderSet | Mapping[str, Iterable[Order]]) -> PhaseResult:
+    """Adjudicate ``state``'s phase. ``orders`` is an :class:`OrderSet` (already judged) or
+    orders per power, which are judged here; illegal orders are ignored."""
+    if not isinstance(orders, OrderSet):
+        book = OrderSet(state)
+        book.submit_all(orders)
+        orders = book
+    kind = state.phase.kind
+    if kind == "movement":
+        return _after_movement(state, orders)
+    if kind == "retreat":
+        return _after_retreats(state, orders)
+    return _after_adjustments(state, orders)
+
+
+def _after_movement(state: GameState, book: OrderSet) -> PhaseResult:
+    outcome = adjudicate_movement(state, book.by_unit())
+    results = list(outcome.results.values())
+    units = FrozenDict({u.province: u for u in outcome.units})
+    after = state.replace(units=units, dislodged=FrozenDict())
+    if outcome.dislodged:
+        nxt = after.replace(
+            phase=state.phase.next(),
+            dislodged=FrozenDict({d.unit.province: d for d in outcome.dislodged}),
+        )
+        return PhaseResult(state.phase, results, nxt, False)
+    return _advance(state.phase, results, after.replace(phase=state.phase.next()))
+
+
+def _after_retreats(state: GameState, book: OrderSet) -> PhaseResult:
+    given = book.by_unit()
+    chosen: dict[str, Order] = {}
+    targets: dict[str, int] = {}
+    for prov, d in state.dislodged.items():
+        order = given.get(prov) or Disband(d.unit)
+        chosen[prov] = order
+        if isinstance(order, Retreat):
+            dest = province_of(order.dest)
+            targets[dest] = targets.get(dest, 0) + 1
+    units = dict(state.units)
+    results: list[tuple[Order, Result]] = []
+    for order in chosen.values():
+        if isinstance(order, Retreat):
+            if targets[province_of(order.dest)] > 1:
+                results.append((order, Result(Outcome.BNC)))
+                continue
+            moved = Unit(order.unit.power, order.unit.type, order.dest)
+            units[moved.province] = moved
+        results.append((order, Result(Outcome.SUC)))
+    after = state.replace(units=FrozenDict(units), dislodged=FrozenDict())
+    return _advance(state.phase, results, after.replace(phase=state.phase.next()))
+
+
+def _after_adjustments(state: GameState, book: OrderSet) -> PhaseResult:
+    gmap = state.map
+    units = dict(state.units)
+    results: list[tuple[Order, Result]] = []
+    for power, need in state.adjustments().items():
+        given = book.orders_of(power)
+        if need > 0:
+            builds = [o for o in given if isinstance(o, Build)]
+            for b in builds:
+                units[province_of(b.unit.loc)] = b.unit
+                results.append((b, Result(Outcome.SUC)))
+            results.extend((Waive(power), Result(Outcome.SUC)) for _ in range(need - len(builds)))
+        elif need < 0:
+            removes = [o for o in given if isinstance(o, Remove)]
+            for r in removes:
+                del units[r.unit.province]
+                results.append((r, Result(Outcome.SUC)))
+            short = -need - len(removes)
+            if short > 0:
+                owned = frozenset(c for c, p in state.centres.items() if p == power)
+                dist = gmap.distances_to(owned)
+                far = len(gmap.provinces) + 1
+                mine = [u for u in units.values() if u.power == power]
+                mine.sort(
+                    key=lambda u: (
+                        -dist.get(u.province, far),
+                        u.type != "F",
+                        gmap.provinces[u.province].name,
+                    )
+                )
+                for u in mine[:short]:
+                    del units[u.province]
+                    results.append((Remove(u), Result(Outcome.SUC)))
+    nxt = state.replace(phase=state.phase.next(), units=FrozenDict(units))
+    return PhaseResult(state.phase, results, nxt, False)
+
+
+def _advance(
+    processed: Phase, results: list[tuple[Order, Result]], state: GameState
+) -> PhaseResult:
+    """``state`` is at the phase after a movement or retreat phase with nobody to retreat:
+    update centres after the Fall and skip an empty adjustment phase."""
+    updated = False
+    if state.phase.season in ("SUM", "AUT"):  # no retreats to make
+        state = state.replace(phase=state.phase.next())
+    if state.phase.season == "WIN":
+        state = update_centres(state)
+        updated = True
+        if not adjustments_needed(state):
+            state = state.replace(phase=state.phase.next())
+    return PhaseResult(processed, results, state, updated)
+
+
+def update_centres(state: GameState) -> GameState:
+    """After the Fall: every supply centre with a unit on it belongs to that unit's power."""
+    centres = dict(state.centres)
+    for prov, unit in state.units.items():
+        if prov in state.map.supply_centres:
+            centres[prov] = unit.power
+    return state.replace(centres=FrozenDict(centres))
+
+
+def adjustments_needed(state: GameState) -> bool:
+    """Does any power have a build it can make or a removal it must make?"""
+    book = OrderSet(state.replace(phase=Phase("WIN", state.phase.year)))
+    return any(book.needs_orders(p) for p in state.map.powers)

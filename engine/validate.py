@@ -1,0 +1,335 @@
+"""Order validation: is an order legal in this position, and if not, why (a DAIDE THX note).
+
+``check_order`` judges one order on its own against the board (DATC 4.E.1: an order is legal
+when it could be valid without knowing any other order) and returns the order normalised to
+the real unit and a definite destination coast. Counting rules that depend on the other orders
+of the phase (builds, removals) live in ``engine.orderset``.
+
+Choices, per DATC 3.0 (see ``engine/RULES.md``):
+- the unit type and the coast written for the ordered unit are ignored (4.B.5, 4.C.2), and so
+  are the type and power written for a supported or convoyed unit (4.C.5, 4.C.6);
+- a fleet moving to a split-coast province without a coast goes to the one coast it can
+  reach, and the order is refused (CST) when it can reach both (4.B.1, 4.B.2); a coast it
+  cannot reach is refused (FAR, 4.B.3); a coast on an army's destination is ignored (4.B.6);
+- an army move needs an adjacent destination or a possible convoy route over the fleets on
+  the board; a convoy order needs a route that needs that fleet (6.G.19); a support for a
+  convoyed move needs a route that does not need the supporter (6.D.31);
+- DAIDE's ``CTO ... VIA (...)``: each listed sea must hold a fleet (NSF) and the list must
+  chain from the army to the destination (FAR). The route is not binding on adjudication
+  (4.A.6); the order is a move "via convoy" (4.A.3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import pairwise
+
+from engine.convoy import needed_fleets, route_exists, sea_fleets
+from engine.map import coast_of, province_of
+from engine.orders import (
+    Build,
+    Convoy,
+    Disband,
+    Hold,
+    Move,
+    Note,
+    Order,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Waive,
+)
+from engine.state import GameState, Unit
+
+_PHASE_ORDERS: dict[str, tuple[type, ...]] = {
+    "movement": (Hold, Move, SupportHold, SupportMove, Convoy),
+    "retreat": (Retreat, Disband),
+    "adjustment": (Build, Remove, Waive),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    note: Note
+    order: Order  # normalised when accepted, as given otherwise
+
+
+class Position:
+    """Per-state facts that validation and legal-order listing ask for repeatedly."""
+
+    def __init__(self, state: GameState) -> None:
+        self.state = state
+        self.map = state.map
+
+    @cached_property
+    def fleets(self) -> frozenset[str]:
+        return sea_fleets(self.map, ((u.type, u.loc) for u in self.state.units.values()))
+
+    def convoy_table(self, src: str) -> dict[str, frozenset[str]]:
+        cache = self._tables
+        table = cache.get(src)
+        if table is None:
+            table = cache[src] = needed_fleets(self.map, self.fleets, src)
+        return table
+
+    @cached_property
+    def _tables(self) -> dict[str, dict[str, frozenset[str]]]:
+        return {}
+
+    def convoy_possible(self, src: str, dest: str, without: str | None = None) -> bool:
+        if without is None:
+            return dest in self.convoy_table(src)
+        return route_exists(self.map, self.fleets, src, dest, without)
+
+    def can_reach(self, unit: Unit, province: str, without: str | None = None) -> bool:
+        """Could ``unit`` move to ``province`` (by land, sea, or a possible convoy)?"""
+        if province in self.map.reach(unit.type, unit.loc):
+            return True
+        return unit.type == "A" and self.convoy_possible(unit.loc, province, without)
+
+
+def normalise_dest(position: Position, unit: Unit, dest: str) -> tuple[Note, str]:
+    """Resolve the destination location of a move or retreat for ``unit``."""
+    gmap = position.map
+    prov = province_of(dest)
+    info = gmap.provinces.get(prov)
+    if info is None:
+        return Note.NSP, dest
+    coast = coast_of(dest)
+    if unit.type == "A":
+        return Note.MBV, prov
+    if coast is not None and coast not in info.coasts:
+        coast = None  # 4.B.6: a coast the province does not have is ignored
+    if coast is not None:
+        return (Note.MBV, dest) if dest in gmap.fleet_adj.get(unit.loc, ()) else (Note.FAR, dest)
+    options = gmap.fleet_destinations(unit.loc, prov)
+    if len(options) == 1:
+        return Note.MBV, options[0]
+    if len(options) > 1:
+        return Note.CST, prov
+    return Note.FAR, prov
+
+
+def check_order(position: Position, power: str, order: Order) -> Checked:
+    """Judge one order given by ``power`` on its own merits."""
+    state = position.state
+    kind = state.phase.kind
+    if not isinstance(order, _PHASE_ORDERS[kind]):
+        return Checked(Note.NRS, order)
+    if kind == "movement":
+        return _check_movement(position, power, order)
+    if kind == "retreat":
+        return _check_retreat(position, power, order)
+    return _check_adjustment_site(position, power, order)
+
+
+def _own_unit(position: Position, power: str, unit: Unit) -> Unit | Note:
+    gmap = position.map
+    prov = province_of(unit.loc)
+    if prov not in gmap.provinces:
+        return Note.NSP
+    actual = position.state.units.get(prov)
+    if actual is None:
+        return Note.NSU
+    if actual.power != power:
+        return Note.NYU
+    return actual
+
+
+def _check_movement(position: Position, power: str, order: Order) -> Checked:
+    assert not isinstance(order, (Waive, Retreat, Disband, Build, Remove))
+    unit = _own_unit(position, power, order.unit)
+    if isinstance(unit, Note):
+        return Checked(unit, order)
+    if isinstance(order, Hold):
+        return Checked(Note.MBV, Hold(unit))
+    if isinstance(order, Move):
+        return _check_move(position, unit, order)
+    if isinstance(order, SupportHold):
+        return _check_support_hold(position, unit, order)
+    if isinstance(order, SupportMove):
+        return _check_support_move(position, unit, order)
+    return _check_convoy(position, unit, order)
+
+
+def _check_move(position: Position, unit: Unit, order: Move) -> Checked:
+    note, dest = normalise_dest(position, unit, order.dest)
+    if note is not Note.MBV:
+        return Checked(note, order)
+    src = unit.province
+    prov = province_of(dest)
+    if prov == src:
+        return Checked(Note.FAR, order)
+    if order.convoy or order.via is not None:
+        if unit.type != "A":
+            return Checked(Note.NSA, order)
+        if order.via is not None:
+            note = _check_route(position, src, prov, order.via)
+            if note is not Note.MBV:
+                return Checked(note, order)
+        elif not position.convoy_possible(src, prov):
+            return Checked(Note.FAR, order)
+        return Checked(Note.MBV, Move(unit, dest, True, order.via))
+    if not position.can_reach(unit, prov):
+        return Checked(Note.FAR, order)
+    return Checked(Note.MBV, Move(unit, dest))
+
+
+def _check_route(position: Position, src: str, dest: str, via: tuple[str, ...]) -> Note:
+    gmap = position.map
+    if not via:
+        return Note.FAR
+    units = position.state.units
+    for sea in via:
+        if sea not in gmap.provinces:
+            return Note.NSP
+        fleet = units.get(sea)
+        if fleet is None or fleet.type != "F":
+            return Note.NSF
+        if not gmap.is_sea(sea):
+            return Note.NAS
+    adj = gmap.fleet_adj_provinces
+    for a, b in pairwise((*via, dest)):
+        if b not in adj[a]:
+            return Note.FAR
+    return Note.MBV if src in adj[via[0]] else Note.FAR
+
+
+def _target(position: Position, target: Unit) -> Unit | Note:
+    prov = province_of(target.loc)
+    if prov not in position.map.provinces:
+        return Note.NSP
+    actual = position.state.units.get(prov)
+    return Note.NSU if actual is None else actual
+
+
+def _check_support_hold(position: Position, unit: Unit, order: SupportHold) -> Checked:
+    target = _target(position, order.target)
+    if isinstance(target, Note):
+        return Checked(target, order)
+    if target.province == unit.province or target.province not in position.map.reach(
+        unit.type, unit.loc
+    ):
+        return Checked(Note.FAR, order)
+    return Checked(Note.MBV, SupportHold(unit, target))
+
+
+def _check_support_move(position: Position, unit: Unit, order: SupportMove) -> Checked:
+    target = _target(position, order.target)
+    if isinstance(target, Note):
+        return Checked(target, order)
+    prov = province_of(order.dest)
+    info = position.map.provinces.get(prov)
+    if info is None:
+        return Checked(Note.NSP, order)
+    coast = coast_of(order.dest)
+    dest = order.dest if coast is not None and coast in info.coasts else prov
+    if (
+        target.province == unit.province
+        or prov == unit.province
+        or prov == target.province
+        or prov not in position.map.reach(unit.type, unit.loc)
+    ):
+        return Checked(Note.FAR, order)
+    if target.type == "F":
+        if coast is not None and dest != prov:
+            ok = dest in position.map.fleet_adj[target.loc]
+        else:
+            ok = prov in position.map.reach("F", target.loc)
+    else:
+        ok = prov in position.map.army_adj[target.loc] or position.convoy_possible(
+            target.loc, prov, without=unit.province
+        )
+    if not ok:
+        return Checked(Note.FAR, order)
+    return Checked(Note.MBV, SupportMove(unit, target, dest))
+
+
+def _check_convoy(position: Position, unit: Unit, order: Convoy) -> Checked:
+    if unit.type != "F":
+        return Checked(Note.NSF, order)
+    if not position.map.is_sea(unit.province):
+        return Checked(Note.NAS, order)
+    target = _target(position, order.target)
+    if isinstance(target, Note):
+        return Checked(Note.NSA if target is Note.NSU else target, order)
+    if target.type != "A":
+        return Checked(Note.NSA, order)
+    prov = province_of(order.dest)
+    if prov not in position.map.provinces:
+        return Checked(Note.NSP, order)
+    fleets = position.convoy_table(target.province).get(prov, frozenset())
+    if unit.province not in fleets:
+        return Checked(Note.FAR, order)
+    return Checked(Note.MBV, Convoy(unit, target, prov))
+
+
+def _check_retreat(position: Position, power: str, order: Order) -> Checked:
+    assert isinstance(order, (Retreat, Disband))
+    state = position.state
+    prov = province_of(order.unit.loc)
+    if prov not in position.map.provinces:
+        return Checked(Note.NSP, order)
+    dislodged = state.dislodged.get(prov)
+    if dislodged is None:
+        return Checked(Note.NRN if prov in state.units else Note.NSU, order)
+    unit = dislodged.unit
+    if unit.power != power:
+        return Checked(Note.NYU, order)
+    if isinstance(order, Disband):
+        return Checked(Note.MBV, Disband(unit))
+    dest_prov = province_of(order.dest)
+    if dest_prov not in position.map.provinces:
+        return Checked(Note.NSP, order)
+    coast = coast_of(order.dest)
+    options = [r for r in dislodged.retreats if province_of(r) == dest_prov]
+    if coast is not None and unit.type == "F":
+        info = position.map.provinces[dest_prov]
+        if coast in info.coasts:
+            options = [r for r in options if r == order.dest]
+    if not options:
+        return Checked(Note.NVR, order)
+    if len(options) > 1:
+        return Checked(Note.CST, order)
+    return Checked(Note.MBV, Retreat(unit, options[0]))
+
+
+def _check_adjustment_site(position: Position, power: str, order: Order) -> Checked:
+    """The parts of build/remove legality that do not depend on other orders."""
+    state = position.state
+    gmap = position.map
+    if isinstance(order, Waive):
+        if order.power != power:
+            return Checked(Note.NYU, order)
+        return Checked(Note.MBV, order)
+    if isinstance(order, Remove):
+        unit = _own_unit(position, power, order.unit)
+        if isinstance(unit, Note):
+            return Checked(unit, order)
+        return Checked(Note.MBV, Remove(unit))
+    assert isinstance(order, Build)
+    u = order.unit
+    prov = province_of(u.loc)
+    info = gmap.provinces.get(prov)
+    if info is None:
+        return Checked(Note.NSP, order)
+    if u.power != power:
+        return Checked(Note.NYU, order)
+    if not info.supply_centre:
+        return Checked(Note.NSC, order)
+    if gmap.home_of.get(prov) != power:
+        return Checked(Note.HSC, order)
+    if state.centres.get(prov) != power:
+        return Checked(Note.YSC, order)
+    if prov in state.units:
+        return Checked(Note.ESC, order)
+    loc = u.loc
+    if u.type == "A":
+        loc = prov
+    elif coast_of(loc) not in info.coasts:
+        loc = prov  # 4.B.6: a coast the province lacks is ignored
+    if not gmap.can_stand(u.type, loc):
+        return Checked(Note.CST, order)
+    return Checked(Note.MBV, Build(Unit(power, u.type, loc)))
