@@ -17,6 +17,7 @@ def register(sub: Any) -> None:
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("-q", "--quiet", action="store_true", help="print only failures and the total")
     p.set_defaults(handler=_datc)
+    register_demo(sub)
 
 
 def _datc(args: argparse.Namespace) -> int:
@@ -39,3 +40,34 @@ def _datc(args: argparse.Namespace) -> int:
                 print(f"FAIL {r.case.name} ({path}:{r.case.line}): {'; '.join(r.problems)}")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def register_demo(sub: Any) -> None:
+    p = sub.add_parser(
+        "demo",
+        help="play one game of random legal orders and print each phase",
+        description="Play a game of uniformly random legal orders with the rules engine and "
+        "print each phase's centre counts (a quick look at the engine; no server involved).",
+    )
+    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--max-year", type=int, default=1910, help="last year to play (default 1910)")
+    p.add_argument("--orders", action="store_true", help="also print every order and result")
+    p.set_defaults(handler=_demo)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from engine.simulate import random_game
+
+    final = None
+    for step in random_game(args.seed, args.max_year):
+        res = step.result
+        counts = " ".join(f"{p}:{n}" for p, n in res.state.centre_counts().items())
+        print(f"{res.phase.name:8} -> {res.state.phase.name:8} centres {counts}")
+        if args.orders:
+            for order, result in res.results:
+                print(f"    {order}  {result}")
+        final = res.state
+    if final is not None:
+        winner = final.winner()
+        print(f"game over: {'solo by ' + winner if winner else 'no solo by ' + str(args.max_year)}")
+    return 0

@@ -18,7 +18,18 @@ CASES = [c for f in FILES for c in parse_cases(f.read_text(), GMAP, f.name)]
 
 def test_every_chapter_6_case_is_transcribed() -> None:
     ids = {c.name for c in CASES}
-    counts = {"A": 12, "B": 15, "C": 9, "D": 34, "E": 15, "F": 25, "G": 20, "H": 16, "I": 7, "J": 11}
+    counts = {
+        "A": 12,
+        "B": 15,
+        "C": 9,
+        "D": 34,
+        "E": 15,
+        "F": 25,
+        "G": 20,
+        "H": 16,
+        "I": 7,
+        "J": 11,
+    }
     expected = {f"6.{s}.{i}" for s, n in counts.items() for i in range(1, n + 1)}
     assert expected <= ids
     assert len(expected) == 164
