@@ -28,7 +28,7 @@ def route_exists(
     if src == dest or not gmap.is_coastal(src) or not gmap.is_coastal(dest):
         return False
     adj = gmap.fleet_adj_provinces
-    frontier = [f for f in fleets if f != without and src in adj[f]]
+    frontier = [f for f in gmap.seas_near[src] if f in fleets and f != without]
     seen = set(frontier)
     while frontier:
         f = frontier.pop()
@@ -54,10 +54,11 @@ def needed_fleets(gmap: GameMap, fleets: frozenset[str], src: str) -> dict[str, 
     def extend(path: list[str]) -> None:
         last = path[-1]
         earlier = path[:-1]
-        for d in adj[last]:
+        near = sorted(adj[last])
+        for d in near:
             if d != src and provinces[d].type == "coast" and not any(d in adj[f] for f in earlier):
                 result.setdefault(d, set()).update(path)
-        for nxt in adj[last]:
+        for nxt in near:
             if nxt not in fleets or nxt in path or src in adj[nxt]:
                 continue
             if any(nxt in adj[f] for f in earlier):
@@ -66,7 +67,7 @@ def needed_fleets(gmap: GameMap, fleets: frozenset[str], src: str) -> dict[str, 
             extend(path)
             path.pop()
 
-    for f in fleets:
-        if src in adj[f]:
+    for f in gmap.seas_near[src]:
+        if f in fleets:
             extend([f])
     return {d: frozenset(fs) for d, fs in result.items()}

@@ -46,59 +46,63 @@ def _movement(position: Position, power: str | None) -> dict[str, list[Order]]:
     state = position.state
     gmap = state.map
     units = state.units
-    reach = gmap.reach
+    reach = gmap.reach_sorted
+    moves = gmap.moves
     army_adj = gmap.army_adj
-    # Who could move into each province, and with which order (support needs that).
-    movers: dict[str, list[Unit]] = {}
+    is_coastal = gmap.is_coastal
+    # Who could move into each province: directly, or only by convoy (with the fleets some
+    # route needs, since a needed fleet cannot also support the move).
+    direct: dict[str, list[tuple[Unit, str]]] = {}
+    by_convoy: dict[str, list[tuple[Unit, str, frozenset[str]]]] = {}
     convoy_dests: dict[str, dict[str, frozenset[str]]] = {}
-    for u in units.values():
+    for prov, u in units.items():
         for d in reach(u.type, u.loc):
-            movers.setdefault(d, []).append(u)
-        if u.type == "A" and gmap.is_coastal(u.province) and position.fleets:
-            table = position.convoy_table(u.province)
+            direct.setdefault(d, []).append((u, prov))
+        if u.type == "A" and position.fleets and is_coastal(prov):
+            table = position.convoy_table(prov)
             if table:
-                convoy_dests[u.province] = table
+                convoy_dests[prov] = table
                 adj = army_adj[u.loc]
-                for d in table:
+                for d, needed in table.items():
                     if d not in adj:
-                        movers.setdefault(d, []).append(u)
+                        by_convoy.setdefault(d, []).append((u, prov, needed))
     out: dict[str, list[Order]] = {}
+    get_unit = units.get
+    memo = gmap.unit_orders_memo
+    get_direct = direct.get
+    get_convoy = by_convoy.get
+    fleets = position.fleets
     for prov, u in units.items():
         if power is not None and u.power != power:
             continue
-        orders: list[Order] = [Hold(u)]
-        if u.type == "A":
+        key = (u.power, u.type, u.loc)
+        static = memo.get(key)
+        if static is None:
+            static = memo[key] = (Hold(u), *[Move(u, d) for d in moves(u.type, u.loc)])
+        orders: list[Order] = list(static)  # type: ignore[arg-type]
+        if prov in convoy_dests:
             adj = army_adj[u.loc]
-            orders.extend(Move(u, d) for d in adj)
-            table = convoy_dests.get(prov, {})
-            for d in table:
+            for d in convoy_dests[prov]:
                 if d not in adj:
                     orders.append(Move(u, d))
-                orders.append(Move(u, d, convoy=True))
-        else:
-            orders.extend(Move(u, d) for d in gmap.fleet_adj[u.loc])
-        my_reach = reach(u.type, u.loc)
-        for d in my_reach:
-            other = units.get(d)
-            if other is not None:
-                orders.append(SupportHold(u, other))
-            for v in movers.get(d, ()):
-                if v is u or v.province == d:
-                    continue
-                # A convoyed move: the supporter must not be a fleet the route needs.
-                if (
-                    v.type == "A"
-                    and d not in army_adj[v.loc]
-                    and not position.convoy_possible(v.province, d, without=prov)
-                ):
-                    continue
-                orders.append(SupportMove(u, v, d))
-        if u.type == "F" and gmap.is_sea(prov):
+                orders.append(Move(u, d, True))
+        near = reach(u.type, u.loc)
+        orders += [SupportHold(u, o) for d in near if (o := get_unit(d)) is not None]
+        orders += [
+            SupportMove(u, v, d) for d in near for v, vprov in get_direct(d, ()) if vprov != prov
+        ]
+        if by_convoy:
+            for d in near:
+                for v, vprov, needed in get_convoy(d, ()):
+                    if vprov == prov or (
+                        prov in needed and not position.convoy_possible(vprov, d, without=prov)
+                    ):
+                        continue
+                    orders.append(SupportMove(u, v, d))
+        if prov in fleets:
             for army_prov, table in convoy_dests.items():
                 army = units[army_prov]
-                for d, fleets in table.items():
-                    if prov in fleets:
-                        orders.append(Convoy(u, army, d))
+                orders += [Convoy(u, army, d) for d, needed in table.items() if prov in needed]
         out[u.loc] = orders
     return out
 

@@ -149,8 +149,24 @@ class GameMap:
             self._reach[("A", loc)] = dests
         for loc, provs in self.fleet_adj_provinces.items():
             self._reach[("F", loc)] = provs
+        # The same, in a fixed order, for code that iterates (sets iterate in an order that
+        # changes with the process's string hashing, which would make seeded games differ).
+        self._moves: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._reach_sorted: dict[tuple[str, str], tuple[str, ...]] = {}
+        for loc, dests in self.army_adj.items():
+            self._moves[("A", loc)] = self._reach_sorted[("A", loc)] = tuple(sorted(dests))
+        for loc, dests in self.fleet_adj.items():
+            self._moves[("F", loc)] = tuple(sorted(dests))
+            self._reach_sorted[("F", loc)] = tuple(sorted(self.fleet_adj_provinces[loc]))
         self.neighbours: dict[str, frozenset[str]] = self._province_graph()
+        # The sea provinces touching each province, sorted (where convoys start and end).
+        self.seas_near: dict[str, tuple[str, ...]] = {
+            p: tuple(sorted(n for n in ns if self.provinces[n].type == "sea"))
+            for p, ns in self.neighbours.items()
+        }
         self._distance_cache: dict[frozenset[str], dict[str, int]] = {}
+        # A memo for engine.legal: the hold and moves of a unit depend on nothing but the map.
+        self.unit_orders_memo: dict[tuple[str, str, str], tuple[object, ...]] = {}
 
         start = data.get("start", {})
         self.start_year: int = int(start.get("year", 1901))
@@ -204,6 +220,14 @@ class GameMap:
     def reach(self, unit_type: str, loc: str) -> frozenset[str]:
         """Provinces a unit of this type at ``loc`` may move to (ignoring convoys)."""
         return self._reach.get((unit_type, loc), frozenset())
+
+    def reach_sorted(self, unit_type: str, loc: str) -> tuple[str, ...]:
+        """:meth:`reach` in alphabetical order."""
+        return self._reach_sorted.get((unit_type, loc), ())
+
+    def moves(self, unit_type: str, loc: str) -> tuple[str, ...]:
+        """Locations a unit of this type at ``loc`` may move to, coasts included, sorted."""
+        return self._moves.get((unit_type, loc), ())
 
     def can_stand(self, unit_type: str, loc: str) -> bool:
         return loc in (self.army_locations if unit_type == "A" else self.fleet_locations)

@@ -14,7 +14,7 @@ from enum import StrEnum
 from engine.state import Unit
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Hold:
     unit: Unit
 
@@ -22,7 +22,7 @@ class Hold:
         return f"{self.unit} H"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Move:
     """A move. ``convoy`` is set for a move written "via convoy" (DAIDE ``CTO``); ``via`` is
     the route DAIDE's ``CTO ... VIA (...)`` lists, checked when the order is given but not
@@ -38,7 +38,7 @@ class Move:
         return f"{self.unit} - {self.dest}{tail}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class SupportHold:
     unit: Unit
     target: Unit
@@ -47,7 +47,7 @@ class SupportHold:
         return f"{self.unit} S {self.target}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class SupportMove:
     """Support for ``target`` moving to ``dest`` (a province; a coast, if given, must match
     the supported move's coast)."""
@@ -60,7 +60,7 @@ class SupportMove:
         return f"{self.unit} S {self.target} - {self.dest}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Convoy:
     unit: Unit
     target: Unit
@@ -70,7 +70,7 @@ class Convoy:
         return f"{self.unit} C {self.target} - {self.dest}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Retreat:
     unit: Unit
     dest: str
@@ -79,7 +79,7 @@ class Retreat:
         return f"{self.unit} R {self.dest}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Disband:
     unit: Unit
 
@@ -87,7 +87,7 @@ class Disband:
         return f"{self.unit} D"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Build:
     unit: Unit
 
@@ -95,7 +95,7 @@ class Build:
         return f"{self.unit} B"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Remove:
     unit: Unit
 
@@ -103,7 +103,7 @@ class Remove:
         return f"{self.unit} D"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Waive:
     power: str
 
@@ -187,7 +187,7 @@ class Outcome(StrEnum):
     NSO = "NSO"  # the supported or convoyed order does not exist
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Result:
     outcome: Outcome
     dislodged: bool = False  # DAIDE's RET: the unit was dislodged and must retreat
