@@ -23,6 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
     from server import cli_engine
 
     cli_engine.register(sub)
+    from server import cli_daide
+
+    cli_daide.register(sub)
     return parser
 
 

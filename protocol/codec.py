@@ -1,0 +1,94 @@
+"""Parse and render messages in either wire form, for one token table.
+
+    >>> from protocol.codec import parse_text, render_text
+    >>> render_text(parse_text("not(gof)"))
+    'NOT ( GOF )'
+
+A :class:`Codec` ties a token table (standard, or from an RM) to its parser. The module-level
+functions use the standard table unless given another.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from protocol import messages as m
+from protocol.atoms import Atoms, atoms_from_payload, payload_from_atoms
+from protocol.frames import dm_frame
+from protocol.levels import level_error, press_level
+from protocol.render import render_atoms
+from protocol.syntax import Parser
+from protocol.text import atoms_from_text, text_from_atoms
+from protocol.tokens import STANDARD, TokenTable
+
+
+class Codec:
+    def __init__(self, table: TokenTable = STANDARD) -> None:
+        self.table = table
+        self.parser = Parser(table)
+
+    # -- in
+    def parse_atoms(self, atoms: Atoms) -> m.Message:
+        """Raises :class:`~protocol.syntax.ParseError` (with the HUH/PRN reply)."""
+        return self.parser.parse(atoms)
+
+    def parse_text(self, text: str) -> m.Message:
+        return self.parser.parse(atoms_from_text(text, self.table))
+
+    def parse_payload(self, payload: bytes) -> m.Message:
+        """A DM payload. Raises :class:`~protocol.atoms.InvalidToken` for a reserved token
+        (EM 0x0E) and :class:`~protocol.syntax.ParseError` for a language error."""
+        return self.parser.parse(atoms_from_payload(payload))
+
+    def text_atoms(self, text: str) -> Atoms:
+        return atoms_from_text(text, self.table)
+
+    # -- out
+    def atoms(self, message: Any) -> Atoms:
+        return render_atoms(message, self.table)
+
+    def text(self, message: Any) -> str:
+        return text_from_atoms(render_atoms(message, self.table), self.table)
+
+    def payload(self, message: Any) -> bytes:
+        """Raises :class:`~protocol.atoms.EncodeError` for text-only content."""
+        return payload_from_atoms(render_atoms(message, self.table))
+
+    def dm(self, message: Any) -> bytes:
+        return dm_frame(self.payload(message))
+
+    def atoms_text(self, atoms: Atoms) -> str:
+        return text_from_atoms(atoms, self.table)
+
+    # -- levels
+    def level(self, message: Any) -> int:
+        return press_level(message, self.table)
+
+    def level_error(self, message: Any, level: int, atoms: Atoms | None = None) -> m.Huh | None:
+        return level_error(message, level, atoms, self.table)
+
+
+@lru_cache(maxsize=16)
+def codec_for(table: TokenTable = STANDARD) -> Codec:
+    return Codec(table)
+
+
+def parse_text(text: str, table: TokenTable = STANDARD) -> m.Message:
+    return codec_for(table).parse_text(text)
+
+
+def render_text(message: Any, table: TokenTable = STANDARD) -> str:
+    return codec_for(table).text(message)
+
+
+def parse_payload(payload: bytes, table: TokenTable = STANDARD) -> m.Message:
+    return codec_for(table).parse_payload(payload)
+
+
+def render_payload(message: Any, table: TokenTable = STANDARD) -> bytes:
+    return codec_for(table).payload(message)
+
+
+def encode_dm(message: Any, table: TokenTable = STANDARD) -> bytes:
+    return codec_for(table).dm(message)

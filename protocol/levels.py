@@ -1,0 +1,90 @@
+"""Press levels: the lowest level at which a message is legal, and HUH for one above a game's.
+
+The grammar accepts every level at once, so "above this game's level" is not a syntax error: the
+server parses, then asks :func:`level_error` whether the message fits the game's ``LVL`` and, if
+not, gets the HUH to send, with ERR before the first construct the level does not allow (spec
+§4.1: the server, not the recipients, gates press by level).
+
+Levels (spec §4.3): 10 peace and alliances, 20 order proposals, 30 one AND or ORR directly
+under PRP, 40 centre sharing, 50 nested multipart and CHO, 60 queries and insistence, 70
+suggestions, 80 accusations, 90 future, 100 conditionals, 110 favours, 120 forwarding, 130
+explanations, 140-160 DAIDE++ (emotions, offer requests, utility bounds; text form only), 8000
+free text. Level-0 messages are level 0, except ``DRW (powers)`` (10, partial draws) and press.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from protocol import messages as m
+from protocol.atoms import Atoms
+from protocol.render import render_marked
+from protocol.text import word_of
+from protocol.tokens import STANDARD, TokenTable
+
+# Where TRY may list a token, the level that introduces it (for trimming TRY, spec §4.1).
+TOKEN_LEVEL: dict[str, int] = {
+    token: level
+    for level, tokens in (
+        (10, "PRP PCE ALY VSS DRW SLO NOT NAR YES REJ BWX HUH CCL FCT TRY"),
+        (20, "XDO DMZ"),
+        (30, "AND ORR"),
+        (40, "SCD OCC UNT"),
+        (50, "CHO"),
+        (60, "INS QRY THK IDK SUG"),
+        (70, "WHT HOW"),
+        (80, "EXP SRY"),
+        (90, "FOR"),
+        (100, "IFF THN ELS"),
+        (110, "XOY YDO"),
+        (120, "FRM FWD BCC SND"),
+        (130, "WHY POB"),
+        (140, "UHY HPY ANG"),
+        (150, "ROF"),
+        (160, "ULB UUB"),
+    )
+    for token in tokens.split()
+}
+
+LEVELS = (0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160, 8000)
+
+
+def _effective(marks: list[tuple[int, int, bool]]) -> list[tuple[int, int]]:
+    """(position, level needed) per construct, with the rule that level 30 allows only one
+    AND or ORR in a message applied."""
+    several = sum(1 for mark in marks if mark[2]) > 1
+    return [(pos, max(needed, 50) if multi and several else needed) for pos, needed, multi in marks]
+
+
+_PRESS_HOLDERS = (m.Snd, m.Frm, m.Drw, m.Yes, m.Rej, m.Not)
+
+
+def press_level(message: Any, table: TokenTable = STANDARD) -> int:
+    """The lowest press level at which ``message`` is legal."""
+    if not isinstance(message, _PRESS_HOLDERS):
+        return 0  # nothing else can hold press
+    _, marks = render_marked(message, table)
+    return max((needed for _, needed in _effective(marks)), default=0)
+
+
+def level_error(
+    message: Any, level: int, atoms: Atoms | None = None, table: TokenTable = STANDARD
+) -> m.Huh | None:
+    """None if ``message`` is legal at press ``level``; else the HUH to answer, echoing
+    ``atoms`` (the message as received, if given) with ERR before the first construct above
+    the level."""
+    if not isinstance(message, _PRESS_HOLDERS):
+        return None
+    rendered, marks = render_marked(message, table)
+    pos = next((p for p, needed in _effective(marks) if needed > level), None)
+    if pos is None:
+        return None
+    source = atoms if atoms is not None and len(atoms) == len(rendered) else rendered
+    words = [word_of(a, table) for a in source]
+    words.insert(pos, "ERR")
+    return m.Huh(tuple(words))
+
+
+def trim_try(message: m.Try, level: int) -> m.Try:
+    """TRY with the tokens above ``level`` removed, as the server forwards it (spec §4.1)."""
+    return m.Try(tuple(t for t in message.tokens if TOKEN_LEVEL.get(t, 0) <= level))

@@ -1,0 +1,772 @@
+"""Rendering typed messages to atoms: the exact inverse of the grammar.
+
+The renderer can also note, for each press construct it writes, the atom where it starts and
+the press level it needs (its "marks"); ``protocol.levels`` turns those into a message's level
+and the position of ERR when a message is above a game's level. Keeping that here means the one
+walk over a message that knows its shape is this one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engine.orders import (
+    Build,
+    Convoy,
+    Disband,
+    Hold,
+    Move,
+    Order,
+    Remove,
+    Result,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Waive,
+)
+from engine.state import Dislodged, Phase, Unit
+from protocol import messages as m
+from protocol.atoms import Atom, Atoms
+from protocol.mdf import MapDefinition
+from protocol.text import atoms_from_text
+from protocol.tokens import BRA, COAST_TOKEN, KET, UNIT_TOKEN, TokenTable, encode_int
+
+
+class RenderError(ValueError):
+    """A typed value that has no DAIDE spelling (an unknown token, a CTO without VIA ...)."""
+
+
+# A mark: (atom index where a construct starts, press level it needs, is it AND/ORR).
+Mark = tuple[int, int, bool]
+
+
+class Renderer:
+    __slots__ = ("_v", "marks", "out", "press", "table")
+
+    def __init__(self, table: TokenTable, marks: list[Mark] | None = None) -> None:
+        self.table = table
+        self._v = table.value_of
+        self.out: list[Atom] = []
+        self.marks = marks
+        self.press = False  # inside SND/FRM: constructs shared with level 0 cost press levels
+
+    # -- primitives
+    def tok(self, name: str) -> None:
+        try:
+            self.out.append(self._v[name])
+        except KeyError:
+            raise RenderError(f"{name!r} is not a token of this game") from None
+
+    def mark(self, level: int, multipart: bool = False) -> None:
+        if self.marks is not None:
+            self.marks.append((len(self.out), level, multipart))
+
+    def number(self, n: int) -> None:
+        try:
+            self.out.append(encode_int(n))
+        except ValueError as exc:
+            raise RenderError(str(exc)) from None
+
+    def string(self, s: str) -> None:
+        if s:
+            self.out.append(s)
+
+    def bracketed_string(self, s: str) -> None:
+        self.out.append(BRA)
+        self.string(s)
+        self.out.append(KET)
+
+    def names(self, names: tuple[str, ...]) -> None:
+        out, v = self.out, self._v
+        out.append(BRA)
+        try:
+            out.extend(v[n] for n in names)
+        except KeyError as exc:
+            raise RenderError(f"{exc.args[0]!r} is not a token of this game") from None
+        out.append(KET)
+
+    def loc(self, loc: str) -> None:
+        slash = loc.find("/")
+        if slash < 0:
+            self.tok(loc)
+            return
+        self.out.append(BRA)
+        self.tok(loc[:slash])
+        coast = COAST_TOKEN.get(loc[slash + 1 :])
+        if coast is None:
+            raise RenderError(f"unknown coast in {loc!r}")
+        self.tok(coast)
+        self.out.append(KET)
+
+    def unit(self, u: Unit | m.AnyUnit) -> None:
+        self.out.append(BRA)
+        self.unit_body(u)
+        self.out.append(KET)
+
+    def unit_body(self, u: Unit | m.AnyUnit) -> None:
+        self.tok(u.power)
+        if isinstance(u, m.AnyUnit):
+            self.tok("UNT")
+        else:
+            utype = UNIT_TOKEN.get(u.type)
+            if utype is None:
+                raise RenderError(f"unit type {u.type!r} is neither A nor F")
+            self.tok(utype)
+        self.loc(u.loc)
+
+    def turn(self, t: Phase) -> None:
+        self.out.append(BRA)
+        self.tok(t.season)
+        self.number(t.year)
+        self.out.append(KET)
+
+    def now_unit(self, u: Unit | Dislodged) -> None:
+        if isinstance(u, Unit):
+            self.unit(u)
+            return
+        # A dislodged unit shares its bracket with its retreats: (ENG FLT LON MRT (...)).
+        self.out.append(BRA)
+        self.unit_body(u.unit)
+        self.tok("MRT")
+        self.out.append(BRA)
+        for loc in u.retreats:
+            self.loc(loc)
+        self.out.extend((KET, KET))
+
+    def order(self, o: Order) -> None:
+        out = self.out
+        if isinstance(o, Waive):
+            out.append(BRA)
+            self.tok(o.power)
+            self.tok("WVE")
+            out.append(KET)
+            return
+        out.append(BRA)
+        self.unit(o.unit)
+        if isinstance(o, Hold):
+            self.tok("HLD")
+        elif isinstance(o, Move):
+            if o.convoy:
+                if o.via is None:
+                    raise RenderError("a convoyed move (CTO) needs its VIA route")
+                self.tok("CTO")
+                self.tok(o.dest)
+                self.tok("VIA")
+                self.names(o.via)
+            else:
+                if o.via is not None:
+                    raise RenderError("a VIA route is only for a convoyed move")
+                self.tok("MTO")
+                self.loc(o.dest)
+        elif isinstance(o, SupportHold):
+            self.tok("SUP")
+            self.unit(o.target)
+        elif isinstance(o, SupportMove):
+            self.tok("SUP")
+            self.unit(o.target)
+            self.tok("MTO")
+            self.tok(o.dest)
+        elif isinstance(o, Convoy):
+            self.tok("CVY")
+            self.unit(o.target)
+            self.tok("CTO")
+            self.tok(o.dest)
+        elif isinstance(o, Retreat):
+            self.tok("RTO")
+            self.loc(o.dest)
+        elif isinstance(o, Disband):
+            self.tok("DSB")
+        elif isinstance(o, Build):
+            self.tok("BLD")
+        elif isinstance(o, Remove):
+            self.tok("REM")
+        else:
+            raise RenderError(f"not an order: {o!r}")
+        out.append(KET)
+
+    def result(self, r: Result | m.NoteResult) -> None:
+        self.out.append(BRA)
+        if isinstance(r, Result):
+            self.tok(r.outcome.value)
+            if r.dislodged:
+                self.tok("RET")
+        elif r.note is None:
+            if not r.retreat:
+                raise RenderError("an ORD result needs an outcome, a note or RET")
+            self.tok("RET")
+        else:
+            if r.retreat:
+                raise RenderError("a note result cannot carry RET")
+            self.tok(r.note.value)
+        self.out.append(KET)
+
+    def message(self, msg: Any) -> None:
+        handler = _HANDLERS.get(type(msg))
+        if handler is None:
+            raise RenderError(f"not a DAIDE message: {msg!r}")
+        handler(self, msg)
+
+    def inner(self, msg: Any) -> None:
+        self.out.append(BRA)
+        self.message(msg)
+        self.out.append(KET)
+
+
+# -- one function per class --------------------------------------------------------------------
+
+Handler = Callable[[Renderer, Any], None]
+_HANDLERS: dict[type, Handler] = {}
+
+
+def _handles(*classes: type) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        for cls in classes:
+            _HANDLERS[cls] = fn
+        return fn
+
+    return register
+
+
+def _simple(name: str, level: int | None = None) -> Handler:
+    def handler(r: Renderer, msg: Any) -> None:
+        if level is not None:
+            r.mark(level)
+        r.tok(name)
+
+    return handler
+
+
+def _wrapping(name: str, level: int) -> Handler:
+    """``NAME ( inner )`` for a construct with one field."""
+
+    def handler(r: Renderer, msg: Any) -> None:
+        r.mark(level)
+        r.tok(name)
+        r.inner(msg.__getattribute__(msg.__slots__[0]))
+
+    return handler
+
+
+_HANDLERS[m.Obs] = _simple("OBS")
+_HANDLERS[m.Gof] = _simple("GOF")
+_HANDLERS[m.Off] = _simple("OFF")
+_HANDLERS[m.Rof] = _simple("ROF", 150)
+
+
+@_handles(m.Nme)
+def _nme(r: Renderer, msg: m.Nme) -> None:
+    r.tok("NME")
+    r.bracketed_string(msg.name)
+    r.bracketed_string(msg.version)
+
+
+@_handles(m.Adm)
+def _adm(r: Renderer, msg: m.Adm) -> None:
+    r.tok("ADM")
+    r.bracketed_string(msg.name)
+    r.bracketed_string(msg.text)
+
+
+@_handles(m.Iam)
+def _iam(r: Renderer, msg: m.Iam) -> None:
+    r.tok("IAM")
+    r.names((msg.power,))
+    r.out.append(BRA)
+    r.number(msg.passcode)
+    r.out.append(KET)
+
+
+@_handles(m.Map, m.Sve, m.Lod)
+def _named(r: Renderer, msg: m.Map | m.Sve | m.Lod) -> None:
+    r.tok(type(msg).__name__.upper())
+    if msg.name is not None:
+        r.bracketed_string(msg.name)
+
+
+@_handles(m.Mdf)
+def _mdf(r: Renderer, msg: m.Mdf) -> None:
+    r.tok("MDF")
+    if msg.definition is not None:
+        _map_definition(r, msg.definition)
+
+
+def _map_definition(r: Renderer, d: MapDefinition) -> None:
+    out = r.out
+    r.names(d.powers)
+    out.extend((BRA, BRA))
+    for group in d.centres:
+        out.append(BRA)
+        if len(group.owners) == 1:
+            r.tok(group.owners[0])
+        else:
+            r.names(group.owners)
+        for c in group.centres:
+            r.tok(c)
+        out.append(KET)
+    out.append(KET)
+    r.names(d.non_centres)
+    out.extend((KET, BRA))
+    for adjacency in d.adjacencies:
+        out.append(BRA)
+        r.tok(adjacency.province)
+        for entry in adjacency.entries:
+            out.append(BRA)
+            utype = UNIT_TOKEN[entry.unit_type]
+            if entry.coast is None:
+                r.tok(utype)
+            else:
+                out.append(BRA)
+                r.tok(utype)
+                r.tok(COAST_TOKEN[entry.coast])
+                out.append(KET)
+            for dest in entry.dests:
+                r.loc(dest)
+            out.append(KET)
+        out.append(KET)
+    out.append(KET)
+
+
+_VARIANT_NUMBERS = (("MTL", "mtl"), ("RTL", "rtl"), ("BTL", "btl"))
+_VARIANT_FLAGS = (("DSD", "dsd"), ("AOA", "aoa"), ("PDA", "pda"), ("NPR", "npr"), ("NPB", "npb"))
+
+
+@_handles(m.Hlo)
+def _hlo(r: Renderer, msg: m.Hlo) -> None:
+    r.tok("HLO")
+    if msg.power is None and msg.passcode is None and msg.variant is None:
+        return
+    if msg.power is None or msg.passcode is None or msg.variant is None:
+        raise RenderError("HLO needs a power, a passcode and a variant (or none of them)")
+    out = r.out
+    r.names((msg.power,))
+    out.append(BRA)
+    r.number(msg.passcode)
+    out.extend((KET, BRA, BRA))
+    v = msg.variant
+    r.tok("LVL")
+    r.number(v.level)
+    out.append(KET)
+    for name, field in _VARIANT_NUMBERS:
+        value = getattr(v, field)
+        if value is not None:
+            out.append(BRA)
+            r.tok(name)
+            r.number(value)
+            out.append(KET)
+    for name, field in _VARIANT_FLAGS:
+        if getattr(v, field):
+            out.append(BRA)
+            r.tok(name)
+            out.append(KET)
+    if v.ptl is not None:
+        out.append(BRA)
+        r.tok("PTL")
+        r.number(v.ptl)
+        out.append(KET)
+    out.append(KET)
+
+
+@_handles(m.Now)
+def _now(r: Renderer, msg: m.Now) -> None:
+    r.tok("NOW")
+    if msg.turn is None:
+        if msg.units:
+            raise RenderError("a NOW with units needs its turn")
+        return
+    r.turn(msg.turn)
+    for u in msg.units:
+        r.now_unit(u)
+
+
+@_handles(m.Sco)
+def _sco(r: Renderer, msg: m.Sco) -> None:
+    r.tok("SCO")
+    for owner, centres in msg.owners:
+        r.names((owner, *centres))
+
+
+@_handles(m.Hst)
+def _hst(r: Renderer, msg: m.Hst) -> None:
+    r.tok("HST")
+    if msg.turn is not None:
+        r.turn(msg.turn)
+
+
+@_handles(m.Sub)
+def _sub(r: Renderer, msg: m.Sub) -> None:
+    r.tok("SUB")
+    if msg.turn is not None:
+        r.turn(msg.turn)
+    for o in msg.orders:
+        r.order(o)
+
+
+@_handles(m.Thx)
+def _thx(r: Renderer, msg: m.Thx) -> None:
+    r.tok("THX")
+    r.order(msg.order)
+    r.names((msg.note.value,))
+
+
+@_handles(m.Mis)
+def _mis(r: Renderer, msg: m.Mis) -> None:
+    r.tok("MIS")
+    if msg.count is not None:
+        if msg.units:
+            raise RenderError("MIS lists units or a count, not both")
+        r.out.append(BRA)
+        r.number(msg.count)
+        r.out.append(KET)
+    for u in msg.units:
+        r.now_unit(u)
+
+
+@_handles(m.Ord)
+def _ord(r: Renderer, msg: m.Ord) -> None:
+    r.tok("ORD")
+    r.turn(msg.turn)
+    r.order(msg.order)
+    r.result(msg.result)
+
+
+@_handles(m.Tme)
+def _tme(r: Renderer, msg: m.Tme) -> None:
+    r.tok("TME")
+    if msg.seconds is not None:
+        r.out.append(BRA)
+        r.number(msg.seconds)
+        r.out.append(KET)
+
+
+@_handles(m.Drw)
+def _drw(r: Renderer, msg: m.Drw) -> None:
+    if r.press or msg.powers is not None:
+        r.mark(10)
+    r.tok("DRW")
+    if msg.powers is not None:
+        r.names(msg.powers)
+
+
+@_handles(m.Slo, m.Ccd, m.Out)
+def _power_message(r: Renderer, msg: m.Slo | m.Ccd | m.Out) -> None:
+    if r.press:
+        r.mark(10)
+    r.tok(type(msg).__name__.upper())
+    r.names((msg.power,))
+
+
+@_handles(m.Smr)
+def _smr(r: Renderer, msg: m.Smr) -> None:
+    out = r.out
+    r.tok("SMR")
+    r.turn(msg.turn)
+    for e in msg.entries:
+        out.append(BRA)
+        r.tok(e.power)
+        r.bracketed_string(e.name)
+        r.bracketed_string(e.version)
+        r.number(e.centres)
+        if e.eliminated is not None:
+            r.number(e.eliminated)
+        out.append(KET)
+
+
+@_handles(m.Not, m.Yes, m.Rej, m.Nar)
+def _negation(r: Renderer, msg: m.Not | m.Yes | m.Rej | m.Nar) -> None:
+    if r.press:
+        r.mark(10)
+    r.tok(type(msg).__name__.upper())
+    if isinstance(msg, m.Not) and isinstance(msg.inner, m.Sub) and not r.press:
+        # NOT (SUB) and NOT (SUB (order)): a SUB that may be empty, never with a turn.
+        r.out.append(BRA)
+        r.tok("SUB")
+        if len(msg.inner.orders) > 1 or msg.inner.turn is not None:
+            raise RenderError("NOT (SUB ...) cancels all orders or one order")
+        for o in msg.inner.orders:
+            r.order(o)
+        r.out.append(KET)
+        return
+    r.inner(msg.inner)
+
+
+@_handles(m.Huh, m.Prn)
+def _echo(r: Renderer, msg: m.Huh | m.Prn) -> None:
+    if r.press:
+        r.mark(10)
+    r.tok(type(msg).__name__.upper())
+    r.out.append(BRA)
+    v = r._v
+    for word in msg.tokens:
+        value = v.get(word)
+        if value is not None:
+            r.out.append(value)
+        else:
+            r.out.extend(atoms_from_text(word, r.table))
+    r.out.append(KET)
+
+
+@_handles(m.Snd)
+def _snd(r: Renderer, msg: m.Snd) -> None:
+    r.mark(10)
+    r.tok("SND")
+    if msg.turn is not None:
+        r.turn(msg.turn)
+    r.names(msg.recipients)
+    _press_in(r, msg.press)
+
+
+@_handles(m.Frm)
+def _frm(r: Renderer, msg: m.Frm) -> None:
+    r.mark(120 if r.press else 10)
+    r.tok("FRM")
+    r.names((msg.sender,))
+    r.names(msg.recipients)
+    _press_in(r, msg.press)
+
+
+def _press_in(r: Renderer, press: Any) -> None:
+    was = r.press
+    r.press = True
+    r.inner(press)
+    r.press = was
+
+
+@_handles(m.Prp)
+def _prp(r: Renderer, msg: m.Prp) -> None:
+    r.mark(10)
+    r.tok("PRP")
+    a = msg.arrangement
+    if isinstance(a, m.And | m.Orr):
+        r.out.append(BRA)
+        _multipart(r, a, under_prp=True)
+        r.out.append(KET)
+    else:
+        r.inner(a)
+
+
+def _multipart(r: Renderer, msg: m.And | m.Orr, under_prp: bool) -> None:
+    if len(msg.arrangements) < 2:
+        raise RenderError(f"{type(msg).__name__.upper()} needs two arrangements or more")
+    # Level 30 allows one AND or ORR straight under PRP; anything more is level 50.
+    r.mark(30 if under_prp else 50, multipart=True)
+    r.tok(type(msg).__name__.upper())
+    for a in msg.arrangements:
+        r.inner(a)
+
+
+@_handles(m.And, m.Orr)
+def _and_orr(r: Renderer, msg: m.And | m.Orr) -> None:
+    _multipart(r, msg, under_prp=False)
+
+
+_HANDLERS[m.Ccl] = _wrapping("CCL", 10)
+_HANDLERS[m.Fct] = _wrapping("FCT", 10)
+_HANDLERS[m.Bwx] = _wrapping("BWX", 10)
+_HANDLERS[m.Ins] = _wrapping("INS", 60)
+_HANDLERS[m.Qry] = _wrapping("QRY", 60)
+_HANDLERS[m.Sug] = _wrapping("SUG", 60)
+_HANDLERS[m.Thk] = _wrapping("THK", 60)
+_HANDLERS[m.Sry] = _wrapping("SRY", 80)
+_HANDLERS[m.Why] = _wrapping("WHY", 130)
+_HANDLERS[m.Pob] = _wrapping("POB", 130)
+_HANDLERS[m.Uhy] = _wrapping("UHY", 140)
+_HANDLERS[m.Hpy] = _wrapping("HPY", 140)
+_HANDLERS[m.Ang] = _wrapping("ANG", 140)
+
+
+@_handles(m.Wht)
+def _wht(r: Renderer, msg: m.Wht) -> None:
+    r.mark(70)
+    r.tok("WHT")
+    r.unit(msg.unit)
+
+
+@_handles(m.Idk)
+def _idk(r: Renderer, msg: m.Idk) -> None:
+    # IDK of a query is level 60; of a proposal, insistence or suggestion, level 130.
+    r.mark(130 if isinstance(msg.press, m.Prp | m.Ins | m.Sug) else 60)
+    r.tok("IDK")
+    r.inner(msg.press)
+
+
+@_handles(m.Try)
+def _try(r: Renderer, msg: m.Try) -> None:
+    r.mark(10)
+    r.tok("TRY")
+    r.names(msg.tokens)
+
+
+@_handles(m.How)
+def _how(r: Renderer, msg: m.How) -> None:
+    r.mark(70)
+    r.tok("HOW")
+    r.names((msg.target,))
+
+
+@_handles(m.Exp)
+def _exp(r: Renderer, msg: m.Exp) -> None:
+    r.mark(80)
+    r.tok("EXP")
+    r.turn(msg.turn)
+    r.inner(msg.press)
+
+
+@_handles(m.Iff)
+def _iff(r: Renderer, msg: m.Iff) -> None:
+    r.mark(100)
+    r.tok("IFF")
+    r.inner(msg.condition)
+    r.tok("THN")
+    r.inner(msg.then)
+    if msg.otherwise is not None:
+        r.tok("ELS")
+        r.inner(msg.otherwise)
+
+
+@_handles(m.FreeText)
+def _free_text(r: Renderer, msg: m.FreeText) -> None:
+    r.mark(8000)
+    if not msg.text:
+        raise RenderError("free text cannot be empty")
+    r.out.append(msg.text)
+
+
+@_handles(m.Pce)
+def _pce(r: Renderer, msg: m.Pce) -> None:
+    r.mark(10)
+    r.tok("PCE")
+    r.names(msg.powers)
+
+
+@_handles(m.Aly)
+def _aly(r: Renderer, msg: m.Aly) -> None:
+    r.mark(10)
+    r.tok("ALY")
+    r.names(msg.allies)
+    r.tok("VSS")
+    r.names(msg.versus)
+
+
+@_handles(m.Xdo)
+def _xdo(r: Renderer, msg: m.Xdo) -> None:
+    r.mark(20)
+    r.tok("XDO")
+    r.order(msg.order)
+
+
+@_handles(m.Dmz)
+def _dmz(r: Renderer, msg: m.Dmz) -> None:
+    r.mark(20)
+    r.tok("DMZ")
+    r.names(msg.powers)
+    r.names(msg.provinces)
+
+
+@_handles(m.Scd)
+def _scd(r: Renderer, msg: m.Scd) -> None:
+    r.mark(40)
+    r.tok("SCD")
+    for power, centres in msg.allocations:
+        r.names((power, *centres))
+
+
+@_handles(m.Occ)
+def _occ(r: Renderer, msg: m.Occ) -> None:
+    r.mark(40)
+    r.tok("OCC")
+    for u in msg.units:
+        r.unit(u)
+
+
+@_handles(m.Cho)
+def _cho(r: Renderer, msg: m.Cho) -> None:
+    r.mark(50)
+    r.tok("CHO")
+    r.out.append(BRA)
+    r.number(msg.minimum)
+    r.number(msg.maximum)
+    r.out.append(KET)
+    for a in msg.arrangements:
+        r.inner(a)
+
+
+@_handles(m.For)
+def _for(r: Renderer, msg: m.For) -> None:
+    r.mark(90)
+    r.tok("FOR")
+    if msg.until is None:
+        r.turn(msg.turn)
+    else:
+        r.out.append(BRA)
+        r.turn(msg.turn)
+        r.turn(msg.until)
+        r.out.append(KET)
+    r.inner(msg.arrangement)
+
+
+@_handles(m.Xoy)
+def _xoy(r: Renderer, msg: m.Xoy) -> None:
+    r.mark(110)
+    r.tok("XOY")
+    r.names((msg.debtor,))
+    r.names((msg.creditor,))
+
+
+@_handles(m.Ydo)
+def _ydo(r: Renderer, msg: m.Ydo) -> None:
+    r.mark(110)
+    r.tok("YDO")
+    r.names((msg.power,))
+    for u in msg.units:
+        r.unit(u)
+
+
+@_handles(m.SndArrangement)
+def _snd_arrangement(r: Renderer, msg: m.SndArrangement) -> None:
+    r.mark(120)
+    r.tok("SND")
+    r.names((msg.sender,))
+    r.names(msg.recipients)
+    r.inner(msg.press)
+
+
+@_handles(m.Fwd)
+def _fwd(r: Renderer, msg: m.Fwd) -> None:
+    r.mark(120)
+    r.tok("FWD")
+    r.names(msg.senders)
+    r.names((msg.forwarder,))
+    r.names((msg.recipient,))
+
+
+@_handles(m.Bcc)
+def _bcc(r: Renderer, msg: m.Bcc) -> None:
+    r.mark(120)
+    r.tok("BCC")
+    r.names((msg.sender,))
+    r.names(msg.recipients)
+    r.names((msg.copy_to,))
+
+
+@_handles(m.Ulb, m.Uub)
+def _bound(r: Renderer, msg: m.Ulb | m.Uub) -> None:
+    r.mark(160)
+    r.tok(type(msg).__name__.upper())
+    r.out.append(BRA)
+    r.tok(msg.power)
+    r.out.append(float(msg.value))
+    r.out.append(KET)
+
+
+def render_atoms(message: Any, table: TokenTable) -> Atoms:
+    r = Renderer(table)
+    r.message(message)
+    return tuple(r.out)
+
+
+def render_marked(message: Any, table: TokenTable) -> tuple[Atoms, list[Mark]]:
+    marks: list[Mark] = []
+    r = Renderer(table, marks)
+    r.message(message)
+    return tuple(r.out), marks

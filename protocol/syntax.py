@@ -1,0 +1,621 @@
+"""Parsing atoms into typed messages with the Lark grammar in ``grammar/daide.lark``.
+
+Lark's LALR parser runs over a lexer that hands it the atoms of a message as Lark tokens (no
+text is re-lexed for binary input), and builds typed messages rule by rule as it reduces (an
+inline transformer, so no parse tree is built). Token objects for named tokens are made once per
+token table and shared between parses.
+
+On failure the parser's position is known: the lexer records which atom it handed out last, so
+the HUH reply puts ERR right before the token the parser could not take (spec §3.8); checks on a
+token's value (a save-game name too long ...) put it before that token. A message with unbalanced
+brackets is answered with PRN instead.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedInput
+from lark.lexer import Lexer
+
+from engine.orders import (
+    Build,
+    Convoy,
+    Disband,
+    Hold,
+    Move,
+    Note,
+    Outcome,
+    Remove,
+    Result,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Waive,
+)
+from engine.state import Dislodged, Phase, Unit
+from protocol import messages as m
+from protocol.atoms import Atoms, Unknown
+from protocol.mdf import AdjacencyEntry, CentreGroup, MapDefinition, ProvinceAdjacency
+from protocol.text import quote, word_of
+from protocol.tokens import BRA, COAST_NAME, KET, UNIT_TYPE, TokenTable, decode_int
+
+HUH_TOKEN = 0x4806
+PRN_TOKEN = 0x4813
+
+
+class ParseError(Exception):
+    """A message that is not DAIDE. ``reply`` is what to answer: ``HUH`` with ERR at
+    ``position`` (an index into the atoms), ``PRN`` for unbalanced brackets, or None when the
+    message was itself a HUH or PRN (those are never answered with HUH or PRN)."""
+
+    def __init__(self, reason: str, position: int | None, reply: m.Huh | m.Prn | None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.position = position
+        self.reply = reply
+
+
+class _Reject(Exception):
+    """A token whose value a rule refuses."""
+
+    def __init__(self, token: Token, reason: str) -> None:
+        super().__init__(reason)
+        self.token = token
+        self.reason = reason
+
+
+class _Feed:
+    __slots__ = ("atoms", "pos", "tokens")
+
+    def __init__(self, atoms: Atoms, tokens: dict[int, Token]) -> None:
+        self.atoms = atoms
+        self.tokens = tokens
+        self.pos = 0
+
+
+class _AtomLexer(Lexer):
+    def __init__(self, lexer_conf: Any) -> None:
+        pass
+
+    def lex(self, feed: _Feed) -> Iterator[Token]:  # type: ignore[override]
+        named = feed.tokens
+        for i, atom in enumerate(feed.atoms):
+            feed.pos = i
+            if type(atom) is int:
+                tok = named.get(atom)
+                if tok is None:
+                    if atom < 0x4000:
+                        tok = Token("NUMBER", decode_int(atom), i)
+                    else:
+                        tok = Token("UNKNOWN", f"0x{atom:04X}", i)
+            elif type(atom) is str:
+                # Control characters have no place in DAIDE text (spec §2.3), and would break
+                # the line transport if relayed.
+                if atom.isprintable():
+                    tok = Token("STRING", atom, i)
+                else:
+                    tok = Token("UNKNOWN", quote(atom), i)
+            elif isinstance(atom, float):
+                tok = Token("FLOAT", atom, i)
+            else:
+                assert isinstance(atom, Unknown)
+                tok = Token("UNKNOWN", atom.text, i)
+            yield tok
+        feed.pos = len(feed.atoms)
+
+
+def _v(tok: Token) -> str:
+    return tok.value
+
+
+def _loc(loc: Any) -> str:
+    return loc if type(loc) is str else loc.value
+
+
+def _word(tok: Any) -> str:
+    if type(tok) is str:
+        return tok
+    if tok.type == "STRING":
+        return quote(tok.value)
+    if tok.type in ("NUMBER", "FLOAT"):
+        return repr(tok.value)
+    return tok.value
+
+
+def _name_check(tok: Token, max_len: int | None, what: str) -> str:
+    name: str = tok.value
+    if not name.replace("_", "").isalnum() or not name.isascii():
+        raise _Reject(tok, f"{what} must be letters, digits and underscores")
+    if max_len is not None and len(name) > max_len:
+        raise _Reject(tok, f"{what} is longer than {max_len} characters")
+    return name
+
+
+def _first(cls: Callable[[Any], Any]) -> Callable[[Any, list[Any]], Any]:
+    return lambda self, c: cls(c[0])
+
+
+def _powers(c: Sequence[Any]) -> tuple[str, ...]:
+    return tuple(t.value for t in c)
+
+
+class _Build(Transformer):
+    """One method per grammar rule (or alias): children in, typed value out."""
+
+    # -- shared pieces
+    def start(self, c: list[Any]) -> Any:
+        return c[0]
+
+    def turn(self, c: list[Any]) -> Phase:
+        return Phase(c[0].value, c[1].value)
+
+    def unit(self, c: list[Any]) -> Unit:
+        return Unit(c[0].value, UNIT_TYPE[c[1].value], _loc(c[2]))
+
+    def coast_location(self, c: list[Any]) -> str:
+        return f"{c[0].value}/{COAST_NAME[c[1].value]}"
+
+    def now_unit(self, c: list[Any]) -> Unit:
+        return c[0]
+
+    def mrt_unit(self, c: list[Any]) -> Dislodged:
+        return Dislodged(c[0], None, tuple(_loc(x) for x in c[1:]))
+
+    def hold(self, c: list[Any]) -> Hold:
+        return Hold(c[0])
+
+    def move(self, c: list[Any]) -> Move:
+        return Move(c[0], _loc(c[1]))
+
+    def support_hold(self, c: list[Any]) -> SupportHold:
+        return SupportHold(c[0], c[1])
+
+    def support_move(self, c: list[Any]) -> SupportMove:
+        return SupportMove(c[0], c[1], c[2].value)
+
+    def convoy(self, c: list[Any]) -> Convoy:
+        return Convoy(c[0], c[1], c[2].value)
+
+    def convoy_move(self, c: list[Any]) -> Move:
+        return Move(c[0], c[1].value, True, tuple(t.value for t in c[2:]))
+
+    def retreat(self, c: list[Any]) -> Retreat:
+        return Retreat(c[0], _loc(c[1]))
+
+    def disband(self, c: list[Any]) -> Disband:
+        return Disband(c[0])
+
+    def build(self, c: list[Any]) -> Build:
+        return Build(c[0])
+
+    def remove(self, c: list[Any]) -> Remove:
+        return Remove(c[0])
+
+    def waive(self, c: list[Any]) -> Waive:
+        return Waive(c[0].value)
+
+    def note(self, c: list[Any]) -> Note:
+        return Note(c[0].value)
+
+    def outcome(self, c: list[Any]) -> Outcome:
+        return Outcome(c[0].value)
+
+    # -- joining a game
+    def nme(self, c: list[Any]) -> m.Nme:
+        return m.Nme(c[0].value, c[1].value)
+
+    def obs(self, c: list[Any]) -> m.Obs:
+        return m.Obs()
+
+    def iam(self, c: list[Any]) -> m.Iam:
+        return m.Iam(c[0].value, c[1].value)
+
+    def map(self, c: list[Any]) -> m.Map:
+        return m.Map(None if c[0] is None else _name_check(c[0], None, "a map name"))
+
+    def mdf_request(self, c: list[Any]) -> m.Mdf:
+        return m.Mdf()
+
+    def mdf(self, c: list[Any]) -> m.Mdf:
+        powers: list[str] = []
+        groups: list[CentreGroup] = []
+        others: list[str] = []
+        adjacencies: list[ProvinceAdjacency] = []
+        for x in c:
+            if isinstance(x, CentreGroup):
+                groups.append(x)
+            elif isinstance(x, ProvinceAdjacency):
+                adjacencies.append(x)
+            elif x.type == "POWER":
+                powers.append(x.value)
+            else:
+                others.append(x.value)
+        return m.Mdf(MapDefinition(tuple(powers), tuple(groups), tuple(others), tuple(adjacencies)))
+
+    def centre_group(self, c: list[Any]) -> CentreGroup:
+        return CentreGroup(c[0], tuple(t.value for t in c[1:]))
+
+    def centre_owner(self, c: list[Any]) -> tuple[str, ...]:
+        return tuple(t.value for t in c if t.type not in ("LPAR", "RPAR"))
+
+    def adjacency(self, c: list[Any]) -> ProvinceAdjacency:
+        return ProvinceAdjacency(c[0].value, tuple(c[1:]))
+
+    def adjacency_entry(self, c: list[Any]) -> AdjacencyEntry:
+        return AdjacencyEntry(UNIT_TYPE[c[0].value], None, tuple(_loc(x) for x in c[1:]))
+
+    def coast_adjacency_entry(self, c: list[Any]) -> AdjacencyEntry:
+        return AdjacencyEntry(
+            UNIT_TYPE[c[0].value], COAST_NAME[c[1].value], tuple(_loc(x) for x in c[2:])
+        )
+
+    def hlo_request(self, c: list[Any]) -> m.Hlo:
+        return m.Hlo()
+
+    def hlo(self, c: list[Any]) -> m.Hlo:
+        return m.Hlo(c[0], c[1].value, c[2])
+
+    def hlo_power(self, c: list[Any]) -> str:
+        return _v(c[0])
+
+    def variant(self, c: list[Any]) -> m.Variant:
+        return m.Variant(**dict(c))
+
+    def level_option(self, c: list[Any]) -> tuple[str, int]:
+        return ("level", c[0].value)
+
+    def mtl(self, c: list[Any]) -> tuple[str, int]:
+        return ("mtl", c[0].value)
+
+    def rtl(self, c: list[Any]) -> tuple[str, int]:
+        return ("rtl", c[0].value)
+
+    def btl(self, c: list[Any]) -> tuple[str, int]:
+        return ("btl", c[0].value)
+
+    def ptl(self, c: list[Any]) -> tuple[str, int]:
+        return ("ptl", c[0].value)
+
+    def dsd(self, c: list[Any]) -> tuple[str, bool]:
+        return ("dsd", True)
+
+    def aoa(self, c: list[Any]) -> tuple[str, bool]:
+        return ("aoa", True)
+
+    def pda(self, c: list[Any]) -> tuple[str, bool]:
+        return ("pda", True)
+
+    def npr(self, c: list[Any]) -> tuple[str, bool]:
+        return ("npr", True)
+
+    def npb(self, c: list[Any]) -> tuple[str, bool]:
+        return ("npb", True)
+
+    # -- position and history
+    def now_request(self, c: list[Any]) -> m.Now:
+        return m.Now()
+
+    def now(self, c: list[Any]) -> m.Now:
+        return m.Now(c[0], tuple(c[1:]))
+
+    def sco(self, c: list[Any]) -> m.Sco:
+        return m.Sco(tuple(c))
+
+    def sco_group(self, c: list[Any]) -> tuple[str, tuple[str, ...]]:
+        return (c[0], tuple(t.value for t in c[1:]))
+
+    def sco_owner(self, c: list[Any]) -> str:
+        return _v(c[0])
+
+    def hst(self, c: list[Any]) -> m.Hst:
+        return m.Hst(c[0])
+
+    # -- orders
+    def sub(self, c: list[Any]) -> m.Sub:
+        return m.Sub(tuple(c[1:]), c[0])
+
+    def thx(self, c: list[Any]) -> m.Thx:
+        return m.Thx(c[0], c[1])
+
+    def mis_none(self, c: list[Any]) -> m.Mis:
+        return m.Mis()
+
+    def mis_count(self, c: list[Any]) -> m.Mis:
+        return m.Mis(count=c[0].value)
+
+    def mis(self, c: list[Any]) -> m.Mis:
+        return m.Mis(tuple(c))
+
+    def gof(self, c: list[Any]) -> m.Gof:
+        return m.Gof()
+
+    def ord(self, c: list[Any]) -> m.Ord:
+        return m.Ord(c[0], c[1], c[2])
+
+    def result(self, c: list[Any]) -> Result:
+        return Result(c[0])
+
+    def result_retreat(self, c: list[Any]) -> Result:
+        return Result(c[0], True)
+
+    def result_retreat_only(self, c: list[Any]) -> m.NoteResult:
+        return m.NoteResult(None, True)
+
+    def result_note(self, c: list[Any]) -> m.NoteResult:
+        return m.NoteResult(c[0])
+
+    # -- deadlines, control, end of game
+    def tme(self, c: list[Any]) -> m.Tme:
+        return m.Tme(None if c[0] is None else c[0].value)
+
+    def drw(self, c: list[Any]) -> m.Drw:
+        return m.Drw()
+
+    def drw_powers(self, c: list[Any]) -> m.Drw:
+        return m.Drw(_powers(c))
+
+    def slo(self, c: list[Any]) -> m.Slo:
+        return m.Slo(c[0].value)
+
+    def smr(self, c: list[Any]) -> m.Smr:
+        return m.Smr(c[0], tuple(c[1:]))
+
+    def smr_entry(self, c: list[Any]) -> m.SmrEntry:
+        return m.SmrEntry(
+            c[0].value, c[1].value, c[2].value, c[3].value, None if c[4] is None else c[4].value
+        )
+
+    def off(self, c: list[Any]) -> m.Off:
+        return m.Off()
+
+    def ccd(self, c: list[Any]) -> m.Ccd:
+        return m.Ccd(c[0].value)
+
+    def out(self, c: list[Any]) -> m.Out:
+        return m.Out(c[0].value)
+
+    def adm(self, c: list[Any]) -> m.Adm:
+        return m.Adm(c[0].value, c[1].value)
+
+    def sve(self, c: list[Any]) -> m.Sve:
+        return m.Sve(_name_check(c[0], 8, "a saved-game name"))
+
+    def lod(self, c: list[Any]) -> m.Lod:
+        return m.Lod(_name_check(c[0], 8, "a saved-game name"))
+
+    not_msg = _first(m.Not)
+
+    def sub_cancel(self, c: list[Any]) -> m.Sub:
+        return m.Sub(() if c[0] is None else (c[0],))
+
+    yes = _first(m.Yes)
+    rej = _first(m.Rej)
+
+    def huh(self, c: list[Any]) -> m.Huh:
+        return m.Huh(tuple(w for words in c for w in words))
+
+    def raw(self, c: list[Any]) -> list[str]:
+        if len(c) == 1 and type(c[0]) is str:
+            return c
+        words: list[str] = []
+        for x in c:
+            if type(x) is list:
+                words.extend(x)
+            else:
+                words.append(_word(x))
+        return words
+
+    def raw_word(self, c: list[Any]) -> str:
+        return _word(c[0])
+
+    def prn(self, c: list[Any]) -> m.Prn:
+        words: list[str] = c[0]
+        words.reverse()
+        return m.Prn(tuple(words[:-1]))
+
+    def prn_tail(self, c: list[Any]) -> list[str]:
+        # Right recursion: built back to front, reversed once by prn().
+        if not c:
+            return [")"]
+        words: list[str] = c[1]
+        words.append(c[0])
+        return words
+
+    def prn_word(self, c: list[Any]) -> str:
+        return _word(c[0])
+
+    # -- press
+    def snd(self, c: list[Any]) -> m.Snd:
+        return m.Snd(_powers(c[1:-1]), c[-1], c[0])
+
+    def frm(self, c: list[Any]) -> m.Frm:
+        return m.Frm(c[0].value, _powers(c[1:-1]), c[-1])
+
+    prp = _first(m.Prp)
+    ccl = _first(m.Ccl)
+    fct = _first(m.Fct)
+    thk = _first(m.Thk)
+    not_query = _first(m.Not)
+    nar_query = _first(m.Nar)
+
+    def try_pm(self, c: list[Any]) -> m.Try:
+        return m.Try(tuple(c))
+
+    def try_word(self, c: list[Any]) -> str:
+        return _v(c[0])
+
+    ins = _first(m.Ins)
+    qry = _first(m.Qry)
+    sug = _first(m.Sug)
+    wht = _first(m.Wht)
+
+    def how(self, c: list[Any]) -> m.How:
+        return m.How(c[0].value)
+
+    def exp(self, c: list[Any]) -> m.Exp:
+        return m.Exp(c[0], c[1])
+
+    def iff(self, c: list[Any]) -> m.Iff:
+        return m.Iff(c[0], c[1], c[2])
+
+    def free_text(self, c: list[Any]) -> m.FreeText:
+        return m.FreeText(c[0].value)
+
+    press_yes = _first(m.Yes)
+    press_rej = _first(m.Rej)
+    bwx = _first(m.Bwx)
+    idk = _first(m.Idk)
+    sry = _first(m.Sry)
+    why = _first(m.Why)
+    pob = _first(m.Pob)
+    uhy = _first(m.Uhy)
+    hpy = _first(m.Hpy)
+    ang = _first(m.Ang)
+
+    # -- arrangements
+    def pce(self, c: list[Any]) -> m.Pce:
+        return m.Pce(_powers(c))
+
+    def aly(self, c: list[Any]) -> m.Aly:
+        return m.Aly(_powers(c[:-1]), c[-1])
+
+    def versus(self, c: list[Any]) -> tuple[str, ...]:
+        return _powers(c)
+
+    not_arrangement = _first(m.Not)
+    nar = _first(m.Nar)
+    xdo = _first(m.Xdo)
+
+    def dmz(self, c: list[Any]) -> m.Dmz:
+        return m.Dmz(
+            tuple(t.value for t in c if t.type == "POWER"),
+            tuple(t.value for t in c if t.type == "PROVINCE"),
+        )
+
+    def and_arrangement(self, c: list[Any]) -> m.And:
+        return m.And(tuple(c))
+
+    def orr(self, c: list[Any]) -> m.Orr:
+        return m.Orr(tuple(c))
+
+    def scd(self, c: list[Any]) -> m.Scd:
+        return m.Scd(tuple(c))
+
+    def scd_group(self, c: list[Any]) -> tuple[str, tuple[str, ...]]:
+        return (c[0].value, tuple(t.value for t in c[1:]))
+
+    def occ(self, c: list[Any]) -> m.Occ:
+        return m.Occ(tuple(c))
+
+    def occ_unit(self, c: list[Any]) -> Unit:
+        return self.unit(c)
+
+    def any_unit(self, c: list[Any]) -> m.AnyUnit:
+        return m.AnyUnit(c[0].value, _loc(c[1]))
+
+    def cho(self, c: list[Any]) -> m.Cho:
+        low, high = c[0], c[1]
+        if low.value < 0:
+            raise _Reject(low, "CHO needs a minimum of 0 or more")
+        if high.value < low.value:
+            raise _Reject(high, "CHO maximum is below its minimum")
+        return m.Cho(low.value, high.value, tuple(c[2:]))
+
+    def for_arrangement(self, c: list[Any]) -> m.For:
+        return m.For(c[0], c[1])
+
+    def for_period(self, c: list[Any]) -> m.For:
+        return m.For(c[0], c[2], c[1])
+
+    def xoy(self, c: list[Any]) -> m.Xoy:
+        return m.Xoy(c[0].value, c[1].value)
+
+    def ydo(self, c: list[Any]) -> m.Ydo:
+        return m.Ydo(c[0].value, tuple(c[1:]))
+
+    def snd_arrangement(self, c: list[Any]) -> m.SndArrangement:
+        return m.SndArrangement(c[0].value, _powers(c[1:-1]), c[-1])
+
+    def fwd(self, c: list[Any]) -> m.Fwd:
+        return m.Fwd(_powers(c[:-2]), c[-2].value, c[-1].value)
+
+    def bcc(self, c: list[Any]) -> m.Bcc:
+        return m.Bcc(c[0].value, _powers(c[1:-1]), c[-1].value)
+
+    def rof(self, c: list[Any]) -> m.Rof:
+        return m.Rof()
+
+    def ulb(self, c: list[Any]) -> m.Ulb:
+        return m.Ulb(c[0].value, c[1])
+
+    def uub(self, c: list[Any]) -> m.Uub:
+        return m.Uub(c[0].value, c[1])
+
+    def real(self, c: list[Any]) -> float:
+        value = float(c[0].value)
+        if not math.isfinite(value):
+            raise _Reject(c[0], "not a finite number")
+        return value
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    grammar = resources.files("grammar").joinpath("daide.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", lexer=_AtomLexer, transformer=_Build())
+
+
+def _balanced(atoms: Atoms) -> bool:
+    depth = 0
+    for atom in atoms:
+        if type(atom) is int:
+            if atom == BRA:
+                depth += 1
+            elif atom == KET:
+                depth -= 1
+                if depth < 0:
+                    return False
+    return depth == 0
+
+
+class Parser:
+    """Parses atoms against one token table (whose powers and provinces it knows)."""
+
+    def __init__(self, table: TokenTable) -> None:
+        self.table = table
+        self._lark = _lark()
+        self._tokens = {v: Token(t, table.name_of[v]) for v, t in table.terminal_of.items()}
+
+    def parse(self, atoms: Atoms) -> m.Message:
+        """The typed message, or :class:`ParseError` with the reply to send."""
+        head = atoms[0] if atoms and type(atoms[0]) is int else None
+        answerable = head not in (HUH_TOKEN, PRN_TOKEN)
+        if head != PRN_TOKEN and not _balanced(atoms):
+            reply = m.Prn(self.words(atoms)) if answerable else None
+            raise ParseError("brackets do not balance", None, reply)
+        feed = _Feed(atoms, self._tokens)
+        try:
+            message: m.Message = self._lark.parse(feed)  # type: ignore[assignment]
+        except _Reject as exc:
+            pos = exc.token.start_pos
+            raise self._error(atoms, pos or 0, exc.reason, answerable) from None
+        except UnexpectedInput:
+            raise self._error(atoms, feed.pos, "syntax error", answerable) from None
+        return message
+
+    def _error(self, atoms: Atoms, pos: int, reason: str, answerable: bool) -> ParseError:
+        return ParseError(reason, pos, self.huh(atoms, pos) if answerable else None)
+
+    def words(self, atoms: Atoms) -> tuple[str, ...]:
+        return tuple(word_of(a, self.table) for a in atoms)
+
+    def huh(self, atoms: Atoms, pos: int) -> m.Huh:
+        """``HUH`` echoing ``atoms`` with ERR before atom ``pos``."""
+        words = list(self.words(atoms))
+        words.insert(pos, "ERR")
+        return m.Huh(tuple(words))
