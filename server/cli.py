@@ -20,11 +20,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    from server import cli_engine
+    from server import cli_daide, cli_engine, cli_server
 
+    cli_server.register(sub)
     cli_engine.register(sub)
-    from server import cli_daide
-
     cli_daide.register(sub)
     return parser
 

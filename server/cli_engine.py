@@ -18,6 +18,7 @@ def register(sub: Any) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="print only failures and the total")
     p.set_defaults(handler=_datc)
     register_demo(sub)
+    register_replay(sub)
 
 
 def _datc(args: argparse.Namespace) -> int:
@@ -71,3 +72,29 @@ def _demo(args: argparse.Namespace) -> int:
         winner = final.winner()
         print(f"game over: {'solo by ' + winner if winner else 'no solo by ' + str(args.max_year)}")
     return 0
+
+
+def register_replay(sub: Any) -> None:
+    p = sub.add_parser(
+        "replay",
+        help="re-adjudicate a game saved by the diplomacy Python package",
+        description="Re-adjudicate, phase by phase, a game saved by the 'diplomacy' Python "
+        "package (its saved-game JSON) and compare each resulting position with the saved one. "
+        "Prints the first phase that differs in full, one line per phase that differs only by "
+        "a documented DATC 2.x-vs-3.0 rule choice, and 'N phases agree, M differ'. Exit status "
+        "1 if any phase differs, 2 if the file cannot be read.",
+    )
+    p.add_argument("file", metavar="GAME.json")
+    p.add_argument("--all", action="store_true", help="print every differing phase in full")
+    p.add_argument("-v", "--verbose", action="store_true", help="also list agreeing phases")
+    p.set_defaults(handler=_replay)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from engine.replay import replay_file
+
+    status, lines = replay_file(args.file, every_diff=args.all, verbose=args.verbose)
+    out = sys.stderr if status == 2 else sys.stdout
+    for line in lines:
+        print(line, file=out)
+    return status

@@ -1,0 +1,431 @@
+"""The async shell: listeners, client connections, one task per game, subprocess bots.
+
+Structured concurrency (trio): the server's nursery holds the listener, one task per game and
+two tasks per client (a reader that parses and forwards, a writer that drains the client's
+bounded queue). A game's :class:`~server.game.GameMaster` is touched only by its own task,
+which takes client messages from an inbox, so no state is shared and nothing needs a lock.
+A client whose queue fills up (it reads too slowly) is dropped, and its power goes into civil
+disorder: one slow client never holds up a game.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import math
+import random
+import shlex
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from protocol import messages as m
+from protocol.connection import Closed, Received, Send, Unparsed
+from protocol.lines import TextConnection
+from protocol.mdf import MapDefinition
+from server.game import ClientId, GameMaster, JoinRefused, Outgoing
+from server.links import Link, accept_link
+from server.logs import get_logger
+from server.settings import GameSettings
+from server.store import Store
+
+SEND_QUEUE = 2048  # messages a client may have waiting before it counts as too slow
+INFLIGHT = 64  # messages a client may have waiting for its game
+_CLOSE = object()  # queue item: send FM and close
+
+
+@dataclass(eq=False)
+class Client:
+    id: ClientId
+    link: Link
+    send: trio.MemorySendChannel[Any]
+    receive: trio.MemoryReceiveChannel[Any]
+    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
+    game: GameRunner | None = None
+    seat: tuple[GameRunner, str | None, str | None] | None = None  # reserved game, power, label
+    iam_misses: int = 0
+    inflight: trio.Semaphore = field(default_factory=lambda: trio.Semaphore(INFLIGHT))
+
+
+class GameRunner:
+    """The task that owns one game."""
+
+    def __init__(self, server: Server, master: GameMaster) -> None:
+        self.server = server
+        self.master = master
+        self.inbox_send, self.inbox = trio.open_memory_channel[tuple[Any, ...]](math.inf)
+        self.joins_routed = 0  # NMEs sent to this game and not refused or withdrawn
+        self.open = False  # takes any client's NME (else only clients seated for it)
+        self.done = trio.Event()
+        self.log = get_logger(game=master.id)
+
+    @property
+    def id(self) -> int:
+        return self.master.id
+
+    def post(self, *item: Any) -> None:
+        self.inbox_send.send_nowait(item)
+
+    async def run(self) -> None:
+        master = self.master
+        try:
+            while not master.finished:
+                wake = master.next_wakeup()
+                item = None
+                with trio.move_on_at(wake if wake is not None else math.inf):
+                    item = await self.inbox.receive()
+                now = trio.current_time()
+                if item is None:
+                    self._deliver(master.on_time(now))
+                    continue
+                self._deliver(self._handle(item, now))
+            self.log.info("game over", result=master.result)
+            await self._close_clients()
+        finally:
+            self.done.set()
+            self.server.game_over(self)
+
+    def _handle(self, item: tuple[Any, ...], now: float) -> Outgoing:
+        kind, client = item[0], item[1]
+        master = self.master
+        if kind == "leave":
+            if not master.started and any(j.client == client.id for j in master.joiners):
+                self.joins_routed -= 1  # the seat is free again
+            return master.disconnect(client.id, now)
+        try:
+            if kind == "message":
+                return master.handle(client.id, item[2], now)
+            if kind == "nme":
+                msg, power, label = item[2], item[3], item[4]
+                name = f"{power}:{msg.name}" if power else msg.name
+                out = master.add_player(client.id, name, msg.version, label)
+                client.game = self
+                return out
+            if kind == "obs":
+                client.game = self
+                return master.add_observer(client.id)
+            if kind == "iam":
+                msg = item[2]
+                if master.can_rejoin(msg.power, msg.passcode):
+                    client.game = self
+                    return master.rejoin(client.id, msg.power, now)
+                return [(client.id, m.Rej(msg))]
+        except JoinRefused as exc:
+            self.log.info("join refused", peer=client.link.peer, reason=str(exc))
+            if kind == "nme":
+                self.joins_routed -= 1
+            return [(client.id, m.Rej(item[2]))]
+        finally:
+            if kind in ("message", "nme", "obs", "iam"):
+                client.inflight.release()
+        return []
+
+    def _deliver(self, out: Outgoing) -> None:
+        for cid, msg in out:
+            self.server.deliver(cid, msg)
+
+    async def _close_clients(self) -> None:
+        for cid in list(self.master.clients):
+            client = self.server.clients.get(cid)
+            if client is not None:
+                try:
+                    client.send.send_nowait(_CLOSE)
+                except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+                    client.scope.cancel()
+
+
+class Server:
+    """Hosts games for DAIDE clients on one TCP port (binary or text form) and for
+    subprocess bots over pipes."""
+
+    def __init__(
+        self,
+        store: Store,
+        settings: GameSettings,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 16713,
+        seed: int | None = None,
+        rejoin_grace: float = 60.0,
+        open_games: bool = True,
+        im_timeout: float = 30.0,
+        send_queue: int = SEND_QUEUE,
+    ) -> None:
+        self.im_timeout = im_timeout  # spec: 30 s; shorter in tests
+        self.send_queue = send_queue
+        self.store = store
+        self.settings = settings
+        self.host = host
+        self.port = port
+        self.rng = random.Random(seed)
+        self.rejoin_grace = rejoin_grace
+        self.open_games = open_games  # keep a game open for any client that sends NME
+        self.clients: dict[ClientId, Client] = {}
+        self.games: dict[int, GameRunner] = {}
+        self.open_game: GameRunner | None = None
+        self._ids = itertools.count(1)
+        self._nursery: trio.Nursery | None = None
+        self.listeners: list[trio.SocketListener] = []
+        self.log = get_logger()
+        self.ready = trio.Event()
+
+    @property
+    def address(self) -> tuple[str, int]:
+        sock = self.listeners[0].socket
+        host, port = sock.getsockname()[:2]
+        return host, port
+
+    # -- running -----------------------------------------------------------------------------
+
+    async def run(self, task_status: trio.TaskStatus[Server] = trio.TASK_STATUS_IGNORED) -> None:
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            self.listeners = await trio.open_tcp_listeners(self.port, host=self.host)
+            self._resume_games()
+            if self.open_games:
+                self._new_open_game()
+            nursery.start_soon(trio.serve_listeners, self._serve_tcp, self.listeners)
+            self.log.info("listening", host=self.address[0], port=self.address[1])
+            self.ready.set()
+            task_status.started(self)
+            try:
+                await trio.sleep_forever()
+            finally:
+                with trio.CancelScope(shield=True):
+                    await self._shutdown()
+
+    async def _shutdown(self) -> None:
+        """OFF then FM to every client (the games' state is already saved)."""
+        self.log.info("shutting down", clients=len(self.clients))
+        with trio.move_on_after(3):
+            for client in list(self.clients.values()):
+                with contextlib.suppress(Exception):
+                    await client.link.write(client.link.encode(m.Off()))
+                await client.link.close()
+
+    def _resume_games(self) -> None:
+        now = trio.current_time()
+        for row in self.store.games():
+            if row.status == "forming":
+                self.store.set_status(row.id, "abandoned")
+            elif row.status == "active":
+                master = GameMaster.restore(row.id, self.store, self.rng, now, self.rejoin_grace)
+                self._start_game(master)
+                self.log.info("resumed game", game=row.id, phase=master.state.phase.name)
+
+    def _start_game(self, master: GameMaster) -> GameRunner:
+        runner = GameRunner(self, master)
+        self.games[master.id] = runner
+        assert self._nursery is not None
+        self._nursery.start_soon(runner.run)
+        return runner
+
+    def create_game(
+        self,
+        settings: GameSettings | None = None,
+        *,
+        name: str | None = None,
+        tournament: str | None = None,
+    ) -> GameRunner:
+        settings = settings or self.settings
+        gid = self.store.create_game(settings.model_dump(), name, tournament)
+        master = GameMaster(gid, settings, self.store, random.Random(self.rng.random()), name or "")
+        runner = self._start_game(master)
+        self.log.info("game created", game=gid, settings=settings.model_dump(exclude_none=True))
+        return runner
+
+    def _new_open_game(self) -> GameRunner:
+        runner = self.create_game()
+        runner.open = True
+        self.open_game = runner
+        return runner
+
+    def game_over(self, runner: GameRunner) -> None:
+        self.games.pop(runner.id, None)
+        if self.open_game is runner:
+            self.open_game = None
+
+    # -- clients -----------------------------------------------------------------------------
+
+    async def _serve_tcp(self, stream: trio.SocketStream) -> None:
+        link = await accept_link(stream, self.im_timeout)
+        if link is None:
+            return
+        if link.kind == "http":
+            await link.write(
+                b"HTTP/1.0 400 Bad Request\r\nContent-Type: text/plain\r\n\r\n"
+                b"This port speaks DAIDE (binary, or text lines), not HTTP.\r\n"
+            )
+            await link.close(final=False)
+            return
+        await self.serve_link(link)
+
+    async def serve_link(
+        self, link: Link, seat: tuple[GameRunner, str | None, str | None] | None = None
+    ) -> None:
+        """Run one client until it leaves. ``seat`` sends its NME to that game, for that
+        power and tournament label."""
+        send, receive = trio.open_memory_channel[Any](self.send_queue)
+        client = Client(next(self._ids), link, send, receive, seat=seat)
+        self.clients[client.id] = client
+        log = self.log.bind(client=client.id, peer=link.peer, kind=link.kind)
+        log.info("connected")
+        try:
+            with client.scope:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._writer, client, nursery.cancel_scope)
+                    await self._reader(client, log)
+                    # Let the writer flush what is queued (OFF, FM) before closing.
+                    with trio.move_on_after(5):
+                        await client.send.send(_CLOSE)
+                        await trio.sleep_forever()
+        finally:
+            self.clients.pop(client.id, None)
+            if client.game is not None:
+                client.game.post("leave", client)
+            with trio.CancelScope(shield=True):
+                await link.close()
+            log.info("disconnected")
+
+    async def _writer(self, client: Client, scope: trio.CancelScope) -> None:
+        link = client.link
+        try:
+            async for item in client.receive:
+                if item is _CLOSE:
+                    await link.close()
+                    break
+                data = item if isinstance(item, bytes) else link.encode(item)
+                await link.write(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            pass
+        except Exception as exc:
+            self.log.warning("send failed", client=client.id, error=repr(exc))
+        scope.cancel()
+
+    async def _reader(self, client: Client, log: Any) -> None:
+        async for event in client.link.events():
+            if isinstance(event, Send):
+                self._queue(client, event.data)
+            elif isinstance(event, Received):
+                await self._route(client, event.message, log)
+            elif isinstance(event, Unparsed):
+                if event.reply is not None:
+                    self._queue(client, event.reply)
+                log.info("unparsed", reason=event.reason)
+            elif isinstance(event, Closed):
+                log.info("closing", reason=event.reason, error=event.error, by_peer=event.by_peer)
+                return
+
+    def _queue(self, client: Client, item: Any) -> None:
+        try:
+            client.send.send_nowait(item)
+        except trio.WouldBlock:
+            self.log.warning("client too slow: dropped", client=client.id)
+            client.scope.cancel()
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            pass
+
+    def deliver(self, cid: ClientId, message: Any) -> None:
+        client = self.clients.get(cid)
+        if client is not None:
+            self._queue(client, message)
+
+    async def _route(self, client: Client, msg: Any, log: Any) -> None:
+        """Send a message to the client's game, or handle joining."""
+        if client.game is not None:
+            await client.inflight.acquire()
+            client.game.post("message", client, msg)
+            return
+        t = type(msg)
+        if t is m.Nme:
+            runner, power, label = self._seat_for(client)
+            if runner is None:
+                self._queue(client, m.Rej(msg))
+                return
+            await client.inflight.acquire()
+            runner.post("nme", client, msg, power, label)
+        elif t is m.Obs:
+            runner = self.open_game
+            if (runner is None or runner.master.finished) and self.open_games:
+                runner = self._new_open_game()
+            if runner is None:
+                self._queue(client, m.Rej(msg))
+                return
+            await client.inflight.acquire()
+            runner.post("obs", client, msg)
+        elif t is m.Iam:
+            if client.iam_misses >= 3:  # limit passcode guesses per connection
+                self._queue(client, m.Rej(msg))
+                return
+            for runner in self.games.values():
+                if runner.master.can_rejoin(msg.power, msg.passcode):
+                    await client.inflight.acquire()
+                    runner.post("iam", client, msg)
+                    return
+            client.iam_misses += 1
+            self._queue(client, m.Rej(msg))
+        elif t is m.Map and msg.name is None:
+            self._queue(client, m.Map(self.settings.map))
+        elif t is m.Mdf and msg.definition is None:
+            master = self.open_game.master if self.open_game else None
+            if master is not None:
+                self._queue(client, m.Mdf(MapDefinition.from_map(master.map)))
+            else:
+                self._queue(client, m.Rej(msg))
+        elif t in (m.Huh, m.Prn):
+            pass
+        else:
+            # Not joined yet: nothing else is answered but with REJ.
+            self._queue(client, m.Rej(msg))
+
+    def _seat_for(self, client: Client) -> tuple[GameRunner | None, str | None, str | None]:
+        """The game (and reserved power and label) a client's NME goes to: its own seat if it
+        was launched for one, else the oldest forming game with a free place."""
+        if client.seat is not None:
+            return client.seat
+        if not self.open_games:
+            return None, None, None
+        for runner in self.games.values():
+            master = runner.master
+            if runner.open and not master.started and runner.joins_routed < len(master.map.powers):
+                break
+        else:
+            runner = self._new_open_game()
+        runner.joins_routed += 1
+        return runner, None, None
+
+    # -- subprocess bots -------------------------------------------------------------------
+
+    async def run_pipe_bot(
+        self,
+        command: Sequence[str] | str,
+        seat: tuple[GameRunner, str | None, str | None] | None = None,
+        stderr: Any = subprocess.DEVNULL,
+        task_status: trio.TaskStatus[trio.Process] = trio.TASK_STATUS_IGNORED,
+    ) -> int | None:
+        """Launch a bot that speaks DAIDE text lines on stdin/stdout and serve it until it
+        exits. Returns its exit status."""
+        argv = shlex.split(command) if isinstance(command, str) else list(command)
+        proc = await trio.lowlevel.open_process(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        stream = trio.StapledStream(proc.stdin, proc.stdout)
+        link = Link(stream, TextConnection(), "pipe", f"pid {proc.pid}")
+        task_status.started(proc)
+        try:
+            await self.serve_link(link, seat)
+        finally:
+            with trio.CancelScope(shield=True):
+                with trio.move_on_after(5):
+                    await proc.wait()
+                if proc.returncode is None:
+                    proc.kill()
+                    await proc.wait()
+        return proc.returncode
+
+
+__all__ = ["_CLOSE", "Client", "GameRunner", "Server"]

@@ -1,0 +1,134 @@
+"""Transports: a trio byte stream plus the protocol's sans-I/O connection for its wire form.
+
+A :class:`Link` reads bytes, feeds them to the connection and yields its events; it writes the
+bytes the connection produces. DAIDE binary (TCP), DAIDE text lines (TCP, for ``nc`` users,
+and the pipes of subprocess bots) share this one class; they differ only in the connection
+object. The text form over TCP is told from binary by the first bytes (an IM starts with a
+NUL byte; text never holds one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import trio
+
+from protocol.connection import Closed, Event, Send, ServerConnection
+from protocol.frames import ErrorCode, em_frame
+from protocol.lines import TextConnection, classify_first_bytes
+
+IM_TIMEOUT = 30.0  # seconds (spec §1.8)
+READ_SIZE = 65536
+
+
+class Link:
+    def __init__(
+        self,
+        stream: trio.abc.Stream,
+        conn: ServerConnection | TextConnection,
+        kind: str,
+        peer: str,
+        first: bytes = b"",
+        timeout: float = IM_TIMEOUT,
+    ) -> None:
+        self.timeout = timeout
+        self.stream = stream
+        self.conn = conn
+        self.kind = kind  # "tcp", "text", "pipe"
+        self.peer = peer
+        self._first = first
+        self.closed = False
+
+    def encode(self, message: Any) -> bytes:
+        return self.conn.send(message)
+
+    async def events(self) -> AsyncIterator[Event]:
+        """Every event until the connection closes. ``Send`` events are written here."""
+        if self._first:
+            first, self._first = self._first, b""
+            for ev in self.conn.receive_bytes(first):
+                yield ev
+                if isinstance(ev, Closed):
+                    return
+        while True:
+            waiting = isinstance(self.conn, ServerConnection) and self.conn.waiting
+            data: bytes | bytearray | None = None
+            with trio.move_on_after(self.timeout if waiting else float("inf")):
+                try:
+                    data = await self.stream.receive_some(READ_SIZE)
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    data = b""
+            if data is None:  # the 30 s timer ran out (only a binary connection waits)
+                assert isinstance(self.conn, ServerConnection)
+                evs = self.conn.timeout()
+            elif not data:
+                if isinstance(self.conn, TextConnection):
+                    evs = self.conn.receive_eof()
+                else:
+                    evs = [Closed(None, by_peer=True, reason="connection closed")]
+            else:
+                evs = self.conn.receive_bytes(bytes(data))
+            for ev in evs:
+                yield ev
+                if isinstance(ev, Closed):
+                    return
+
+    async def write(self, data: bytes) -> None:
+        if data and not self.closed:
+            await self.stream.send_all(data)
+
+    async def close(self, final: bool = True) -> None:
+        """End the connection: an FM first (binary) when ``final``."""
+        if self.closed:
+            return
+        tail = self.conn.close() if final else b""
+        self.closed = True
+        with trio.move_on_after(2):
+            try:
+                if tail:
+                    await self.stream.send_all(tail)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                pass
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            await self.stream.aclose()
+
+
+async def accept_link(stream: trio.SocketStream, timeout: float = IM_TIMEOUT) -> Link | None:
+    """Read the first bytes of a TCP client and choose its wire form. None if it sent
+    nothing within the IM timeout or closed."""
+    try:
+        peer = "{}:{}".format(*stream.socket.getpeername()[:2])
+    except OSError:
+        peer = "?"
+    buf = b""
+    with trio.move_on_after(timeout):
+        while True:
+            try:
+                chunk = await stream.receive_some(READ_SIZE)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                return None
+            if not chunk:
+                return None
+            buf += chunk
+            kind = classify_first_bytes(buf)
+            if kind is not None:
+                break
+    if not buf:  # silent for 30 s: EM 0x01 (IM timer popped), then close
+        with trio.move_on_after(2):
+            try:
+                await stream.send_all(em_frame(ErrorCode.IM_TIMEOUT))
+                await stream.aclose()
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                pass
+        return None
+    kind = classify_first_bytes(buf) or "text"
+    if kind == "binary":
+        return Link(stream, ServerConnection(), "tcp", peer, buf, timeout)
+    if kind == "http":
+        return Link(stream, TextConnection(), "http", peer, buf, timeout)
+    return Link(stream, TextConnection(), "text", peer, buf, timeout)
+
+
+__all__ = ["IM_TIMEOUT", "Link", "Send", "accept_link"]

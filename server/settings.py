@@ -1,0 +1,61 @@
+"""Game and server settings (pydantic models: validated once, stored as JSON with each game)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+# Press levels the DAIDE grammar defines (levels above 130 are DAIDE++ and text-only).
+PRESS_LEVELS = (0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160, 8000)
+DEFAULT_PORT = 16713
+
+
+def default_db_path() -> Path:
+    """``diplomat.sqlite`` in the user's data directory."""
+    return Path(platformdirs.user_data_dir("diplomat", appauthor=False)) / "diplomat.sqlite"
+
+
+class GameSettings(BaseModel):
+    """How one game is played. Deadlines are seconds; None means no deadline (the phase is
+    processed when every player has ordered and is ready)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    map: str = "standard"
+    level: int = Field(0, description="press level (LVL): 0 is no press (gunboat)")
+    move_time: int | None = Field(None, ge=1, le=8191, description="MTL seconds")
+    retreat_time: int | None = Field(None, ge=1, le=8191, description="RTL seconds")
+    build_time: int | None = Field(None, ge=1, le=8191, description="BTL seconds")
+    press_time: int | None = Field(
+        None, ge=0, le=8191, description="PTL: press stops this many seconds before MTL"
+    )
+    dsd: bool = Field(False, description="deadline stops while a player owing orders is away")
+    aoa: bool = Field(False, description="any orders accepted (reported at adjudication)")
+    pda: bool = Field(False, description="partial draws allowed (level 10+)")
+    npr: bool = Field(False, description="no press during retreats")
+    npb: bool = Field(False, description="no press during builds")
+    max_year: int | None = Field(None, ge=1901, description="end as a draw after this year")
+    draw_unchanged_years: int | None = Field(
+        None, ge=1, description="end as a draw when no centre changes hands for this many years"
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> GameSettings:
+        if self.level not in PRESS_LEVELS:
+            raise ValueError(f"press level must be one of {', '.join(map(str, PRESS_LEVELS))}")
+        if self.level < 10 and (self.pda or self.npr or self.npb or self.press_time is not None):
+            raise ValueError("PDA, NPR, NPB and PTL need press level 10 or more")
+        if self.press_time is not None and self.move_time is None:
+            raise ValueError("a press time limit (PTL) needs a movement deadline (MTL)")
+        if (
+            self.press_time is not None
+            and self.move_time is not None
+            and (self.press_time >= self.move_time)
+        ):
+            raise ValueError("the press time limit must be shorter than the movement deadline")
+        return self
+
+    def deadline_for(self, kind: str) -> int | None:
+        return {"movement": self.move_time, "retreat": self.retreat_time}.get(kind, self.build_time)

@@ -1,0 +1,397 @@
+"""Persistence: games, players, every phase's state, orders with notes and results, and press.
+
+SQLite by default (one file, WAL journal). Every phase transition is one transaction, and every
+accepted order and relayed press message is written as it happens, so a server killed at any
+moment restarts into the same games with nothing lost. Orders and press are stored in the DAIDE
+text form; states as the engine's JSON.
+
+The interface is small and synchronous on purpose: a game task owns its writes, each a few
+statements, and PostgreSQL could sit behind the same methods later.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    created REAL NOT NULL,
+    status TEXT NOT NULL,              -- forming, active, finished
+    settings TEXT NOT NULL,            -- GameSettings JSON
+    tournament TEXT,                   -- tournament key, if the game belongs to one
+    result TEXT,                       -- JSON: kind (solo, draw), powers, centres
+    finished REAL
+);
+CREATE TABLE IF NOT EXISTS players (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    power TEXT NOT NULL,
+    name TEXT NOT NULL,
+    version TEXT NOT NULL,
+    passcode INTEGER NOT NULL,
+    label TEXT,                        -- the line-up label in a tournament
+    status TEXT NOT NULL,              -- playing, disorder, crashed, eliminated
+    eliminated INTEGER,                -- year of elimination
+    PRIMARY KEY (game_id, power)
+);
+CREATE TABLE IF NOT EXISTS phases (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    phase TEXT NOT NULL,               -- S1901M ...
+    state TEXT NOT NULL,               -- engine GameState JSON at the start of the phase
+    created REAL NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE IF NOT EXISTS results (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    phase TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    power TEXT NOT NULL,
+    ord TEXT NOT NULL,                 -- the DAIDE ORD message of the order
+    PRIMARY KEY (game_id, phase, seq)
+);
+CREATE TABLE IF NOT EXISTS submissions (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    phase TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    power TEXT NOT NULL,
+    action TEXT NOT NULL,              -- sub (an order), not (withdraw one), clear (all)
+    body TEXT NOT NULL,                -- the order in DAIDE text, or ''
+    note TEXT NOT NULL,
+    PRIMARY KEY (game_id, phase, seq)
+);
+CREATE TABLE IF NOT EXISTS press (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    phase TEXT NOT NULL,
+    sender TEXT NOT NULL,
+    recipients TEXT NOT NULL,          -- space-separated powers
+    body TEXT NOT NULL,                -- the press message in DAIDE text
+    sent REAL NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE IF NOT EXISTS flags (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    phase TEXT NOT NULL,
+    power TEXT NOT NULL,
+    name TEXT NOT NULL,                -- wait (NOT GOF), draw, draw:POW POW
+    PRIMARY KEY (game_id, phase, power, name)
+);
+"""
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used (wrong file, newer schema, missing game)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    id: int
+    name: str
+    created: float
+    status: str
+    settings: dict[str, Any]
+    tournament: str | None
+    result: dict[str, Any] | None
+    finished: float | None
+    phase: str | None  # latest phase name
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRow:
+    power: str
+    name: str
+    version: str
+    passcode: int
+    label: str | None
+    status: str
+    eliminated: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    power: str
+    action: str
+    body: str
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class PressRow:
+    seq: int
+    phase: str
+    sender: str
+    recipients: tuple[str, ...]
+    body: str
+    sent: float
+
+
+class Store:
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.executescript(_SCHEMA)  # (executescript commits by itself)
+            with self._tx():
+                row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+                if row is None:
+                    self._db.execute(
+                        "INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
+                    )
+                elif int(row[0]) > SCHEMA_VERSION:
+                    raise StoreError(
+                        f"{self.path} was written by a newer diplomat (schema {row[0]})"
+                    )
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot use {self.path} as a diplomat database: {exc}") from None
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    # -- games ---------------------------------------------------------------------------
+
+    def create_game(
+        self, settings: dict[str, Any], name: str | None = None, tournament: str | None = None
+    ) -> int:
+        with self._tx() as db:
+            cur = db.execute(
+                "INSERT INTO games (name, created, status, settings, tournament) "
+                "VALUES ('', ?, 'forming', ?, ?)",
+                (time.time(), json.dumps(settings), tournament),
+            )
+            game_id = int(cur.lastrowid or 0)
+            db.execute("UPDATE games SET name=? WHERE id=?", (name or f"game-{game_id}", game_id))
+        return game_id
+
+    def set_status(self, game_id: int, status: str) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE games SET status=? WHERE id=?", (status, game_id))
+
+    def games(self, tournament: str | None = None) -> list[GameRow]:
+        sql = (
+            "SELECT g.id, g.name, g.created, g.status, g.settings, g.tournament, g.result, "
+            "g.finished, (SELECT phase FROM phases p WHERE p.game_id=g.id "
+            "ORDER BY seq DESC LIMIT 1) FROM games g"
+        )
+        args: tuple[Any, ...] = ()
+        if tournament is not None:
+            sql += " WHERE g.tournament=?"
+            args = (tournament,)
+        rows = self._db.execute(sql + " ORDER BY g.id", args).fetchall()
+        return [_game_row(r) for r in rows]
+
+    def game(self, game_id: int) -> GameRow:
+        for row in self._db.execute(
+            "SELECT g.id, g.name, g.created, g.status, g.settings, g.tournament, g.result, "
+            "g.finished, (SELECT phase FROM phases p WHERE p.game_id=g.id "
+            "ORDER BY seq DESC LIMIT 1) FROM games g WHERE g.id=?",
+            (game_id,),
+        ):
+            return _game_row(row)
+        raise StoreError(f"no game {game_id} in {self.path}")
+
+    # -- players ---------------------------------------------------------------------------
+
+    def set_player(
+        self,
+        game_id: int,
+        power: str,
+        name: str,
+        version: str,
+        passcode: int,
+        label: str | None = None,
+    ) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO players VALUES (?, ?, ?, ?, ?, ?, 'playing', NULL) "
+                "ON CONFLICT (game_id, power) DO UPDATE SET name=excluded.name, "
+                "version=excluded.version, passcode=excluded.passcode, label=excluded.label, "
+                "status='playing'",
+                (game_id, power, name, version, passcode, label),
+            )
+
+    def set_player_status(
+        self, game_id: int, power: str, status: str, eliminated: int | None = None
+    ) -> None:
+        with self._tx() as db:
+            db.execute(
+                "UPDATE players SET status=?, eliminated=COALESCE(?, eliminated) "
+                "WHERE game_id=? AND power=?",
+                (status, eliminated, game_id, power),
+            )
+
+    def players(self, game_id: int) -> list[PlayerRow]:
+        rows = self._db.execute(
+            "SELECT power, name, version, passcode, label, status, eliminated FROM players "
+            "WHERE game_id=? ORDER BY power",
+            (game_id,),
+        ).fetchall()
+        return [PlayerRow(*r) for r in rows]
+
+    # -- phases ----------------------------------------------------------------------------
+
+    def start(self, game_id: int, phase: str, state: dict[str, Any]) -> None:
+        """The game begins at ``state``."""
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO phases VALUES (?, 0, ?, ?, ?)",
+                (game_id, phase, json.dumps(state), time.time()),
+            )
+            db.execute("UPDATE games SET status='active' WHERE id=?", (game_id,))
+
+    def record_phase(
+        self,
+        game_id: int,
+        phase: str,
+        ords: Sequence[tuple[str, str]],
+        next_phase: str,
+        next_state: dict[str, Any],
+        result: dict[str, Any] | None = None,
+        eliminated: Sequence[tuple[str, int]] = (),
+    ) -> None:
+        """One transaction: the processed phase's results (power, ORD text), the next state,
+        eliminations, and the end of the game if ``result`` is given."""
+        now = time.time()
+        with self._tx() as db:
+            db.executemany(
+                "INSERT INTO results VALUES (?, ?, ?, ?, ?)",
+                [(game_id, phase, i, p, text) for i, (p, text) in enumerate(ords)],
+            )
+            seq = db.execute(
+                "SELECT COALESCE(MAX(seq), -1) + 1 FROM phases WHERE game_id=?", (game_id,)
+            ).fetchone()[0]
+            db.execute(
+                "INSERT INTO phases VALUES (?, ?, ?, ?, ?)",
+                (game_id, seq, next_phase, json.dumps(next_state), now),
+            )
+            for power, year in eliminated:
+                db.execute(
+                    "UPDATE players SET status='eliminated', eliminated=? "
+                    "WHERE game_id=? AND power=?",
+                    (year, game_id, power),
+                )
+            if result is not None:
+                db.execute(
+                    "UPDATE games SET status='finished', result=?, finished=? WHERE id=?",
+                    (json.dumps(result), now, game_id),
+                )
+
+    def finish(self, game_id: int, result: dict[str, Any]) -> None:
+        with self._tx() as db:
+            db.execute(
+                "UPDATE games SET status='finished', result=?, finished=? WHERE id=?",
+                (json.dumps(result), time.time(), game_id),
+            )
+
+    def states(self, game_id: int) -> list[tuple[str, dict[str, Any]]]:
+        rows = self._db.execute(
+            "SELECT phase, state FROM phases WHERE game_id=? ORDER BY seq", (game_id,)
+        ).fetchall()
+        return [(p, json.loads(s)) for p, s in rows]
+
+    def results(self, game_id: int, phase: str | None = None) -> list[tuple[str, str, str]]:
+        """(phase, power, ORD text) in adjudication order."""
+        sql = "SELECT phase, power, ord FROM results WHERE game_id=?"
+        args: tuple[Any, ...] = (game_id,)
+        if phase is not None:
+            sql += " AND phase=?"
+            args += (phase,)
+        return [(ph, p, o) for ph, p, o in self._db.execute(sql + " ORDER BY rowid", args)]
+
+    # -- orders and flags of the phase in progress -----------------------------------------
+
+    def add_submission(
+        self, game_id: int, phase: str, power: str, action: str, body: str, note: str
+    ) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO submissions SELECT ?, ?, COALESCE(MAX(seq), -1) + 1, ?, ?, ?, ? "
+                "FROM submissions WHERE game_id=? AND phase=?",
+                (game_id, phase, power, action, body, note, game_id, phase),
+            )
+
+    def submissions(self, game_id: int, phase: str) -> list[Submission]:
+        rows = self._db.execute(
+            "SELECT power, action, body, note FROM submissions WHERE game_id=? AND phase=? "
+            "ORDER BY seq",
+            (game_id, phase),
+        ).fetchall()
+        return [Submission(*r) for r in rows]
+
+    def set_flag(self, game_id: int, phase: str, power: str, name: str, on: bool) -> None:
+        with self._tx() as db:
+            if on:
+                db.execute(
+                    "INSERT OR IGNORE INTO flags VALUES (?, ?, ?, ?)", (game_id, phase, power, name)
+                )
+            else:
+                db.execute(
+                    "DELETE FROM flags WHERE game_id=? AND phase=? AND power=? AND name=?",
+                    (game_id, phase, power, name),
+                )
+
+    def flags(self, game_id: int, phase: str) -> list[tuple[str, str]]:
+        rows = self._db.execute(
+            "SELECT power, name FROM flags WHERE game_id=? AND phase=?", (game_id, phase)
+        ).fetchall()
+        return [(p, n) for p, n in rows]
+
+    # -- press -----------------------------------------------------------------------------
+
+    def add_press(
+        self, game_id: int, phase: str, sender: str, recipients: Sequence[str], body: str
+    ) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO press SELECT ?, COALESCE(MAX(seq), -1) + 1, ?, ?, ?, ?, ? "
+                "FROM press WHERE game_id=?",
+                (game_id, phase, sender, " ".join(recipients), body, time.time(), game_id),
+            )
+
+    def press(self, game_id: int) -> list[PressRow]:
+        rows = self._db.execute(
+            "SELECT seq, phase, sender, recipients, body, sent FROM press WHERE game_id=? "
+            "ORDER BY seq",
+            (game_id,),
+        ).fetchall()
+        return [PressRow(s, ph, snd, tuple(r.split()), b, t) for s, ph, snd, r, b, t in rows]
+
+
+def _game_row(r: Sequence[Any]) -> GameRow:
+    return GameRow(
+        id=r[0],
+        name=r[1],
+        created=r[2],
+        status=r[3],
+        settings=json.loads(r[4]),
+        tournament=r[5],
+        result=json.loads(r[6]) if r[6] else None,
+        finished=r[7],
+        phase=r[8],
+    )

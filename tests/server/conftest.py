@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import trio
+
+from server.app import Server
+from server.settings import GameSettings
+from server.store import Store
+
+
+@pytest.fixture
+async def make_server(nursery: trio.Nursery, tmp_path: Path) -> AsyncIterator:  # type: ignore[type-arg]
+    """Start a real server on 127.0.0.1, port 0, with its own SQLite database."""
+    stores: list[Store] = []
+
+    async def make(settings: GameSettings | None = None, **kwargs: object) -> Server:
+        store = Store(tmp_path / f"db{len(stores)}.sqlite")
+        stores.append(store)
+        server = Server(store, settings or GameSettings(max_year=1901), port=0, seed=7, **kwargs)  # type: ignore[arg-type]
+        await nursery.start(server.run)
+        return server
+
+    yield make
+    for s in stores:
+        s.close()

@@ -1,0 +1,89 @@
+"""A minimal test client speaking DAIDE to a real server over TCP, binary or text form."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+
+from protocol import messages as m
+from protocol.codec import parse_text
+from protocol.connection import ClientConnection, Closed, Received, Send, Unparsed
+from protocol.lines import TextConnection
+
+
+class WireClient:
+    """Send typed messages, receive typed messages (or raw events)."""
+
+    def __init__(self, stream: trio.SocketStream, text: bool) -> None:
+        self.stream = stream
+        self.text = text
+        self.conn: ClientConnection | TextConnection = (
+            TextConnection() if text else ClientConnection()
+        )
+        self.pending: list[Any] = []
+        self.closed: Closed | None = None
+
+    @classmethod
+    async def connect(cls, port: int, text: bool = False) -> WireClient:
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        client = cls(stream, text)
+        if not text:
+            assert isinstance(client.conn, ClientConnection)
+            await stream.send_all(client.conn.start())
+        return client
+
+    async def send(self, msg: Any) -> None:
+        if isinstance(msg, str):
+            msg = parse_text(msg)
+        await self.stream.send_all(self.conn.send(msg))
+
+    async def send_raw(self, data: bytes) -> None:
+        await self.stream.send_all(data)
+
+    async def event(self, timeout: float = 10) -> Any:
+        """The next event: a message, Unparsed, or Closed."""
+        with trio.fail_after(timeout):
+            while not self.pending:
+                if self.closed is not None:
+                    return self.closed
+                try:
+                    data = await self.stream.receive_some(65536)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    data = b""
+                if not data:
+                    if isinstance(self.conn, TextConnection):
+                        evs = self.conn.receive_eof()
+                    else:
+                        evs = [Closed(None, True, "eof")]
+                else:
+                    evs = self.conn.receive_bytes(data)
+                for ev in evs:
+                    if isinstance(ev, Received):
+                        self.pending.append(ev.message)
+                    elif isinstance(ev, Unparsed):
+                        self.pending.append(ev)
+                    elif isinstance(ev, Closed):
+                        self.pending.append(ev)
+                        self.closed = ev
+                    elif isinstance(ev, Send):
+                        pass
+            return self.pending.pop(0)
+
+    async def expect(self, kind: type, timeout: float = 10) -> Any:
+        """Skip messages until one of ``kind`` arrives."""
+        while True:
+            ev = await self.event(timeout)
+            if isinstance(ev, kind):
+                return ev
+            if isinstance(ev, Closed):
+                raise AssertionError(f"closed while waiting for {kind.__name__}: {ev}")
+
+    async def join(self, name: str = "tester") -> None:
+        await self.send(m.Nme(name, "1.0"))
+        assert await self.expect(m.Yes) == m.Yes(m.Nme(name, "1.0"))
+        got = await self.expect(m.Map)
+        await self.send(m.Yes(got))
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()

@@ -1,0 +1,127 @@
+"""Full games on a real server over TCP: the DAIDE flow of spec §3.12, binary and text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+
+from engine.orders import Disband, Hold, Remove, Waive
+from engine.state import Unit
+from protocol import messages as m
+from protocol.connection import Closed
+from server.settings import GameSettings
+
+from .daide_client import WireClient
+
+
+async def play_holds(client: WireClient, log: list[Any]) -> None:
+    """A HoldBot: hold, disband, waive or remove the first units; record everything."""
+    power = None
+    centres: dict[str, str] = {}
+    while True:
+        ev = await client.event(timeout=30)
+        log.append(ev)
+        if isinstance(ev, Closed):
+            return
+        if isinstance(ev, m.Hlo):
+            power = ev.power
+        elif isinstance(ev, m.Sco) and ev.owners:
+            centres = ev.centres()
+        elif isinstance(ev, m.Now) and ev.turn is not None:
+            mine = [
+                u for u in ev.units if (u.power if isinstance(u, Unit) else u.unit.power) == power
+            ]
+            kind = ev.turn.kind
+            if kind == "movement":
+                orders: tuple[Any, ...] = tuple(Hold(u) for u in mine if isinstance(u, Unit))
+            elif kind == "retreat":
+                orders = tuple(Disband(d.unit) for d in mine if not isinstance(d, Unit))
+            else:
+                units = [u for u in mine if isinstance(u, Unit)]
+                n = sum(1 for p in centres.values() if p == power) - len(units)
+                orders = (
+                    tuple(Remove(u) for u in units[:-n])
+                    if n < 0
+                    else tuple(
+                        Waive(power)
+                        for _ in range(n)  # type: ignore[arg-type]
+                    )
+                )
+            if orders:
+                await client.send(m.Sub(orders))
+
+
+async def test_seven_clients_play_to_the_year_limit(make_server) -> None:  # type: ignore[no-untyped-def]
+    server = await make_server(GameSettings(max_year=1902))
+    port = server.address[1]
+    clients = [await WireClient.connect(port, text=(i % 2 == 1)) for i in range(7)]
+    for i, c in enumerate(clients):
+        await c.join(f"bot{i}")
+    logs: list[list[Any]] = [[] for _ in clients]
+    async with trio.open_nursery() as n:
+        for c, log in zip(clients, logs, strict=True):
+            n.start_soon(play_holds, c, log)
+    for log in logs:
+        kinds = [type(e).__name__ for e in log]
+        assert kinds[0] == "Hlo"
+        assert kinds[1:3] == ["Sco", "Now"]
+        # Year limit: a draw, then the summary, OFF and the end of the connection.
+        assert kinds[-4:] == ["Drw", "Smr", "Off", "Closed"]
+        smr = log[-3]
+        assert {e.power for e in smr.entries} == {"AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR"}
+        assert all(e.name.startswith("bot") for e in smr.entries)
+        ords = [e for e in log if isinstance(e, m.Ord)]
+        assert len([o for o in ords if o.turn.name == "S1901M"]) == 22  # every unit, to everyone
+    rows = server.store.games()
+    assert rows[0].status == "finished"
+    assert rows[0].result["reason"] == "year limit"
+    assert [p for p, _ in server.store.states(rows[0].id)] == [
+        "S1901M",
+        "F1901M",
+        "S1902M",
+        "F1902M",
+        "S1903M",
+    ]
+
+
+async def test_handshake_and_requests_before_joining(make_server) -> None:  # type: ignore[no-untyped-def]
+    server = await make_server()
+    c = await WireClient.connect(server.address[1])
+    await c.send(m.Map())
+    assert await c.event() == m.Map("standard")
+    await c.send(m.Mdf())
+    mdf = await c.event()
+    assert isinstance(mdf, m.Mdf) and mdf.definition is not None
+    await c.send("HLO")
+    assert await c.event() == m.Rej(m.Hlo())
+    await c.send("SUB ((ENG FLT LON) HLD)")
+    assert isinstance(await c.event(), m.Rej)
+    await c.send(m.Nme("late", "1"))
+    assert await c.event() == m.Yes(m.Nme("late", "1"))
+    assert await c.event() == m.Map("standard")
+
+
+async def test_text_form_session_like_nc(make_server) -> None:  # type: ignore[no-untyped-def]
+    """A person typing DAIDE text: tolerant input, canonical output, HUH with ERR."""
+    server = await make_server()
+    stream = await trio.open_tcp_stream("127.0.0.1", server.address[1])
+    await stream.send_all(b"nme('me')('v1')\n")
+    buf = b""
+    with trio.fail_after(5):
+        while buf.count(b"\n") < 2:
+            buf += await stream.receive_some(4096)
+    assert buf.splitlines()[:2] == [b"YES ( NME ( 'me' ) ( 'v1' ) )", b"MAP ( 'standard' )"]
+    await stream.send_all(b"NME ( 'x'\n")
+    with trio.fail_after(5):
+        line = b""
+        while not line.endswith(b"\n"):
+            line += await stream.receive_some(4096)
+    assert line.startswith(b"PRN") or line.startswith(b"HUH")
+    await stream.send_all(b"FOO BAR\n")
+    with trio.fail_after(5):
+        line = b""
+        while not line.endswith(b"\n"):
+            line += await stream.receive_some(4096)
+    assert b"ERR" in line
+    await stream.aclose()
