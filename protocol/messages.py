@@ -194,9 +194,11 @@ class Gof:
 
 @dataclass(frozen=True, slots=True)
 class Ord:
-    turn: Phase
-    order: Order
-    result: Result | NoteResult
+    """A result, or with no fields the request ``ORD``."""
+
+    turn: Phase | None = None
+    order: Order | None = None
+    result: Result | NoteResult | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,8 +220,10 @@ class Slo:
 
 @dataclass(frozen=True, slots=True)
 class Smr:
-    turn: Phase
-    entries: tuple[SmrEntry, ...]
+    """The end-of-game summary; with no fields, a request for it again (Parlance)."""
+
+    turn: Phase | None = None
+    entries: tuple[SmrEntry, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ walk over a message that knows its shape is this one.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -69,15 +70,19 @@ class Renderer:
             raise RenderError(str(exc)) from None
 
     def string(self, s: str) -> None:
-        if s:
-            self.out.append(s)
+        # An empty string is no tokens at all, and control characters are not DAIDE text.
+        if not s or not s.isprintable():
+            raise RenderError(f"{s!r} cannot be sent: strings must be printable and non-empty")
+        self.out.append(s)
 
     def bracketed_string(self, s: str) -> None:
         self.out.append(BRA)
         self.string(s)
         self.out.append(KET)
 
-    def names(self, names: tuple[str, ...]) -> None:
+    def names(self, names: tuple[str, ...], may_be_empty: bool = False) -> None:
+        if not names and not may_be_empty:
+            raise RenderError("a list of tokens here needs at least one")
         out, v = self.out, self._v
         out.append(BRA)
         try:
@@ -292,6 +297,8 @@ def _mdf(r: Renderer, msg: m.Mdf) -> None:
 
 
 def _map_definition(r: Renderer, d: MapDefinition) -> None:
+    if not d.centres or not d.adjacencies:
+        raise RenderError("an MDF needs centre groups and adjacencies")
     out = r.out
     r.names(d.powers)
     out.extend((BRA, BRA))
@@ -305,9 +312,11 @@ def _map_definition(r: Renderer, d: MapDefinition) -> None:
             r.tok(c)
         out.append(KET)
     out.append(KET)
-    r.names(d.non_centres)
+    r.names(d.non_centres, may_be_empty=True)
     out.extend((KET, BRA))
     for adjacency in d.adjacencies:
+        if not adjacency.entries:
+            raise RenderError(f"{adjacency.province} has no adjacency entry")
         out.append(BRA)
         r.tok(adjacency.province)
         for entry in adjacency.entries:
@@ -396,6 +405,8 @@ def _hst(r: Renderer, msg: m.Hst) -> None:
 @_handles(m.Sub)
 def _sub(r: Renderer, msg: m.Sub) -> None:
     r.tok("SUB")
+    if not msg.orders:
+        raise RenderError("SUB needs at least one order")
     if msg.turn is not None:
         r.turn(msg.turn)
     for o in msg.orders:
@@ -425,6 +436,10 @@ def _mis(r: Renderer, msg: m.Mis) -> None:
 @_handles(m.Ord)
 def _ord(r: Renderer, msg: m.Ord) -> None:
     r.tok("ORD")
+    if msg.turn is None and msg.order is None and msg.result is None:
+        return
+    if msg.turn is None or msg.order is None or msg.result is None:
+        raise RenderError("ORD needs a turn, an order and a result (or none of them)")
     r.turn(msg.turn)
     r.order(msg.order)
     r.result(msg.result)
@@ -460,6 +475,12 @@ def _power_message(r: Renderer, msg: m.Slo | m.Ccd | m.Out) -> None:
 def _smr(r: Renderer, msg: m.Smr) -> None:
     out = r.out
     r.tok("SMR")
+    if msg.turn is None:
+        if msg.entries:
+            raise RenderError("SMR entries need the turn")
+        return
+    if not msg.entries:
+        raise RenderError("SMR needs one entry per power")
     r.turn(msg.turn)
     for e in msg.entries:
         out.append(BRA)
@@ -594,7 +615,7 @@ def _idk(r: Renderer, msg: m.Idk) -> None:
 def _try(r: Renderer, msg: m.Try) -> None:
     r.mark(10)
     r.tok("TRY")
-    r.names(msg.tokens)
+    r.names(msg.tokens, may_be_empty=True)
 
 
 @_handles(m.How)
@@ -667,6 +688,8 @@ def _dmz(r: Renderer, msg: m.Dmz) -> None:
 def _scd(r: Renderer, msg: m.Scd) -> None:
     r.mark(40)
     r.tok("SCD")
+    if not msg.allocations:
+        raise RenderError("SCD needs at least one power")
     for power, centres in msg.allocations:
         r.names((power, *centres))
 
@@ -675,6 +698,8 @@ def _scd(r: Renderer, msg: m.Scd) -> None:
 def _occ(r: Renderer, msg: m.Occ) -> None:
     r.mark(40)
     r.tok("OCC")
+    if not msg.units:
+        raise RenderError("OCC needs at least one unit")
     for u in msg.units:
         r.unit(u)
 
@@ -687,6 +712,8 @@ def _cho(r: Renderer, msg: m.Cho) -> None:
     r.number(msg.minimum)
     r.number(msg.maximum)
     r.out.append(KET)
+    if not msg.arrangements:
+        raise RenderError("CHO needs at least one arrangement")
     for a in msg.arrangements:
         r.inner(a)
 
@@ -718,6 +745,8 @@ def _ydo(r: Renderer, msg: m.Ydo) -> None:
     r.mark(110)
     r.tok("YDO")
     r.names((msg.power,))
+    if not msg.units:
+        raise RenderError("YDO needs at least one unit")
     for u in msg.units:
         r.unit(u)
 
@@ -753,6 +782,8 @@ def _bcc(r: Renderer, msg: m.Bcc) -> None:
 def _bound(r: Renderer, msg: m.Ulb | m.Uub) -> None:
     r.mark(160)
     r.tok(type(msg).__name__.upper())
+    if not math.isfinite(msg.value):
+        raise RenderError(f"{msg.value!r} is not a finite number")
     r.out.append(BRA)
     r.tok(msg.power)
     r.out.append(float(msg.value))

@@ -335,6 +335,9 @@ class _Build(Transformer):
     def gof(self, c: list[Any]) -> m.Gof:
         return m.Gof()
 
+    def ord_request(self, c: list[Any]) -> m.Ord:
+        return m.Ord()
+
     def ord(self, c: list[Any]) -> m.Ord:
         return m.Ord(c[0], c[1], c[2])
 
@@ -362,6 +365,9 @@ class _Build(Transformer):
 
     def slo(self, c: list[Any]) -> m.Slo:
         return m.Slo(c[0].value)
+
+    def smr_request(self, c: list[Any]) -> m.Smr:
+        return m.Smr()
 
     def smr(self, c: list[Any]) -> m.Smr:
         return m.Smr(c[0], tuple(c[1:]))

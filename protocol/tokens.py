@@ -244,9 +244,13 @@ class TokenTable:
         return f"0x{token:04X}"
 
 
-@cache
 def standard_table(ccl_nar: CclNar = DEFAULT_CCL_NAR) -> TokenTable:
     """The shared standard table for a CCL/NAR choice."""
+    return _standard_table(ccl_nar)
+
+
+@cache
+def _standard_table(ccl_nar: CclNar) -> TokenTable:
     return TokenTable.standard(ccl_nar)
 
 

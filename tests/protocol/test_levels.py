@@ -1,0 +1,111 @@
+"""Press levels (spec §4.3): the lowest legal level, and HUH for a message above a game's."""
+
+import pytest
+
+from protocol import messages as m
+from protocol.codec import codec_for, parse_text, render_text
+from protocol.levels import LEVELS, TOKEN_LEVEL, level_error, press_level, trim_try
+
+C = codec_for()
+
+
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        ("NME ('a') ('b')", 0),
+        ("DRW", 0),
+        ("NOT (DRW)", 0),
+        ("YES (NOT (GOF))", 0),
+        ("DRW (ENG FRA)", 10),
+        ("SND (FRA) (PRP (PCE (FRA ENG)))", 10),
+        ("FRM (ENG) (FRA) (PRP (PCE (FRA ENG)))", 10),
+        ("SND (FRA) (YES (PRP (ALY (FRA ENG) VSS (GER))))", 10),
+        ("SND (FRA) (CCL (PRP (DRW)))", 10),
+        ("SND (FRA) (PRP (NOT (SLO (FRA))))", 10),
+        ("SND (FRA) (PRP (NAR (DRW (FRA ENG))))", 10),
+        ("SND (FRA) (FCT (PCE (FRA ENG)))", 10),
+        ("SND (FRA) (HUH (ERR PRP (XDO ((FRA AMY PAR) HLD))))", 10),
+        ("SND (FRA) (TRY (XDO CHO WHY))", 10),
+        ("SND (FRA) (PRP (XDO ((FRA AMY PAR) HLD)))", 20),
+        ("SND (FRA) (PRP (DMZ (FRA) (BUR)))", 20),
+        ("SND (FRA) (PRP (AND (DRW) (PCE (FRA ENG))))", 30),
+        ("SND (FRA) (PRP (ORR (DRW) (PCE (FRA ENG))))", 30),
+        # AND/ORR: nested, under anything but PRP, or two in one message -> level 50
+        ("SND (FRA) (PRP (AND (ORR (DRW) (SLO (FRA))) (DRW)))", 50),
+        ("SND (FRA) (PRP (NOT (AND (DRW) (PCE (FRA ENG)))))", 50),
+        ("SND (FRA) (FCT (AND (DRW) (PCE (FRA ENG))))", 50),
+        ("SND (FRA) (IFF (AND (DRW) (DRW)) THN (PRP (AND (DRW) (DRW))))", 100),
+        ("SND (FRA) (PRP (SCD (FRA PAR)))", 40),
+        ("SND (FRA) (PRP (OCC (FRA UNT PAR)))", 40),
+        ("SND (FRA) (PRP (CHO (0 1) (DRW)))", 50),
+        ("SND (FRA) (INS (DRW))", 60),
+        ("SND (FRA) (QRY (DRW))", 60),
+        ("SND (FRA) (FCT (QRY (DRW)))", 60),
+        ("SND (FRA) (IDK (QRY (DRW)))", 60),
+        ("SND (FRA) (WHT (ENG FLT LON))", 70),
+        ("SND (FRA) (HOW (ENG))", 70),
+        ("SND (FRA) (EXP (SPR 1901) (PRP (DRW)))", 80),
+        ("SND (FRA) (PRP (FOR (SPR 1902) (DRW)))", 90),
+        ("SND (FRA) (IFF (DRW) THN (PRP (DRW)))", 100),
+        ("SND (FRA) (PRP (XOY (FRA) (ENG)))", 110),
+        ("SND (FRA) (PRP (YDO (FRA) (ENG FLT LON)))", 110),
+        ("SND (FRA) (FRM (ENG) (FRA) (PRP (DRW)))", 120),
+        ("SND (FRA) (PRP (FWD (ENG) (FRA) (GER)))", 120),
+        ("SND (FRA) (PRP (BCC (ENG) (FRA) (GER)))", 120),
+        ("SND (FRA) (PRP (SND (ENG) (GER) (PRP (DRW))))", 120),
+        ("SND (FRA) (WHY (PRP (DRW)))", 130),
+        ("SND (FRA) (IDK (PRP (DRW)))", 130),
+        ("SND (FRA) (POB (WHY (THK (DRW))))", 130),
+        ("SND (FRA) (UHY (PRP (DRW)))", 140),
+        ("SND (FRA) (PRP (ROF))", 150),
+        ("SND (FRA) (PRP (ULB (FRA 0.25)))", 160),
+        ("SND (FRA) ('free text')", 8000),
+    ],
+)
+def test_press_level(text: str, level: int) -> None:
+    message = parse_text(text)
+    assert press_level(message) == level
+    assert level in LEVELS
+    assert level_error(message, level) is None
+    if level > 0:
+        below = max(x for x in LEVELS if x < level)
+        assert level_error(message, below) is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "level", "reply"),
+    [
+        ("SND (FRA) (PRP (XDO ((FRA AMY PAR) HLD)))", 10,
+         "HUH ( SND ( FRA ) ( PRP ( ERR XDO ( ( FRA AMY PAR ) HLD ) ) ) )"),
+        ("SND (FRA) (PRP (PCE (FRA ENG)))", 0,
+         "HUH ( ERR SND ( FRA ) ( PRP ( PCE ( FRA ENG ) ) ) )"),
+        ("DRW (FRA ENG)", 0, "HUH ( ERR DRW ( FRA ENG ) )"),
+        ("SND (FRA) (PRP (AND (DRW) (PCE (FRA ENG))))", 20,
+         "HUH ( SND ( FRA ) ( PRP ( ERR AND ( DRW ) ( PCE ( FRA ENG ) ) ) ) )"),
+        ("SND (FRA) (PRP (AND (ORR (DRW) (DRW)) (DRW)))", 30,
+         "HUH ( SND ( FRA ) ( PRP ( ERR AND ( ORR ( DRW ) ( DRW ) ) ( DRW ) ) ) )"),
+        ("SND (FRA) (IDK (PRP (DRW)))", 60, "HUH ( SND ( FRA ) ( ERR IDK ( PRP ( DRW ) ) ) )"),
+        ("SND (FRA) ('hello')", 130, "HUH ( SND ( FRA ) ( ERR 'hello' ) )"),
+    ],
+)  # fmt: skip
+def test_above_level_is_huh_with_err_at_the_first_construct(
+    text: str, level: int, reply: str
+) -> None:
+    atoms = C.text_atoms(text)
+    message = C.parse_atoms(atoms)  # a valid message: not a syntax error
+    huh = level_error(message, level, atoms)
+    assert huh is not None
+    assert render_text(huh) == reply
+
+
+def test_try_trimming() -> None:
+    message = m.Try(("PRP", "XDO", "AND", "WHY", "PCE"))
+    assert trim_try(message, 20) == m.Try(("PRP", "XDO", "PCE"))
+    assert trim_try(message, 0) == m.Try(())
+
+
+def test_every_try_token_parses_and_has_a_level() -> None:
+    text = "SND (FRA) (TRY (" + " ".join(TOKEN_LEVEL) + "))"
+    message = parse_text(text)
+    assert isinstance(message, m.Snd) and isinstance(message.press, m.Try)
+    assert message.press.tokens == tuple(TOKEN_LEVEL)
