@@ -717,7 +717,10 @@ class GameMaster:
             return [(client, m.Rej(msg))]
         listed = inner.powers
         if listed is not None and (
-            not self.settings.pda or len(listed) < 2 or any(p not in alive for p in listed)
+            not self.settings.pda
+            or len(set(listed)) != len(listed)
+            or len(listed) < 2
+            or any(p not in alive for p in listed)
         ):
             return [(client, m.Rej(msg))]
         # A bare DRW is a vote for a draw among all survivors (who cannot change within a

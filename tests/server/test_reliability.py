@@ -1,0 +1,199 @@
+"""Bad input of every kind gets the right EM/HUH/REJ and never disturbs the server or another
+game; slow clients are dropped; players leave and come back."""
+
+from __future__ import annotations
+
+import struct
+
+import trio
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from protocol import messages as m
+from protocol.connection import Closed, Unparsed
+from protocol.frames import ErrorCode
+from server.settings import GameSettings
+
+from .daide_client import WireClient
+
+IM = bytes.fromhex("000000040001DA10")
+
+
+async def _raw(port: int, data: bytes, timeout: float = 5) -> bytes:
+    """Send raw bytes and collect everything the server says until it closes."""
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    await stream.send_all(data)
+    out = b""
+    with trio.move_on_after(timeout):
+        while True:
+            try:
+                chunk = await stream.receive_some(65536)
+            except trio.BrokenResourceError:
+                break
+            if not chunk:
+                break
+            out += chunk
+    await stream.aclose()
+    return out
+
+
+def _em(code: int) -> bytes:
+    return struct.pack(">BBHH", 4, 0, 2, code)
+
+
+async def test_protocol_errors_get_the_right_em(make_server) -> None:  # type: ignore[no-untyped-def]
+    server = await make_server(im_timeout=1.0)
+    port = server.address[1]
+    rm = bytes.fromhex("01000000")
+    cases = [
+        (bytes.fromhex("000000040001DA11"), _em(ErrorCode.BAD_MAGIC)),
+        (bytes.fromhex("00000004000110DA"), _em(ErrorCode.WRONG_ENDIAN)),
+        (bytes.fromhex("000000040002DA10"), _em(ErrorCode.VERSION_MISMATCH)),
+        (bytes.fromhex("000000020001"), _em(ErrorCode.SHORT_MESSAGE)),
+        (bytes.fromhex("02000002480C"), _em(ErrorCode.IM_NOT_FIRST)),
+        (IM + IM, rm + _em(ErrorCode.DUPLICATE_IM)),
+        (IM + bytes.fromhex("09000000"), rm + _em(ErrorCode.UNKNOWN_TYPE)),
+        (IM + bytes.fromhex("020000034800FF"), rm + _em(ErrorCode.SHORT_MESSAGE)),
+        (IM + bytes.fromhex("01000000"), rm + _em(ErrorCode.RM_FROM_CLIENT)),
+        (IM + bytes.fromhex("020000025800"), rm + _em(ErrorCode.INVALID_TOKEN)),
+        (b"\x00", _em(ErrorCode.IM_TIMEOUT)),  # a header cut short, then silence
+        (IM + bytes.fromhex("0200"), rm + _em(ErrorCode.SHORT_MESSAGE)),
+    ]
+    for data, expected in cases:
+        assert await _raw(port, data) == expected, data.hex()
+    # An FM closes silently.
+    assert await _raw(port, IM + bytes.fromhex("03000000")) == rm
+
+
+async def test_language_errors_get_huh_and_the_connection_stays(make_server) -> None:  # type: ignore[no-untyped-def]
+    server = await make_server()
+    c = await WireClient.connect(server.address[1])
+    await c.send_raw(bytes.fromhex("0200000448034000"))  # "GOF (": unbalanced
+    ev = await c.event()
+    assert isinstance(ev, m.Prn)
+    await c.send_raw(bytes.fromhex("0200000248 1C".replace(" ", "")))  # bare YES
+    ev = await c.event()
+    assert isinstance(ev, m.Huh) and ev.tokens[-1] == "ERR"
+    await c.send(m.Obs())
+    assert await c.event() == m.Yes(m.Obs())
+    assert await c.event() == m.Map("standard")
+    await c.send("DRW")  # observers may not vote
+    ev = await c.event()
+    assert isinstance(ev, m.Huh) and ev.tokens[0] == "ERR"
+
+
+async def test_orders_for_another_power_are_refused(make_server) -> None:  # type: ignore[no-untyped-def]
+    server = await make_server()
+    port = server.address[1]
+    clients = [await WireClient.connect(port) for _ in range(7)]
+    for i, c in enumerate(clients):
+        await c.join(f"p{i}")
+    hlos = [await c.expect(m.Hlo) for c in clients]
+    eng = clients[[h.power for h in hlos].index("ENG")]
+    await eng.send("SUB ((FRA AMY PAR) MTO BUR) ((ENG FLT LON) MTO NTH) ((ENG AMY LVP) MTO BUR)")
+    thx = [await eng.expect(m.Thx) for _ in range(3)]
+    assert [t.note.value for t in thx] == ["NYU", "MBV", "FAR"]
+    mis = await eng.expect(m.Mis)
+    assert {str(u) for u in mis.units} == {"F EDI", "A LVP"}
+    # Wrong passcodes: refused, and after three guesses even the right one is.
+    passcode = hlos[0].passcode
+    other = await WireClient.connect(port)
+    for guess in (1, 2, 3):
+        await other.send(m.Iam(hlos[0].power, passcode + guess))
+        assert isinstance(await other.event(), m.Rej)
+    await other.send(m.Iam(hlos[0].power, passcode))
+    assert isinstance(await other.event(), m.Rej)  # the power is still connected anyway
+
+
+async def test_leaving_and_coming_back(make_server) -> None:  # type: ignore[no-untyped-def]
+    server = await make_server(GameSettings(max_year=1901, move_time=600))
+    port = server.address[1]
+    clients = [await WireClient.connect(port, text=True) for _ in range(7)]
+    for i, c in enumerate(clients):
+        await c.join(f"p{i}")
+    hlos = [await c.expect(m.Hlo) for c in clients]
+    for c in clients:
+        assert await c.expect(m.Tme) == m.Tme(600)
+    gone, hlo = clients[2], hlos[2]
+    await gone.aclose()
+    for c in clients[3:5]:
+        assert await c.expect(m.Ccd) == m.Ccd(hlo.power)
+    back = await WireClient.connect(port)
+    await back.send(m.Iam(hlo.power, hlo.passcode))
+    assert await back.event() == m.Yes(m.Iam(hlo.power, hlo.passcode))
+    assert await clients[3].expect(m.Not) == m.Not(m.Ccd(hlo.power))
+    await back.send("TME")
+    tme = await back.expect(m.Tme)
+    assert 0 < (tme.seconds or 0) <= 600
+    # The game goes on: everybody holds, and the phase is processed.
+    for c, h in [(back, hlo)] + [
+        (c, h) for c, h in zip(clients, hlos, strict=True) if c is not gone
+    ]:
+        await c.send(f"SUB {' '.join(f'(({h.power} {u}) HLD)' for u in _units(h.power))}")
+    now = await back.expect(m.Now)
+    while now.turn.name != "F1901M":
+        now = await back.expect(m.Now)
+
+
+def _units(power: str) -> list[str]:
+    from engine.state import initial_state
+
+    return [
+        f"{'AMY' if u.type == 'A' else 'FLT'} {u.loc if '/' not in u.loc else '(' + u.loc.replace('/', ' ') + 'S)'}"
+        for u in initial_state().units_of(power)
+    ]
+
+
+async def test_slow_reader_is_dropped_and_the_game_goes_on(make_server) -> None:  # type: ignore[no-untyped-def]
+    server = await make_server(send_queue=16)
+    port = server.address[1]
+    slow = await WireClient.connect(port)
+    await slow.join("slow")
+    # Ask for the map definition again and again without reading a byte.
+    mdf = slow.conn.send(m.Mdf())
+    dropped = False
+    with trio.move_on_after(20):
+        try:
+            for _ in range(20000):
+                await slow.send_raw(mdf)
+        except trio.BrokenResourceError:
+            dropped = True  # the server closed the connection on us
+    assert dropped
+    with trio.fail_after(5):
+        while server.clients:
+            await trio.sleep(0.05)
+    # Another client is served normally.
+    other = await WireClient.connect(port)
+    await other.send(m.Map())
+    assert await other.event() == m.Map("standard")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(junk=st.binary(min_size=1, max_size=300), binary=st.booleans())
+def test_fuzzed_input_never_hurts_the_server(junk: bytes, binary: bool) -> None:
+    """Random bytes after a valid IM (binary) or as text lines: the server answers or closes,
+    and keeps serving other clients. (Hypothesis drives a fresh trio run per example.)"""
+
+    async def main() -> None:
+        import tempfile
+        from pathlib import Path
+
+        from server.app import Server
+        from server.store import Store
+
+        with tempfile.TemporaryDirectory() as d:
+            store = Store(Path(d) / "db.sqlite")
+            server = Server(store, GameSettings(), port=0, im_timeout=0.5)
+            async with trio.open_nursery() as n:
+                await n.start(server.run)
+                port = server.address[1]
+                await _raw(port, (IM if binary else b"") + junk, timeout=1.0)
+                c = await WireClient.connect(port)
+                await c.send(m.Map())
+                assert await c.event() == m.Map("standard")
+                await c.aclose()
+                n.cancel_scope.cancel()
+            store.close()
+
+    trio.run(main)
+    _ = (Closed, Unparsed)
