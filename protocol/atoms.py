@@ -64,7 +64,7 @@ def atoms_from_payload(payload: bytes) -> Atoms:
         if text is not None:
             out.append(text.decode("utf-8", "surrogateescape"))
             text = None
-        if is_reserved(tok):
+        if 0x5800 <= tok < 0x6000:  # reserved categories (tokens.is_reserved), inlined
             raise InvalidToken(tok)
         out.append(tok)
     if text is not None:

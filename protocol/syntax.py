@@ -599,23 +599,22 @@ class Parser:
 
     def parse(self, atoms: Atoms) -> m.Message:
         """The typed message, or :class:`ParseError` with the reply to send."""
-        head = atoms[0] if atoms and type(atoms[0]) is int else None
-        answerable = head not in (HUH_TOKEN, PRN_TOKEN)
-        if head != PRN_TOKEN and not _balanced(atoms):
-            reply = m.Prn(self.words(atoms)) if answerable else None
-            raise ParseError("brackets do not balance", None, reply)
         feed = _Feed(atoms, self._tokens)
         try:
             message: m.Message = self._lark.parse(feed)  # type: ignore[assignment]
-        except _Reject as exc:
-            pos = exc.token.start_pos
-            raise self._error(atoms, pos or 0, exc.reason, answerable) from None
-        except UnexpectedInput:
-            raise self._error(atoms, feed.pos, "syntax error", answerable) from None
+        except (_Reject, UnexpectedInput) as exc:
+            # Only now look at the brackets: whatever parses is balanced (PRN aside).
+            head = atoms[0] if atoms and type(atoms[0]) is int else None
+            answerable = head not in (HUH_TOKEN, PRN_TOKEN)
+            if head != PRN_TOKEN and not _balanced(atoms):
+                reply = m.Prn(self.words(atoms)) if answerable else None
+                raise ParseError("brackets do not balance", None, reply) from None
+            if isinstance(exc, _Reject):
+                pos, reason = exc.token.start_pos or 0, exc.reason
+            else:
+                pos, reason = feed.pos, "syntax error"
+            raise ParseError(reason, pos, self.huh(atoms, pos) if answerable else None) from None
         return message
-
-    def _error(self, atoms: Atoms, pos: int, reason: str, answerable: bool) -> ParseError:
-        return ParseError(reason, pos, self.huh(atoms, pos) if answerable else None)
 
     def words(self, atoms: Atoms) -> tuple[str, ...]:
         return tuple(word_of(a, self.table) for a in atoms)

@@ -42,6 +42,24 @@ _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f]")
 def atoms_from_text(text: str, table: TokenTable) -> Atoms:
     """Read one message in text form. Never raises: what is no token becomes
     :class:`Unknown`, and the parser reports it with ERR in front of it."""
+    if "'" not in text and '"' not in text:
+        # Without strings, words are what lies between spaces and brackets: a split and one
+        # dict lookup per word, instead of the full tokenizer (most messages are like this).
+        value_of = table.value_of
+        fast: list[Atom] = []
+        for word in text.replace("(", " ( ").replace(")", " ) ").split():
+            value = value_of.get(word)
+            if value is None:
+                value = value_of.get(word.upper())
+                if value is None:
+                    fast.extend(_read(word, table))
+                    continue
+            fast.append(value)
+        return tuple(fast)
+    return _read(text, table)
+
+
+def _read(text: str, table: TokenTable) -> Atoms:
     out: list[Atom] = []
     append = out.append
     value_of = table.value_of

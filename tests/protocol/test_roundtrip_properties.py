@@ -124,6 +124,24 @@ def test_random_text_never_raises(text: str) -> None:
         parse_text(text)
 
 
+word_soup = st.lists(
+    st.one_of(
+        st.sampled_from(["(", ")", " ", "\t", "BRA", "ket", "sub", "0x4A25", "-3", "1.5e3"]),
+        st.sampled_from(sorted(w for w in STANDARD.value_of if w.isalpha())),
+        st.text(st.characters(exclude_characters="'\""), max_size=4),
+    ),
+    max_size=20,
+).map("".join)
+
+
+@PROPERTY
+@given(word_soup)
+def test_text_fast_path_reads_like_the_tokenizer(text: str) -> None:
+    from protocol.text import _read, atoms_from_text
+
+    assert atoms_from_text(text, STANDARD) == _read(text, STANDARD)
+
+
 @PROPERTY
 @given(st.binary(max_size=80))
 def test_random_payloads_never_raise(payload: bytes) -> None:
