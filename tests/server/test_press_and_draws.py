@@ -69,7 +69,7 @@ async def test_gunboat_has_no_press_at_all(make_server) -> None:  # type: ignore
 async def test_a_draw_needs_every_survivor(make_server) -> None:  # type: ignore[no-untyped-def]
     server = await make_server(GameSettings(max_year=1910))
     clients, by_power, _ = await _seven(server)
-    for power, c in list(by_power.items())[:-1]:
+    for c in list(by_power.values())[:-1]:
         await c.send("DRW")
         assert await c.expect(m.Yes) == m.Yes(m.Drw())
     last = list(by_power.values())[-1]
