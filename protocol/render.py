@@ -242,13 +242,13 @@ def _simple(name: str, level: int | None = None) -> Handler:
     return handler
 
 
-def _wrapping(name: str, level: int) -> Handler:
-    """``NAME ( inner )`` for a construct with one field."""
+def _wrapping(name: str, level: int, field: str) -> Handler:
+    """``NAME ( inner )`` for a construct whose one field is another construct."""
 
     def handler(r: Renderer, msg: Any) -> None:
         r.mark(level)
         r.tok(name)
-        r.inner(msg.__getattribute__(msg.__slots__[0]))
+        r.inner(getattr(msg, field))
 
     return handler
 
@@ -581,19 +581,19 @@ def _and_orr(r: Renderer, msg: m.And | m.Orr) -> None:
     _multipart(r, msg, under_prp=False)
 
 
-_HANDLERS[m.Ccl] = _wrapping("CCL", 10)
-_HANDLERS[m.Fct] = _wrapping("FCT", 10)
-_HANDLERS[m.Bwx] = _wrapping("BWX", 10)
-_HANDLERS[m.Ins] = _wrapping("INS", 60)
-_HANDLERS[m.Qry] = _wrapping("QRY", 60)
-_HANDLERS[m.Sug] = _wrapping("SUG", 60)
-_HANDLERS[m.Thk] = _wrapping("THK", 60)
-_HANDLERS[m.Sry] = _wrapping("SRY", 80)
-_HANDLERS[m.Why] = _wrapping("WHY", 130)
-_HANDLERS[m.Pob] = _wrapping("POB", 130)
-_HANDLERS[m.Uhy] = _wrapping("UHY", 140)
-_HANDLERS[m.Hpy] = _wrapping("HPY", 140)
-_HANDLERS[m.Ang] = _wrapping("ANG", 140)
+_HANDLERS[m.Ccl] = _wrapping("CCL", 10, "press")
+_HANDLERS[m.Fct] = _wrapping("FCT", 10, "content")
+_HANDLERS[m.Bwx] = _wrapping("BWX", 10, "press")
+_HANDLERS[m.Ins] = _wrapping("INS", 60, "arrangement")
+_HANDLERS[m.Qry] = _wrapping("QRY", 60, "arrangement")
+_HANDLERS[m.Sug] = _wrapping("SUG", 60, "arrangement")
+_HANDLERS[m.Thk] = _wrapping("THK", 60, "content")
+_HANDLERS[m.Sry] = _wrapping("SRY", 80, "exp")
+_HANDLERS[m.Why] = _wrapping("WHY", 130, "press")
+_HANDLERS[m.Pob] = _wrapping("POB", 130, "why")
+_HANDLERS[m.Uhy] = _wrapping("UHY", 140, "press")
+_HANDLERS[m.Hpy] = _wrapping("HPY", 140, "press")
+_HANDLERS[m.Ang] = _wrapping("ANG", 140, "press")
 
 
 @_handles(m.Wht)

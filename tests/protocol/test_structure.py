@@ -1,0 +1,30 @@
+"""The grammar, the typed-value builder and the renderer cover each other."""
+
+import dataclasses
+
+from protocol import messages as m
+from protocol.render import _HANDLERS
+from protocol.syntax import _Build, _lark
+
+
+def test_every_grammar_rule_builds_a_typed_value() -> None:
+    missing = set()
+    for rule in _lark().rules:
+        name = rule.alias or rule.origin.name
+        if name.startswith("_") or (rule.options.expand1 and not rule.alias):
+            continue  # Lark's own helper rules, and ?rules that pass their child up
+        if not hasattr(_Build, name):
+            missing.add(name)
+    assert not missing
+
+
+def test_every_message_class_renders() -> None:
+    classes = {
+        obj
+        for obj in vars(m).values()
+        if isinstance(obj, type)
+        and dataclasses.is_dataclass(obj)
+        and obj.__module__ == m.__name__
+        and obj not in (m.AnyUnit, m.NoteResult, m.Variant, m.SmrEntry)
+    }
+    assert classes - set(_HANDLERS) == set()
