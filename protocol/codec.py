@@ -19,7 +19,7 @@ from protocol.frames import dm_frame
 from protocol.levels import level_error, press_level
 from protocol.render import render_atoms
 from protocol.syntax import Parser
-from protocol.text import atoms_from_text, text_from_atoms
+from protocol.text import atoms_from_text, text_from_atoms, word_of
 from protocol.tokens import STANDARD, TokenTable
 
 
@@ -60,6 +60,11 @@ class Codec:
 
     def atoms_text(self, atoms: Atoms) -> str:
         return text_from_atoms(atoms, self.table)
+
+    def words(self, message: Any) -> tuple[str, ...]:
+        """A message (or press) as the text words a HUH echoes, e.g. to refuse press:
+        ``Huh(("ERR", *codec.words(frm.press)))``."""
+        return tuple(word_of(a, self.table) for a in render_atoms(message, self.table))
 
     # -- levels
     def level(self, message: Any) -> int:

@@ -141,3 +141,12 @@ class TestTextForm:
     def test_empty_string_is_no_tokens(self) -> None:
         # as on the wire, where an empty string cannot be told from nothing
         assert atoms_from_text("('')", STANDARD) == (0x4000, 0x4001)
+
+
+def test_words_for_a_press_echo() -> None:
+    frm = parse_text("FRM (ENG) (FRA) (PRP (PCE (ENG FRA)))")
+    assert isinstance(frm, m.Frm)
+    huh = m.Huh(("ERR", *C.words(frm.press)))
+    assert render_text(m.Snd(("ENG",), huh)) == (
+        "SND ( ENG ) ( HUH ( ERR PRP ( PCE ( ENG FRA ) ) ) )"
+    )
