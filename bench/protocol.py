@@ -27,14 +27,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-try:
-    import protocol  # noqa: F401
-except ImportError:  # run from a venv without the project installed
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# This script has the name of the package it measures: keep its own folder off the path so
+# that "protocol" is the package, and find the project from here if it is not installed.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+sys.path.insert(0, str(_HERE.parent))
 
-from engine.map import load_map
-from protocol.atoms import atoms_from_payload
-from protocol.codec import codec_for
+from engine.map import load_map  # noqa: E402 (after the path fix above)
+from protocol.atoms import atoms_from_payload  # noqa: E402
+from protocol.codec import codec_for  # noqa: E402
 
 CODEC = codec_for()
 
