@@ -1,0 +1,787 @@
+"""Re-adjudicating games saved by the ``diplomacy`` Python package, phase by phase.
+
+The package saves a game as JSON (``to_saved_game_format``): ``phases`` is a list, each with
+``name`` (``S1901M``, ``F1901R``, ``W1901A`` or ``COMPLETED``), ``state`` (``units`` per power,
+a leading ``*`` marking a dislodged unit, ``retreats`` with each dislodged unit's options,
+``centers``, ``homes``) and ``orders`` per power (``A PAR - BUR``, ``A YOR - NWY VIA``,
+``F TRI R ALB``, ``A KIE B``, ``A PAR D``, ``WAIVE``). Powers are English names in capitals and
+provinces are DAIDE tokens except ``ENG``, ``BOT``, ``LYO`` (the map's aliases).
+
+Every phase that has a successor is replayed on its own: its recorded state and orders go
+through :func:`engine.turn.process`, and our next state is compared with the package's. Only
+positions are compared (units, dislodged units with their retreats, centre owners, the next
+phase's name); the package's per-order results are not.
+
+The package adjudicates some cases by DATC 2.x choices (or its own deviations). A phase whose
+difference disappears when the phase is re-run under the package's choice is reported as a rule
+choice, not an error; the alternatives (:data:`CHOICES`) are tried alone and together:
+
+- 4.A.3 (6.G.8): a "via convoy" move to an adjacent province whose convoy orders form no route
+  goes over land in the package; DATC 3.0 has no such fallback.
+- 4.B.4 (6.B.9): the package ignores the coast named in a support; DATC 3.0 makes a support for
+  the wrong coast void.
+- 6.G.10: a unit dislodged by a convoyed army may, in the package, retreat to any adjacent
+  location (even occupied or contested ones); DATC 3.0 bars occupied and standoff provinces.
+- 4.D.8 (6.J): civil-disorder removals in the package count distance to home centres, fleets by
+  sea only, ties by the package's province ids; DATC 3.0 (2023) counts distance to owned
+  centres over land and sea, ties by English names.
+
+The package may also keep phases in which nobody can do anything (rule ``DONT_SKIP_PHASES``)
+where this engine skips them; such a kept phase is replayed like any other, and our next state is
+compared with the package's phase of the same name.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+from typing import Any, Literal
+
+from engine.convoy import route_exists
+from engine.map import GameMap, MapError, load_map, province_of
+from engine.notation import NotationError, parse_location, parse_order
+from engine.orders import (
+    Convoy,
+    Hold,
+    Move,
+    Note,
+    Order,
+    Outcome,
+    Remove,
+    Result,
+    SupportMove,
+)
+from engine.orderset import OrderSet
+from engine.state import (
+    Dislodged,
+    FrozenDict,
+    GameState,
+    Phase,
+    StateError,
+    Unit,
+    make_state,
+)
+from engine.turn import process
+
+COMPLETED = "COMPLETED"
+# Rules of the package that change adjudication in a way this engine does not offer.
+UNSUPPORTED_RULES = {"BUILD_ANY": "builds on any owned centre"}
+
+Status = Literal["agree", "differ", "choice"]
+
+
+class ReplayError(ValueError):
+    """A saved game that cannot be read (not JSON, not the package's format, another map)."""
+
+
+# -- reading --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SavedPhase:
+    """One phase of a saved game, in this engine's terms."""
+
+    index: int
+    name: str  # as saved: S1901M ... or COMPLETED
+    state: GameState | None  # None when the saved position cannot exist (see ``problem``)
+    problem: str | None
+    orders: dict[str, list[str]]  # our power token -> order texts as saved
+    spelling: dict[str, str]  # our location -> the package's spelling of it
+
+    @property
+    def completed(self) -> bool:
+        return self.name == COMPLETED
+
+
+@dataclass(frozen=True, slots=True)
+class SavedGame:
+    game_id: str
+    map: GameMap
+    rules: tuple[str, ...]
+    phases: list[SavedPhase]
+
+
+def load_saved_games(path: str | Path) -> list[SavedGame]:
+    """Read a file of saved games: one JSON document, or JSON lines with one game per line (as
+    the package's ``to_saved_game_format(game, output_path)`` appends them and as published
+    corpora ship them). :class:`ReplayError` if it cannot be read."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ReplayError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ReplayError(f"{path} is not a UTF-8 text file") from None
+    if not text.strip():
+        raise ReplayError(f"{path} is empty")
+    try:
+        docs: list[Any] = [json.loads(text)]
+    except json.JSONDecodeError as whole:
+        docs = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                docs.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                if not docs:  # not JSON lines either: the whole file's error says more
+                    raise ReplayError(f"{path} is not valid JSON: {whole}") from None
+                raise ReplayError(f"{path}, line {n}, is not valid JSON: {exc}") from None
+    if len(docs) == 1 and isinstance(docs[0], list):
+        docs = docs[0]
+    games = []
+    for n, doc in enumerate(docs, 1):
+        try:
+            games.append(read_saved_game(doc))
+        except ReplayError as exc:
+            raise ReplayError(
+                f"{path}: game {n}: {exc}" if len(docs) > 1 else f"{path}: {exc}"
+            ) from None
+    if not games:
+        raise ReplayError(f"{path} holds no game")
+    return games
+
+
+def read_saved_game(data: Any) -> SavedGame:
+    """Read the package's saved-game structure (already decoded from JSON)."""
+    if not isinstance(data, dict):
+        raise ReplayError("not a saved game: the top level must be a JSON object")
+    map_name = data.get("map", "standard")
+    if map_name != "standard":
+        raise ReplayError(f"map {map_name!r} is not supported (only 'standard')")
+    rules = data.get("rules") or []
+    if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+        raise ReplayError("'rules' must be a list of strings")
+    for rule in rules:
+        if rule in UNSUPPORTED_RULES:
+            raise ReplayError(f"rule {rule} ({UNSUPPORTED_RULES[rule]}) is not supported")
+    phases = data.get("phases")
+    if not isinstance(phases, list) or not phases:
+        raise ReplayError("not a saved game: 'phases' must be a non-empty list")
+    try:
+        gmap = load_map("standard")
+    except MapError as exc:  # pragma: no cover - the bundled map always loads
+        raise ReplayError(str(exc)) from None
+    powers = _power_names(gmap)
+    read = [_read_phase(gmap, powers, i, raw) for i, raw in enumerate(phases)]
+    return SavedGame(str(data.get("id", "")), gmap, tuple(rules), read)
+
+
+def _power_names(gmap: GameMap) -> dict[str, str]:
+    names = {info.name.upper(): p for p, info in gmap.power_info.items()}
+    names.update({p: p for p in gmap.powers})
+    return names
+
+
+def _read_phase(gmap: GameMap, powers: dict[str, str], i: int, raw: Any) -> SavedPhase:
+    where = f"phase {i + 1}"
+    if not isinstance(raw, dict):
+        raise ReplayError(f"{where}: must be an object")
+    name = raw.get("name")
+    if not isinstance(name, str):
+        raise ReplayError(f"{where}: no phase name")
+    where = f"phase {i + 1} ({name})"
+    if name != COMPLETED:
+        try:
+            Phase.parse(name)
+        except StateError:
+            raise ReplayError(f"{where}: not a phase name (expected e.g. S1901M)") from None
+    state = raw.get("state")
+    if not isinstance(state, dict):
+        raise ReplayError(f"{where}: no 'state' object")
+    orders = _read_orders(powers, raw.get("orders") or {}, where)
+    spelling: dict[str, str] = {}
+    try:
+        gstate, problem = _read_state(gmap, powers, name, state, spelling)
+    except ReplayError:
+        raise
+    except (NotationError, StateError, TypeError, AttributeError, ValueError) as exc:
+        raise ReplayError(f"{where}: bad state: {exc}") from None
+    return SavedPhase(i, name, gstate, problem, orders, spelling)
+
+
+def _power(powers: dict[str, str], name: object, where: str) -> str:
+    if not isinstance(name, str) or name.upper() not in powers:
+        raise ReplayError(f"{where}: unknown power {name!r}")
+    return powers[name.upper()]
+
+
+def _read_orders(powers: dict[str, str], raw: Any, where: str) -> dict[str, list[str]]:
+    if not isinstance(raw, dict):
+        raise ReplayError(f"{where}: 'orders' must be an object")
+    out: dict[str, list[str]] = {}
+    for name, texts in raw.items():
+        power = _power(powers, name, where)
+        if texts is None:  # the package writes null for a power that had nothing to order
+            continue
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            raise ReplayError(f"{where}: orders of {name} must be a list of strings")
+        out[power] = list(texts)
+    return out
+
+
+def _read_state(
+    gmap: GameMap,
+    powers: dict[str, str],
+    name: str,
+    raw: dict[str, Any],
+    spelling: dict[str, str],
+) -> tuple[GameState | None, str | None]:
+    units: list[Unit] = []
+    dislodged_units: list[Unit] = []
+    raw_units = raw.get("units")
+    if not isinstance(raw_units, dict):
+        raise ValueError("no 'units' object")
+    for pname, texts in raw_units.items():
+        power = _power(powers, pname, "units")
+        for text in texts or ():
+            unit, is_dislodged = _read_unit(gmap, power, text, spelling)
+            (dislodged_units if is_dislodged else units).append(unit)
+    retreats: dict[tuple[str, str], tuple[str, ...]] = {}
+    for pname, table in (raw.get("retreats") or {}).items():
+        power = _power(powers, pname, "retreats")
+        for text, options in (table or {}).items():
+            unit, _ = _read_unit(gmap, power, text, spelling)
+            locs = tuple(parse_location(gmap, o) for o in options)
+            retreats[(power, unit.province)] = locs
+    centres: dict[str, str] = {}
+    for pname, provs in (raw.get("centers") or {}).items():
+        power = _power(powers, pname, "centers")
+        for text in provs or ():
+            prov = parse_location(gmap, text)
+            if prov in centres and centres[prov] != power:
+                raise ValueError(f"centre {text} owned by two powers")
+            centres[prov] = power
+    homes = raw.get("homes")
+    if isinstance(homes, dict):
+        for pname, provs in homes.items():
+            power = _power(powers, pname, "homes")
+            got = {parse_location(gmap, h) for h in provs or ()}
+            # A power eliminated from the game is saved with no homes.
+            if got and got != set(gmap.homes[power]):
+                raise ValueError(f"home centres of {pname} are not the standard map's")
+    # The package may list occupied locations (6.G.10) but refuses a retreat to them; this
+    # engine trusts a state's retreat list, so occupied ones are dropped here.
+    occupied = {u.province for u in units}
+    dislodged = [
+        Dislodged(
+            u,
+            None,
+            tuple(
+                sorted(
+                    r
+                    for r in retreats.get((u.power, u.province), ())
+                    if province_of(r) not in occupied
+                )
+            ),
+        )
+        for u in dislodged_units
+    ]
+    phase = Phase("SPR", gmap.start_year) if name == COMPLETED else Phase.parse(name)
+    try:
+        state = make_state(gmap, phase, units, centres, dislodged)
+    except StateError as exc:
+        # The package can stack two units in a province (a retreat it allowed into an
+        # occupied one); such a position cannot be replayed but the rest of the game can.
+        return None, str(exc)
+    return state, None
+
+
+def _read_unit(
+    gmap: GameMap, power: str, text: object, spelling: dict[str, str]
+) -> tuple[Unit, bool]:
+    if not isinstance(text, str):
+        raise ValueError(f"not a unit: {text!r}")
+    t = text.strip()
+    is_dislodged = t.startswith("*")
+    parts = t.lstrip("*").split()
+    if len(parts) != 2 or parts[0].upper() not in ("A", "F"):
+        raise ValueError(f"not a unit: {text!r} (expected e.g. 'A PAR' or '*F BRE')")
+    utype = parts[0].upper()
+    loc = parse_location(gmap, parts[1])
+    if utype == "A":
+        loc = province_of(loc)
+    if not gmap.can_stand(utype, loc):
+        raise ValueError(f"unit {text!r}: a {utype} cannot stand at {loc}")
+    spelling[loc] = parts[1].upper()
+    return Unit(power, utype, loc), is_dislodged
+
+
+# -- orders -------------------------------------------------------------------------------
+
+
+def read_orders(state: GameState, texts: Mapping[str, Iterable[str]]) -> tuple[OrderSet, list[str]]:
+    """Parse and submit a phase's orders. Returns the order set and, for each order that is
+    not accepted, its text with the reason (unreadable text, or the DAIDE note)."""
+    gmap = state.map
+    kind = state.phase.kind
+    # In a retreat phase an order names the dislodged unit, which may share its province with
+    # the unit that dislodged it.
+    board = {p: d.unit for p, d in state.dislodged.items()} if kind == "retreat" else state.units
+    book = OrderSet(state)
+    refused: list[str] = []
+    for power, batch in texts.items():
+        for text in batch:
+            try:
+                order = parse_order(gmap, text, power, kind, board)
+            except NotationError as exc:
+                refused.append(f"{power} {text!r} (unreadable: {exc})")
+                continue
+            checked = book.submit(power, order)
+            if checked.note is not Note.MBV:
+                refused.append(f"{power} {text!r} ({checked.note.value})")
+    return book, refused
+
+
+# -- comparing ------------------------------------------------------------------------------
+
+
+def compare(ours: GameState, theirs: GameState, phase_name: str | None) -> list[str]:
+    """Differences between two positions, one line each; ``phase_name`` is the package's next
+    phase (None when it saved ``COMPLETED``, which ends the game)."""
+    out: list[str] = []
+    if phase_name is not None and ours.phase.name != phase_name:
+        out.append(f"next phase: ours {ours.phase.name}, package {phase_name}")
+    a = {u.describe() for u in ours.units.values()}
+    b = {u.describe() for u in theirs.units.values()}
+    if a != b:
+        out.append(f"units only in ours: {_list(a - b)}; only in package: {_list(b - a)}")
+    da = {d.unit.describe(): set(d.retreats) for d in ours.dislodged.values()}
+    db = {d.unit.describe(): set(d.retreats) for d in theirs.dislodged.values()}
+    for u in sorted(da.keys() | db.keys()):
+        if u not in db:
+            out.append(f"dislodged only in ours: {u} (retreats {_list(da[u])})")
+        elif u not in da:
+            out.append(f"dislodged only in package: {u} (retreats {_list(db[u])})")
+        elif da[u] != db[u]:
+            out.append(f"retreats of {u}: ours {_list(da[u])}, package {_list(db[u])}")
+    if out and out[0].startswith("next phase"):
+        # Centres change hands at a different time in each sequence; the phase line says it.
+        return out
+    for c in sorted(ours.centres.keys() | theirs.centres.keys()):
+        oa, ob = ours.centres.get(c), theirs.centres.get(c)
+        if oa != ob:
+            out.append(f"centre {c}: ours {oa or 'unowned'}, package {ob or 'unowned'}")
+    return out
+
+
+def _list(items: Iterable[str]) -> str:
+    return " ".join(sorted(items)) or "-"
+
+
+# -- the package's rule choices ---------------------------------------------------------------
+
+OrderMap = dict[str, list[Order]]
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """A documented rule on which the package differs, as a way to re-run a phase under it.
+    ``orders`` rewrites the phase's accepted orders (None if the choice does not bear on
+    them); ``after`` rewrites our resulting state."""
+
+    key: str
+    label: str
+    kind: str  # the phase kind it applies to
+    orders: Callable[[GameState, OrderMap, SavedPhase], OrderMap | None] | None = None
+    after: Callable[[GameState, list[tuple[Order, Result]], GameState], GameState | None] | None = (
+        None
+    )
+
+
+def _land_fallback(state: GameState, orders: OrderMap, saved: SavedPhase) -> OrderMap | None:
+    """As the package does it: an army moving to an adjacent province goes over land when
+    the fleets ordered to convoy it form no complete route, whether the move says "via
+    convoy" (6.G.8) or a fleet of its own power shows the intent (6.G.6). The convoy orders
+    of such a move are then void, which for positions is the same as holding."""
+    gmap = state.map
+    convoyers: dict[tuple[str, str], set[str]] = {}
+    for batch in orders.values():
+        for o in batch:
+            if isinstance(o, Convoy):
+                key = (o.target.province, province_of(o.dest))
+                convoyers.setdefault(key, set()).add(o.unit.province)
+    overland: set[tuple[str, str]] = set()
+    for batch in orders.values():
+        for o in batch:
+            if isinstance(o, Move) and o.unit.type == "A":
+                src, dest = o.unit.province, province_of(o.dest)
+                key = (src, dest)
+                if (
+                    (o.convoy or key in convoyers)
+                    and dest in gmap.army_adj[o.unit.loc]
+                    and not route_exists(gmap, frozenset(convoyers.get(key, ())), src, dest)
+                ):
+                    overland.add(key)
+    if not overland:
+        return None
+    out: OrderMap = {}
+    for power, batch in orders.items():
+        new: list[Order] = []
+        for o in batch:
+            if isinstance(o, Move) and (o.unit.province, province_of(o.dest)) in overland:
+                new.append(Move(o.unit, province_of(o.dest)))
+            elif isinstance(o, Convoy) and (o.target.province, o.dest) in overland:
+                new.append(Hold(o.unit))
+            else:
+                new.append(o)
+        out[power] = new
+    return out
+
+
+def _coastless_supports(state: GameState, orders: OrderMap, saved: SavedPhase) -> OrderMap | None:
+    """The package ignores the coast a support names (6.B.9)."""
+    changed = False
+    out: OrderMap = {}
+    for power, batch in orders.items():
+        new: list[Order] = []
+        for o in batch:
+            if isinstance(o, SupportMove) and "/" in o.dest:
+                new.append(SupportMove(o.unit, o.target, province_of(o.dest)))
+                changed = True
+            else:
+                new.append(o)
+        out[power] = new
+    return out if changed else None
+
+
+def _convoyed_attack_retreats(
+    before: GameState, results: list[tuple[Order, Result]], after: GameState
+) -> GameState | None:
+    """The package lets a unit dislodged by a convoyed army retreat to every adjacent location
+    (6.G.10), contested ones and the attacker's origin included (occupied ones are listed but
+    refused when ordered): rebuild our retreat phase that way."""
+    gmap = before.map
+    orders = [o for o, _ in results]
+    convoy_of: dict[tuple[str, str], list[str]] = {}
+    for o in orders:
+        if isinstance(o, Convoy):
+            key = (o.target.province, province_of(o.dest))
+            convoy_of.setdefault(key, []).append(o.unit.power)
+    attackers: dict[str, Move] = {}
+    for o, r in results:
+        if isinstance(o, Move) and r.outcome is Outcome.SUC:
+            attackers[province_of(o.dest)] = o
+    changed: dict[str, Dislodged] = {}
+    for o, r in results:
+        if not r.dislodged:
+            continue
+        unit = o.unit  # type: ignore[union-attr]
+        attack = attackers.get(unit.province)
+        if attack is None or not _went_by_convoy(gmap, attack, convoy_of):
+            continue
+        adj = gmap.army_adj if unit.type == "A" else gmap.fleet_adj
+        free = (r for r in adj[unit.loc] if province_of(r) not in after.units)
+        changed[unit.province] = Dislodged(unit, None, tuple(sorted(free)))
+    if not changed:
+        return None
+    dislodged = dict(after.dislodged) if after.phase.kind == "retreat" else {}
+    dislodged.update(changed)
+    # Our engine may have skipped the retreat phase (every such unit destroyed) and moved on,
+    # updating centres after the Fall; the package's retreat phase comes before that.
+    centres = after.centres if after.phase.kind == "retreat" else before.centres
+    return after.replace(
+        phase=before.phase.next(), centres=centres, dislodged=FrozenDict(dislodged)
+    )
+
+
+def _went_by_convoy(
+    gmap: GameMap, move: Move, convoy_of: Mapping[tuple[str, str], list[str]]
+) -> bool:
+    if move.unit.type != "A":
+        return False
+    dest = province_of(move.dest)
+    if move.convoy or dest not in gmap.army_adj[move.unit.loc]:
+        return True
+    return move.unit.power in convoy_of.get((move.unit.province, dest), ())
+
+
+def _home_distance_removals(
+    state: GameState, orders: OrderMap, saved: SavedPhase
+) -> OrderMap | None:
+    """Civil disorder as the package does it: remove first the unit farthest from its power's
+    home centres (armies over any province, fleets over their own moves), fleets before armies
+    on a tie, then in the alphabetical order of the package's location ids."""
+    gmap = state.map
+    changed = False
+    out: OrderMap = {p: list(batch) for p, batch in orders.items()}
+    for power, need in state.adjustments().items():
+        if need >= 0:
+            continue
+        mine = out.setdefault(power, [])
+        removed = {o.unit.province for o in mine if isinstance(o, Remove)}
+        short = -need - len(removed)
+        if short <= 0:
+            continue
+        homes = frozenset(gmap.homes[power])
+        left = [u for u in state.units_of(power) if u.province not in removed]
+        left.sort(
+            key=lambda u: (
+                -_home_distance(gmap, u, homes),
+                u.type != "F",
+                saved.spelling.get(u.loc, u.loc),
+            )
+        )
+        mine.extend(Remove(u) for u in left[:short])
+        changed = True
+    return out if changed else None
+
+
+def _home_distance(gmap: GameMap, unit: Unit, homes: frozenset[str]) -> int:
+    if unit.type == "A":
+        start, step = unit.province, gmap.neighbours
+    else:
+        start, step = unit.loc, gmap.fleet_adj
+    seen = {start}
+    queue = deque([(start, 0)])
+    while queue:
+        loc, d = queue.popleft()
+        if province_of(loc) in homes:
+            return d
+        for n in step[loc]:
+            if n not in seen:
+                seen.add(n)
+                queue.append((n, d + 1))
+    return 1 << 20  # no home reachable: farthest of all
+
+
+CHOICES: tuple[Choice, ...] = (
+    Choice(
+        "4.A.3",
+        "DATC 3.0 4.A.3 convoy to an adjacent province, no land fallback: 6.G.6, 6.G.8",
+        "movement",
+        orders=_land_fallback,
+    ),
+    Choice(
+        "4.B.4",
+        "DATC 3.0 4.B.4 coast in a support order, 6.B.9",
+        "movement",
+        orders=_coastless_supports,
+    ),
+    Choice(
+        "6.G.10",
+        "DATC 6.G.10 retreats after a convoyed dislodgement",
+        "movement",
+        after=_convoyed_attack_retreats,
+    ),
+    Choice(
+        "4.D.8",
+        "DATC 3.0 4.D.8 civil-disorder removal",
+        "adjustment",
+        orders=_home_distance_removals,
+    ),
+)
+
+
+# -- replaying ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseVerdict:
+    phase: str  # the phase replayed
+    target: str  # the package's phase our next state was compared with
+    status: Status
+    differences: tuple[str, ...]  # what differs under DATC 3.0
+    choices: tuple[str, ...] = ()  # labels of the rule choices that explain the difference
+    refused: tuple[str, ...] = ()  # orders of the phase this engine did not accept
+
+
+@dataclass
+class ReplayReport:
+    game_id: str
+    verdicts: list[PhaseVerdict] = field(default_factory=list)
+
+    def count(self, status: Status) -> int:
+        return sum(1 for v in self.verdicts if v.status == status)
+
+    @property
+    def agree(self) -> int:
+        return self.count("agree")
+
+    @property
+    def differ(self) -> int:
+        return self.count("differ")
+
+    @property
+    def by_choice(self) -> int:
+        return self.count("choice")
+
+
+def replay_game(game: SavedGame) -> ReplayReport:
+    """Replay every phase that has a successor in the record."""
+    report = ReplayReport(game.game_id)
+    phases = game.phases
+    for i, saved in enumerate(phases[:-1]):
+        if saved.completed:
+            break
+        report.verdicts.append(_replay_phase(phases, i))
+    return report
+
+
+def _replay_phase(phases: list[SavedPhase], i: int) -> PhaseVerdict:
+    saved = phases[i]
+    if saved.state is None:
+        return PhaseVerdict(
+            saved.name, "-", "differ", (f"the package's position cannot exist: {saved.problem}",)
+        )
+    state = saved.state
+    book, refused = read_orders(state, saved.orders)
+    given = book.all_orders()
+    result = process(state, book)
+    target = _target(phases, i, result.state)
+    if target.state is None:
+        return PhaseVerdict(
+            saved.name,
+            target.name,
+            "differ",
+            (f"the package's next position cannot exist: {target.problem}",),
+            refused=tuple(refused),
+        )
+    theirs = target.state
+    target_name = None if target.completed else target.name
+    diffs = compare(result.state, theirs, target_name)
+    if not diffs:
+        return PhaseVerdict(saved.name, target.name, "agree", (), refused=tuple(refused))
+    explained = _explain(state, given, saved, theirs, target_name)
+    return PhaseVerdict(
+        saved.name,
+        target.name,
+        "choice" if explained else "differ",
+        tuple(diffs),
+        tuple(c.label for c in explained or ()),
+        tuple(refused),
+    )
+
+
+def _target(phases: list[SavedPhase], i: int, ours: GameState) -> SavedPhase:
+    """The saved phase to compare our next state with: the next one, or, when the package
+    kept phases in which nothing could happen, the later one of our next phase's name."""
+    nxt = phases[i + 1]
+    j = i + 1
+    while (
+        j < len(phases)
+        and phases[j].name != ours.phase.name
+        and not phases[j].completed
+        and phases[j].state is not None
+        and _idle(phases[j])
+        and Phase.parse(phases[j].name) < ours.phase
+    ):
+        j += 1
+    if j < len(phases) and (phases[j].name == ours.phase.name or phases[j].completed):
+        return phases[j]
+    return nxt
+
+
+def _idle(saved: SavedPhase) -> bool:
+    """A phase in which no power can do anything (this engine would have skipped it)."""
+    state = saved.state
+    assert state is not None
+    kind = state.phase.kind
+    if kind == "movement":
+        return False
+    book = OrderSet(state)
+    return not any(book.needs_orders(p) for p in state.map.powers)
+
+
+def _explain(
+    state: GameState,
+    given: OrderMap,
+    saved: SavedPhase,
+    theirs: GameState,
+    target_name: str | None,
+) -> tuple[Choice, ...] | None:
+    """The smallest set of the package's rule choices under which our result equals its."""
+    kind = state.phase.kind
+    usable = [c for c in CHOICES if c.kind == kind]
+    for size in range(1, len(usable) + 1):
+        for combo in combinations(usable, size):
+            alt = _rerun(state, given, saved, combo)
+            if alt is not None and not compare(alt, theirs, target_name):
+                return combo
+    return None
+
+
+def _rerun(
+    state: GameState, given: OrderMap, saved: SavedPhase, combo: tuple[Choice, ...]
+) -> GameState | None:
+    """Our next state with the choices in ``combo``; None if one of them changes nothing
+    (so a smaller set already covers this case)."""
+    orders = given
+    for c in combo:
+        if c.orders is not None:
+            new = c.orders(state, orders, saved)
+            if new is None:
+                return None
+            orders = new
+    result = process(state, orders)
+    after = result.state
+    for c in combo:
+        if c.after is not None:
+            new_state = c.after(state, result.results, after)
+            if new_state is None:
+                return None
+            after = new_state
+    return after
+
+
+# -- output ---------------------------------------------------------------------------------
+
+
+def format_report(
+    report: ReplayReport, every_diff: bool = False, verbose: bool = False
+) -> list[str]:
+    """The lines ``diplomat replay`` prints: the first real difference in full (every one with
+    ``every_diff``), a line per phase explained by a rule choice, and the totals last."""
+    lines: list[str] = []
+    shown = False
+    for v in report.verdicts:
+        if v.status == "agree":
+            if verbose:
+                lines.append(f"{v.phase} agrees")
+            continue
+        if v.status == "choice":
+            lines.append(
+                f"{v.phase} differs by rule choice ({'; '.join(v.choices)}): "
+                + "; ".join(v.differences)
+            )
+            continue
+        if shown and not every_diff:
+            lines.append(f"{v.phase} differs ({len(v.differences)} differences)")
+            continue
+        shown = True
+        lines.append(f"{v.phase} differs (compared with the package's {v.target}):")
+        lines.extend(f"  {d}" for d in v.differences)
+        lines.extend(f"  order not accepted here: {r}" for r in v.refused)
+    tail = f"{report.agree} phases agree, {report.differ} differ"
+    if report.by_choice:
+        tail += f" ({report.by_choice} more differ only by rule choice)"
+    lines.append(tail)
+    return lines
+
+
+def replay_file(
+    path: str | Path, every_diff: bool = False, verbose: bool = False
+) -> tuple[int, list[str]]:
+    """Replay every game of a saved-game file: (exit status, lines to print). Status 0 when
+    every phase agrees or differs only by a rule choice, 1 when some phase differs, 2 when the
+    file cannot be read (the only line is then the reason)."""
+    try:
+        games = load_saved_games(path)
+    except ReplayError as exc:
+        return 2, [f"error: {exc}"]
+    if len(games) == 1:
+        report = replay_game(games[0])
+        return (1 if report.differ else 0), format_report(report, every_diff, verbose)
+    lines: list[str] = []
+    total = ReplayReport("")
+    for n, game in enumerate(games, 1):
+        report = replay_game(game)
+        total.verdicts.extend(report.verdicts)
+        body = format_report(report, every_diff, verbose)
+        lines.append(f"game {n} ({game.game_id or 'no id'}): {body[-1]}")
+        lines.extend(f"  {line}" for line in body[:-1])
+    lines.append(format_report(total)[-1])
+    return (1 if total.differ else 0), lines

@@ -1,0 +1,204 @@
+"""``diplomat replay`` on games saved by the ``diplomacy`` package (tests/replay, made by
+tests/replay/generate.py), and on files it must refuse."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.replay import (
+    ReplayError,
+    load_saved_games,
+    read_saved_game,
+    replay_file,
+    replay_game,
+)
+from server.cli import main
+
+REPLAY_DIR = Path(__file__).parent.parent / "replay"
+AGREEING = [
+    "random_18.json",
+    "random_39.json",
+    "dont_skip_5.json",
+    "rule_choices.json",
+    "solo.json",
+]
+
+
+def _game(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((REPLAY_DIR / name).read_text())
+    return data
+
+
+def _verdicts(data: dict[str, Any]) -> dict[str, Any]:
+    return {v.phase: v for v in replay_game(read_saved_game(data)).verdicts}
+
+
+@pytest.mark.parametrize("name", AGREEING)
+def test_sample_games_agree_or_differ_by_a_rule_choice(name: str) -> None:
+    (game,) = load_saved_games(REPLAY_DIR / name)
+    report = replay_game(game)
+    assert report.differ == 0, [v for v in report.verdicts if v.status == "differ"]
+    assert report.agree > 0
+    # Every phase with a successor is replayed.
+    saved = [p for p in game.phases if not p.completed]
+    assert len(report.verdicts) == len(saved) - (0 if game.phases[-1].completed else 1)
+    status, lines = replay_file(REPLAY_DIR / name)
+    assert status == 0
+    assert lines[-1].startswith(f"{report.agree} phases agree, 0 differ")
+
+
+def test_random_games_exercise_retreats_adjustments_and_civil_disorder() -> None:
+    kinds: set[str] = set()
+    choices: set[str] = set()
+    for name in ("random_18.json", "random_39.json"):
+        (game,) = load_saved_games(REPLAY_DIR / name)
+        kinds.update(p.name[-1] for p in game.phases)
+        choices.update(c for v in replay_game(game).verdicts for c in v.choices)
+    assert kinds == {"M", "R", "A"}
+    assert any("4.D.8" in c for c in choices)
+    assert any("4.A.3" in c for c in choices)
+
+
+def test_each_documented_choice_is_recognised_in_its_phase() -> None:
+    verdicts = _verdicts(_game("rule_choices.json"))
+    assert verdicts["S1901M"].status == "agree"  # the package saves supports without coasts
+    assert verdicts["F1901M"].status == "choice"
+    assert "6.G.10" in verdicts["F1901M"].choices[0]
+    assert verdicts["F1901R"].status == "agree"  # the retreat to Norway the package allowed
+    assert verdicts["W1901A"].status == "choice"
+    assert "4.D.8" in verdicts["W1901A"].choices[0]
+    assert any("ITA A WAR" in d for d in verdicts["W1901A"].differences)
+    assert verdicts["S1902M"].status == "choice"
+    assert "4.A.3" in verdicts["S1902M"].choices[0]
+    assert verdicts["S1902R"].status == "agree"
+
+
+def test_kept_empty_phases_are_compared_like_with_like() -> None:
+    data = _game("dont_skip_5.json")
+    assert "DONT_SKIP_PHASES" in data["rules"]
+    verdicts = _verdicts(data)
+    # S1901M is compared with the package's F1901M, past the empty S1901R it kept.
+    assert verdicts["S1901M"].target == "F1901M"
+    assert verdicts["S1901R"].status == "agree"
+
+
+def test_a_solo_ends_the_record() -> None:
+    verdicts = _verdicts(_game("solo.json"))
+    assert verdicts["F1901M"].target == "COMPLETED"
+    assert verdicts["F1901M"].status == "agree"
+
+
+def test_a_package_deviation_is_a_difference(capsys: pytest.CaptureFixture[str]) -> None:
+    # England's own support helps a convoyed French army dislodge F YOR in the package.
+    status = main(["replay", str(REPLAY_DIR / "package_deviation.json")])
+    out = capsys.readouterr().out.splitlines()
+    assert status == 1
+    assert out[0] == "S1901M differs (compared with the package's S1901R):"
+    assert "  next phase: ours F1901M, package S1901R" in out
+    assert any("dislodged only in package: ENG F YOR" in line for line in out)
+    assert out[-1] == "0 phases agree, 1 differ"
+
+
+def test_a_changed_outcome_is_not_excused_as_a_rule_choice() -> None:
+    data = _game("rule_choices.json")
+    after = next(p for p in data["phases"] if p["name"] == "S1902M")
+    # Italy's civil disorder kept neither army: no rule removes both.
+    after["state"]["units"]["ITALY"] = []
+    verdicts = _verdicts(data)
+    assert verdicts["W1901A"].status == "differ"
+    assert "units only in ours: ITA A WAR; only in package: -" in verdicts["W1901A"].differences
+
+
+def test_a_tampered_movement_result_differs() -> None:
+    data = _game("random_18.json")
+    after = next(p for p in data["phases"] if p["name"] == "F1901M")
+    lost = after["state"]["units"]["FRANCE"].pop(0)
+    verdicts = _verdicts(data)
+    assert verdicts["S1901M"].status == "differ"
+    assert f"units only in ours: FRA {lost}; only in package: -" in verdicts["S1901M"].differences
+
+
+def test_json_lines_with_several_games(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "games.jsonl"
+    path.write_text(
+        (REPLAY_DIR / "solo.json").read_text() + (REPLAY_DIR / "package_deviation.json").read_text()
+    )
+    assert main(["replay", str(path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("game 1 (")
+    assert out[0].endswith("2 phases agree, 0 differ")
+    assert out[-1] == "2 phases agree, 1 differ"
+
+
+def _bad(tmp_path: Path, content: str | bytes) -> Path:
+    path = tmp_path / "game.json"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    return path
+
+
+def _phase(**changes: Any) -> dict[str, Any]:
+    phase = _game("solo.json")["phases"][0]
+    phase.update(changes)
+    return phase
+
+
+def _units(units: dict[str, list[str]]) -> dict[str, Any]:
+    phase = _phase()
+    phase["state"]["units"] = units
+    return phase
+
+
+BAD_FILES: list[tuple[str, str | bytes, str]] = [
+    ("empty", "", "is empty"),
+    ("not json", "{'phases': [}", "is not valid JSON"),
+    ("binary", b"\xff\xfe\x00garbage", "not a UTF-8 text file"),
+    ("bad second line", json.dumps(_game("solo.json")) + "\n{oops\n", "line 2, is not valid JSON"),
+    ("a number", "3", "top level must be a JSON object"),
+    ("no phases", json.dumps({"id": "x", "map": "standard"}), "'phases' must be a non-empty list"),
+    ("another map", json.dumps({"map": "modern", "phases": [_phase()]}), "map 'modern'"),
+    ("build any", json.dumps({"rules": ["BUILD_ANY"], "phases": [_phase()]}), "BUILD_ANY"),
+    ("phase not an object", json.dumps({"phases": [3]}), "phase 1: must be an object"),
+    ("bad phase name", json.dumps({"phases": [_phase(name="Spring")]}), "not a phase name"),
+    ("no state", json.dumps({"phases": [_phase(state=None)]}), "no 'state' object"),
+    ("bad orders", json.dumps({"phases": [_phase(orders={"FRANCE": "A PAR H"})]}), "list of str"),
+    ("unknown power", json.dumps({"phases": [_units({"NARNIA": ["A PAR"]})]}), "NARNIA"),
+    ("unknown province", json.dumps({"phases": [_units({"FRANCE": ["A XYZ"]})]}), "XYZ"),
+    ("fleet inland", json.dumps({"phases": [_units({"FRANCE": ["F PAR"]})]}), "cannot stand"),
+    ("bad unit", json.dumps({"phases": [_units({"FRANCE": ["PARIS"]})]}), "not a unit"),
+]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"), [b[1:] for b in BAD_FILES], ids=[b[0] for b in BAD_FILES]
+)
+def test_unreadable_files_exit_2_with_a_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | bytes, message: str
+) -> None:
+    path = _bad(tmp_path, content)
+    assert main(["replay", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("error: ")
+    assert message in captured.err
+    assert "Traceback" not in captured.err
+    with pytest.raises(ReplayError):
+        load_saved_games(path)
+
+
+def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(tmp_path / "nope.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_unreadable_orders_are_reported_not_fatal() -> None:
+    data = _game("package_deviation.json")
+    data["phases"][0]["orders"]["FRANCE"].append("A BEL FLIES TO THE MOON")
+    (verdict,) = replay_game(read_saved_game(data)).verdicts
+    assert any("unreadable" in r for r in verdict.refused)
