@@ -246,6 +246,10 @@ def _read_state(
         for text, options in (table or {}).items():
             unit, _ = _read_unit(gmap, power, text, spelling)
             locs = tuple(parse_location(gmap, o) for o in options)
+            adj = gmap.army_adj if unit.type == "A" else gmap.fleet_adj
+            for loc in locs:
+                if loc not in adj[unit.loc]:
+                    raise ValueError(f"{text} cannot retreat to {loc}")
             retreats[(power, unit.province)] = locs
     centres: dict[str, str] = {}
     for pname, provs in (raw.get("centers") or {}).items():

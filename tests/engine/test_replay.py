@@ -155,6 +155,12 @@ def _units(units: dict[str, list[str]]) -> dict[str, Any]:
     return phase
 
 
+def _retreat(unit: str, options: list[str]) -> dict[str, Any]:
+    phase = _units({"GERMANY": ["*" + unit], "FRANCE": ["A BEL"]})
+    phase["state"]["retreats"] = {"GERMANY": {unit: options}}
+    return phase
+
+
 BAD_FILES: list[tuple[str, str | bytes, str]] = [
     ("empty", "", "is empty"),
     ("not json", "{'phases': [}", "is not valid JSON"),
@@ -172,6 +178,7 @@ BAD_FILES: list[tuple[str, str | bytes, str]] = [
     ("unknown province", json.dumps({"phases": [_units({"FRANCE": ["A XYZ"]})]}), "XYZ"),
     ("fleet inland", json.dumps({"phases": [_units({"FRANCE": ["F PAR"]})]}), "cannot stand"),
     ("bad unit", json.dumps({"phases": [_units({"FRANCE": ["PARIS"]})]}), "not a unit"),
+    ("bad retreat", json.dumps({"phases": [_retreat("A HOL", ["NTH"])]}), "cannot retreat to"),
 ]
 
 
