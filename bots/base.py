@@ -1,0 +1,233 @@
+"""What a bot author sees: the :class:`View` of the game and the :class:`Bot` base class.
+
+A bot is a class with one method, :meth:`Bot.orders`, that turns a view (the position, the
+bot's power, the map, a seeded random source) into orders. Everything else (connecting,
+the handshake, tracking the game, submitting, answering press) is the library's job
+(``bots.session`` and ``bots.client``).
+
+Orders a bot leaves out are filled in before submission (:func:`complete_orders`): units hold,
+dislodged units disband, unused builds are waived and missing removals are made. DAIDE servers
+wait for complete orders when there is no deadline, so a bot that forgets a unit must not
+stall its game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from engine.legal import WAIVE_KEY, legal_orders
+from engine.map import GameMap, province_of
+from engine.orders import (
+    Build,
+    Disband,
+    Hold,
+    Move,
+    Order,
+    Remove,
+    Waive,
+)
+from engine.state import Dislodged, GameState, Phase, PhaseKind, Unit
+from protocol import messages as m
+
+
+@dataclass(frozen=True)
+class View:
+    """One phase of the game as a bot sees it."""
+
+    state: GameState
+    power: str
+    rng: random.Random
+    results: tuple[m.Ord, ...] = ()  # the results of the phase just processed (every power's)
+    disorder: frozenset[str] = frozenset()  # powers whose player has left (CCD)
+    variant: m.Variant | None = None
+    _legal: dict[str, list[Order]] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def map(self) -> GameMap:
+        return self.state.map
+
+    @property
+    def phase(self) -> Phase:
+        return self.state.phase
+
+    @property
+    def kind(self) -> PhaseKind:
+        """``"movement"``, ``"retreat"`` or ``"adjustment"``."""
+        return self.state.phase.kind
+
+    @property
+    def units(self) -> list[Unit]:
+        """Our units, in location order."""
+        return sorted(self.state.units_of(self.power), key=lambda u: u.loc)
+
+    @property
+    def dislodged(self) -> list[Dislodged]:
+        """Our dislodged units (retreat phases), in location order."""
+        own = [d for d in self.state.dislodged.values() if d.unit.power == self.power]
+        return sorted(own, key=lambda d: d.unit.loc)
+
+    @property
+    def adjustment(self) -> int:
+        """Centres minus units: > 0 builds allowed, < 0 removals owed."""
+        return self.state.adjustments().get(self.power, 0)
+
+    @property
+    def build_sites(self) -> list[str]:
+        """Our vacant home centres that we own, in map order."""
+        s = self.state
+        return [
+            h
+            for h in s.map.homes.get(self.power, ())
+            if s.centres.get(h) == self.power and h not in s.units
+        ]
+
+    def legal_orders(self) -> dict[str, list[Order]]:
+        """Every legal order of ours, keyed by the unit's location (or build site, or
+        ``"WAIVE"``), each written as any DAIDE server takes it: a move by convoy is a
+        ``CTO`` with its ``VIA`` route."""
+        if self._legal is None:
+            raw = legal_orders(self.state, self.power)
+            table = {k: daide_orders(self.state, v) for k, v in raw.items()}
+            object.__setattr__(self, "_legal", table)
+        assert self._legal is not None
+        return self._legal
+
+
+class Bot:
+    """Subclass and implement :meth:`orders`. ``name`` and ``version`` go into the NME."""
+
+    name: ClassVar[str] = "Bot"
+    version: ClassVar[str] = "1.0"
+
+    def orders(self, view: View) -> Iterable[Order]:
+        """The orders for this phase (those left out get the defaults above)."""
+        raise NotImplementedError
+
+    def start(self, view: View) -> None:
+        """Called once, with the first position, before the first :meth:`orders`."""
+
+    def game_over(self, summary: m.Smr | None) -> None:
+        """Called when the game ends (``summary`` is the SMR when it came)."""
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        """Add the bot's own command-line options."""
+
+    @classmethod
+    def from_arguments(cls, args: argparse.Namespace) -> Bot:
+        """Build the bot from the parsed command line."""
+        return cls()
+
+
+# -- orders as DAIDE takes them ----------------------------------------------------------------
+
+
+def convoy_route(state: GameState, army_loc: str, dest: str) -> tuple[str, ...] | None:
+    """The shortest chain of fleet-held seas an army at ``army_loc`` could be convoyed
+    along to province ``dest``, in the order the army passes them; None if there is none."""
+    gmap = state.map
+    src = province_of(army_loc)
+    if src == dest or not gmap.is_coastal(src) or not gmap.is_coastal(dest):
+        return None
+    seas = {p for p, u in state.units.items() if u.type == "F" and gmap.is_sea(p)}
+    adj = gmap.fleet_adj_provinces
+    start = [s for s in gmap.seas_near.get(src, ()) if s in seas]
+    came_from: dict[str, str | None] = dict.fromkeys(start)
+    queue = deque(start)
+    while queue:
+        sea = queue.popleft()
+        if dest in adj[sea]:
+            path = [sea]
+            prev = came_from[sea]
+            while prev is not None:
+                path.append(prev)
+                prev = came_from[prev]
+            return tuple(reversed(path))
+        for nxt in sorted(adj[sea]):
+            if nxt in seas and nxt not in came_from:
+                came_from[nxt] = sea
+                queue.append(nxt)
+    return None
+
+
+def daide_orders(state: GameState, orders: Sequence[Order]) -> list[Order]:
+    """``orders`` with every move by convoy written as DAIDE wants it (``CTO dest VIA
+    (seas)``; a plain ``MTO`` to a province the army cannot walk to is refused by other
+    servers), duplicates removed (but not waives), order kept."""
+    out: dict[Order, None] = {}
+    waives: list[Order] = []
+    for o in orders:
+        if isinstance(o, Waive):
+            waives.append(o)  # each waives one build: never a duplicate
+            continue
+        if isinstance(o, Move) and o.via is None and o.unit.type == "A":
+            walk = o.dest in state.map.army_adj.get(o.unit.loc, frozenset())
+            if o.convoy or not walk:
+                route = convoy_route(state, o.unit.loc, o.dest)
+                if route is None:
+                    continue
+                o = Move(o.unit, o.dest, True, route)
+        out[o] = None
+    return [*out, *waives]
+
+
+def default_orders(state: GameState, power: str) -> list[Order]:
+    """What a power that says nothing would do: hold, disband, waive, and remove the units
+    farthest from its centres (the civil-disorder rule, by fewest moves)."""
+    return complete_orders(state, power, [])
+
+
+def complete_orders(state: GameState, power: str, orders: Iterable[Order]) -> list[Order]:
+    """``orders`` plus the defaults for whatever they leave out (see the module note).
+    Orders for other powers' units, or for the wrong kind of phase, are passed through: the
+    server answers them."""
+    given = list(orders)
+    kind = state.phase.kind
+    if kind == "movement":
+        ordered = {province_of(o.unit.loc) for o in given if not isinstance(o, Waive)}
+        given += [
+            Hold(u) for p, u in sorted(state.units.items()) if u.power == power and p not in ordered
+        ]
+    elif kind == "retreat":
+        ordered = {province_of(o.unit.loc) for o in given if not isinstance(o, Waive)}
+        given += [
+            Disband(d.unit)
+            for p, d in sorted(state.dislodged.items())
+            if d.unit.power == power and p not in ordered
+        ]
+    else:
+        need = state.adjustments().get(power, 0)
+        if need > 0:
+            made = sum(1 for o in given if isinstance(o, Build | Waive))
+            given += [Waive(power)] * max(0, need - made)
+        elif need < 0:
+            removed = {o.unit.province for o in given if isinstance(o, Remove)}
+            missing = -need - len(removed)
+            if missing > 0:
+                given += [Remove(u) for u in _removal_order(state, power, removed)[:missing]]
+    return given
+
+
+def _removal_order(state: GameState, power: str, skip: set[str]) -> list[Unit]:
+    owned = frozenset(c for c, p in state.centres.items() if p == power)
+    dist = state.map.distances_to(owned) if owned else {}
+    far = len(state.map.provinces)
+    units = [u for u in state.units_of(power) if u.province not in skip]
+    units.sort(key=lambda u: (-dist.get(u.province, far), u.type != "F", u.loc))
+    return units
+
+
+__all__ = [
+    "WAIVE_KEY",
+    "Bot",
+    "View",
+    "complete_orders",
+    "convoy_route",
+    "daide_orders",
+    "default_orders",
+]

@@ -1,0 +1,212 @@
+"""Running a bot: the transports (DAIDE binary over TCP, text lines over stdin/stdout) and the
+command line every bundled bot shares.
+
+    python -m bots.dumbbot                      # TCP to 127.0.0.1:16713
+    python -m bots.dumbbot --host h --port p --power FRA --seed 7
+    python -m bots.dumbbot --stdio              # how the server's pipe transport runs it
+
+A new bot's module ends with ``sys.exit(run(MyBot))``. The transports are thin: bytes go to
+the protocol's sans-I/O connection, its messages to :class:`~bots.session.Session`, and the
+messages that returns back out. Logs go to stderr, never stdout, which may be the wire.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import trio
+
+from bots.base import Bot
+from bots.session import Session
+from protocol.connection import (
+    ClientConnection,
+    Closed,
+    ConnectionClosedError,
+    Ready,
+    Received,
+    Send,
+    Unparsed,
+)
+from protocol.lines import TextConnection
+
+log = logging.getLogger("bots")
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 16713
+READ_SIZE = 65536
+
+Connection = ClientConnection | TextConnection
+
+
+class _Wire:
+    """A stream and the connection that frames it; sending after the peer has gone is a
+    quiet no-op (the session learns of it from the reader)."""
+
+    def __init__(self, stream: trio.abc.Stream, conn: Connection) -> None:
+        self.stream = stream
+        self.conn = conn
+        self.broken = False
+
+    async def write(self, data: bytes) -> None:
+        if not data or self.broken:
+            return
+        try:
+            await self.stream.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            self.broken = True
+
+    async def send(self, messages: Sequence[Any]) -> None:
+        for msg in messages:
+            if self.broken:
+                return
+            try:
+                data = self.conn.send(msg)
+            except ConnectionClosedError:
+                self.broken = True  # the server closed first (its FM came in the same read)
+                return
+            except Exception:
+                log.exception("cannot encode %s", type(msg).__name__)
+                continue
+            await self.write(data)
+
+    async def close(self) -> None:
+        await self.write(self.conn.close())
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            await self.stream.aclose()
+
+
+async def play(session: Session, stream: trio.abc.Stream, conn: Connection) -> int:
+    """Play one game over ``stream`` and return the exit status."""
+    wire = _Wire(stream, conn)
+    if isinstance(conn, ClientConnection):
+        await wire.write(conn.start())  # NME waits for the RM (Ready)
+    else:
+        await wire.send(session.start())
+    try:
+        while not session.done:
+            try:
+                data = await stream.receive_some(READ_SIZE)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                data = b""
+            if data:
+                events = conn.receive_bytes(bytes(data))
+            elif isinstance(conn, TextConnection):
+                events = conn.receive_eof()
+            else:
+                events = [Closed(None, by_peer=True, reason="connection closed")]
+            for event in events:
+                if isinstance(event, Received):
+                    await wire.send(session.handle(event.message, event.atoms))
+                elif isinstance(event, Send):
+                    await wire.write(event.data)
+                elif isinstance(event, Ready):
+                    session.set_table(event.table)
+                    await wire.send(session.start())
+                elif isinstance(event, Unparsed):
+                    log.warning("unparsed message from the server: %s", event.reason)
+                elif isinstance(event, Closed):
+                    why = event.reason
+                    if event.error is not None:
+                        why = f"{why} (error {event.error!r})"
+                    session.connection_closed(why)
+                if session.done:
+                    break
+            # A write that failed (the server closed first) ends nothing by itself: what the
+            # server sent before closing (the SMR, OFF) is still to be read.
+    finally:
+        with trio.CancelScope(shield=True):
+            await wire.close()
+    return session.exit_status
+
+
+async def play_tcp(session: Session, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> int:
+    """Play over TCP in DAIDE's binary form."""
+    try:
+        stream = await trio.open_tcp_stream(host, port)
+    except OSError as exc:
+        log.error("cannot connect to %s:%s: %s", host, port, exc)
+        return 1
+    return await play(session, stream, ClientConnection())
+
+
+async def play_stdio(session: Session) -> int:
+    """Play over stdin/stdout, one message per line in DAIDE text form."""
+    # Duplicates, so that closing our streams leaves the process's own descriptors alone.
+    reader = trio.lowlevel.FdStream(os.dup(sys.stdin.fileno()))
+    writer = trio.lowlevel.FdStream(os.dup(sys.stdout.fileno()))
+    stream = trio.StapledStream(writer, reader)
+    return await play(session, stream, TextConnection())
+
+
+# -- the command line --------------------------------------------------------------------------
+
+
+def build_parser(bot: type[Bot]) -> argparse.ArgumentParser:
+    module = sys.modules[bot.__module__]
+    doc = (module.__doc__ or "").strip().splitlines()
+    spec = getattr(module, "__spec__", None)  # set under ``python -m``, even for __main__
+    parser = argparse.ArgumentParser(
+        prog=f"python -m {spec.name}" if spec is not None else None,
+        description=doc[0] if doc else f"The {bot.name} DAIDE bot.",
+    )
+    where = parser.add_argument_group("connection")
+    where.add_argument("--host", default=DEFAULT_HOST, help="server host (default %(default)s)")
+    where.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help="server port (default %(default)s)"
+    )
+    where.add_argument(
+        "--stdio",
+        action="store_true",
+        help="speak DAIDE text lines on stdin/stdout instead of TCP (for pipe launchers)",
+    )
+    game = parser.add_argument_group("game")
+    game.add_argument("--name", default=None, help=f"name sent in NME (default {bot.name})")
+    game.add_argument("--power", default=None, help="ask for this power (NME 'POW:name'), e.g. FRA")
+    game.add_argument(
+        "--passcode",
+        type=int,
+        default=None,
+        help="rejoin a started game as --power with this passcode (IAM)",
+    )
+    game.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
+    game.add_argument("--mdf", action="store_true", help="always ask for the map definition (MDF)")
+    parser.add_argument(
+        "-v", "--verbose", action="count", default=0, help="log more (-v info, -vv debug)"
+    )
+    bot.add_arguments(parser)
+    return parser
+
+
+def run(bot: type[Bot], argv: Sequence[str] | None = None) -> int:
+    """The ``main`` of a bot module: parse the command line, play one game, return the exit
+    status (0 when the game ended normally)."""
+    parser = build_parser(bot)
+    args = parser.parse_args(argv)
+    if args.passcode is not None and args.power is None:
+        parser.error("--passcode needs --power")
+    level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
+    logging.basicConfig(
+        level=level,
+        stream=sys.stderr,
+        format=f"%(asctime)s {bot.name} %(levelname)s %(message)s",
+    )
+    session = Session(
+        bot.from_arguments(args),
+        name=args.name,
+        power=args.power,
+        passcode=args.passcode,
+        seed=args.seed,
+        always_mdf=args.mdf,
+    )
+    try:
+        if args.stdio:
+            return trio.run(play_stdio, session)
+        return trio.run(play_tcp, session, args.host, args.port)
+    except KeyboardInterrupt:
+        return 130

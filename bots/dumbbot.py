@@ -1,0 +1,535 @@
+"""DumbBot: David Norman's classic baseline bot (2002-2003, later updated by John Newbury),
+written afresh from the published description of its algorithm.
+
+    python -m bots.dumbbot [--host H --port P | --stdio] [--seed N] [--power POW]
+                           [--keep-ties] [--neutral-constant]
+
+Each phase it gives every *node* a value (a node is where one unit can stand: a province for an
+army, a coast for a fleet, so Brest has an army node and a fleet node and St Petersburg an army
+node and two fleet nodes), then orders each unit greedily towards valuable nodes, with some
+randomness. The constants are the original's:
+
+* power size ``x*x + 4*x + 16`` for ``x`` supply centres;
+* attack/defence weights 700/300 in Spring, Summer and Winter, 600/400 in Fall and Autumn;
+* ten proximity layers, each node's layer ``n`` being (the sum over its neighbouring provinces of
+  the best neighbouring node's layer ``n-1``, plus its own layer ``n-1``) integer-divided by 5;
+* layer weights 100, 1000, 30, 10, 6, 5, 4, 3, 2, 1 in Spring and Summer, and 1000, 100, 30, 10,
+  6, 5, 4, 3, 2, 1 in Fall, Autumn and Winter;
+* strength and competition weights 1000 (moves, retreats); defence weight 1000 in Winter;
+* the "next best" rule: step from a candidate to the next with probability
+  ``0.5 * (1 - chance/100)``, ``chance = (cur - next) * 500 / cur`` (integer, truncated).
+
+Choices the description leaves open, and what this implementation does:
+
+1. **Neutral centres** are valued as the size of the whole neutral pool (``x`` = the number of
+   unowned centres, 208 at the start), as the C++ reference does; ``--neutral-constant`` uses
+   the Parlance port's constant 16 instead.
+2. **Equal values collapse** (the C++ keys its candidate containers by value, so of two
+   candidates with the same value only the first inserted survives). Mimicked by default;
+   ``--keep-ties`` keeps every candidate, ties broken by insertion order. Insertion order: the
+   unit's own node first, then its neighbours in node order (map province order; army node
+   before fleet nodes; coasts in the map's order).
+3. **The 64-bit to ``int`` truncation** of the C++ comparator is not mimicked: values are
+   compared exactly (real values stay far below 2**31 on the standard map anyway).
+4. **Random draws**: units are shuffled with the seeded ``random.Random`` (a uniform
+   permutation, which is what sorting by random keys gives); the two draws of the next-best rule
+   are both always made.
+5. **Deferral cycles**: a unit whose best target holds one of our units not yet ordered waits
+   until that unit is ordered. A unit defers at most once; if, the second time round, its pick
+   is again a province holding one of our unordered units, that candidate is discarded and it
+   picks again. (Without this two units that each want the other's province would wait for
+   each other forever; the rule also avoids ordering a swap, which always bounces.)
+6. **"Discard and pick again"** restarts the next-best rule from the best remaining candidate.
+7. **Wasted holds**: units are revisited in the order they were processed; among a unit's
+   neighbouring nodes the first with the highest value (> 0) decides which support replaces
+   its hold. A unit never supports a move into or a hold in its own province.
+8. **Retreats** are valued on the board after the movement (dislodged units are not on it and
+   count for neither strength nor competition); Summer uses the Spring weights and Autumn the
+   Fall ones, as moves do. A unit disbands only when no retreat is left.
+9. **Removals** walk the candidates upwards from the lowest value with the next-best rule
+   applied literally: ``chance`` is computed from the current and the next (higher) value, so
+   it is never positive and each step up is taken with probability 1/2. The candidates are
+   rebuilt for each removal and each build (so a tie collapsed in one pick is back for the
+   next); a build drops the province's other nodes, and builds not made are waived.
+10. **Strength and competition** count, for each unit, every node adjacent to its node (so a
+    fleet touching two coasts of one province counts twice there, the C++ quirk) plus its own
+    province once. Defence of an own centre counts enemy units that could move into it.
+11. DumbBot never convoys, never sends press, and never votes for a draw.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Generic, TypeVar
+
+from bots.base import Bot, View
+from bots.client import run
+from engine.map import GameMap, province_of
+from engine.orders import (
+    Build,
+    Disband,
+    Hold,
+    Move,
+    Order,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Waive,
+)
+from engine.state import GameState, Unit
+
+# Power size: A*x*x + B*x + C for x supply centres.
+SIZE_SQUARE = 1
+SIZE_LINEAR = 4
+SIZE_CONSTANT = 16
+PROXIMITY_DEPTH = 10
+PLAY_ALTERNATIVE = 50  # percent
+ALTERNATIVE_DIFFERENCE_MODIFIER = 500
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    attack: int
+    defence: int
+    proximity: tuple[int, ...]  # PROXIMITY_DEPTH weights, layer 0 first
+    strength: int = 0  # moves and retreats
+    competition: int = 0  # moves and retreats
+    winter_defence: int = 0  # builds and removals
+
+    @property
+    def winter(self) -> bool:
+        return self.winter_defence != 0
+
+
+SPRING = Weights(700, 300, (100, 1000, 30, 10, 6, 5, 4, 3, 2, 1), strength=1000, competition=1000)
+FALL = Weights(600, 400, (1000, 100, 30, 10, 6, 5, 4, 3, 2, 1), strength=1000, competition=1000)
+BUILD = Weights(700, 300, (1000, 100, 30, 10, 6, 5, 4, 3, 2, 1), winter_defence=1000)
+REMOVE = Weights(700, 300, (1000, 100, 30, 10, 6, 5, 4, 3, 2, 1), winter_defence=1000)
+
+
+def size(centres: int) -> int:
+    return SIZE_SQUARE * centres * centres + SIZE_LINEAR * centres + SIZE_CONSTANT
+
+
+def weights_for(state: GameState, power: str) -> Weights:
+    season = state.phase.season
+    if season in ("SPR", "SUM"):
+        return SPRING
+    if season in ("FAL", "AUT"):
+        return FALL
+    return REMOVE if state.adjustments().get(power, 0) < 0 else BUILD
+
+
+# -- the node graph ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Graph:
+    """The map as DumbBot sees it: nodes (unit type, location) and their adjacency."""
+
+    nodes: tuple[tuple[str, str], ...]
+    index: dict[tuple[str, str], int]
+    province: tuple[str, ...]  # of each node
+    adjacent: tuple[tuple[int, ...], ...]  # each node's neighbouring nodes, in node order
+    groups: tuple[tuple[tuple[int, ...], ...], ...]  # the same, grouped by province
+    nodes_of: dict[str, tuple[int, ...]]  # province -> its nodes
+
+
+@lru_cache(maxsize=8)
+def graph(gmap: GameMap) -> Graph:
+    nodes: list[tuple[str, str]] = []
+    for prov, info in gmap.provinces.items():
+        if info.type != "sea":
+            nodes.append(("A", prov))
+        nodes.extend(("F", loc) for loc in gmap.fleet_coasts.get(prov, ()))
+    index = {n: i for i, n in enumerate(nodes)}
+    adjacent: list[tuple[int, ...]] = []
+    groups: list[tuple[tuple[int, ...], ...]] = []
+    for utype, loc in nodes:
+        dests = gmap.army_adj[loc] if utype == "A" else gmap.fleet_adj[loc]
+        near = tuple(sorted(index[(utype, d)] for d in dests))
+        adjacent.append(near)
+        by_prov: dict[str, list[int]] = {}
+        for i in near:
+            by_prov.setdefault(province_of(nodes[i][1]), []).append(i)
+        groups.append(tuple(tuple(g) for g in by_prov.values()))
+    nodes_of: dict[str, list[int]] = {}
+    for i, (_, loc) in enumerate(nodes):
+        nodes_of.setdefault(province_of(loc), []).append(i)
+    return Graph(
+        tuple(nodes),
+        index,
+        tuple(province_of(loc) for _, loc in nodes),
+        tuple(adjacent),
+        tuple(groups),
+        {p: tuple(v) for p, v in nodes_of.items()},
+    )
+
+
+# -- the evaluation ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    graph: Graph
+    weights: Weights
+    sizes: dict[str, int]  # per power, and "UNO" for the neutral centres
+    attack: dict[str, int]  # per province
+    defence: dict[str, int]
+    proximity: tuple[tuple[int, ...], ...]  # [layer][node]
+    strength: dict[str, int]
+    competition: dict[str, int]
+    values: tuple[int, ...]  # per node
+
+    def value(self, unit_type: str, loc: str) -> int:
+        return self.values[self.graph.index[(unit_type, loc)]]
+
+
+def evaluate(
+    state: GameState, power: str, weights: Weights, neutral_pool: bool = True
+) -> Evaluation:
+    """Every node's value for ``power`` with ``weights`` (steps A to E of the description)."""
+    gmap = state.map
+    g = graph(gmap)
+    counts = state.centre_counts()
+    sizes = {p: size(n) for p, n in counts.items()}
+    neutral = len(gmap.supply_centres) - len(state.centres)
+    sizes["UNO"] = size(neutral) if neutral_pool else SIZE_CONSTANT
+
+    attack: dict[str, int] = {}
+    defence: dict[str, int] = {}
+    for sc in gmap.supply_centres:
+        owner = state.centres.get(sc)
+        if owner != power:
+            attack[sc] = sizes[owner if owner is not None else "UNO"]
+    for u in state.units.values():
+        if u.power == power:
+            continue
+        for prov in gmap.reach(u.type, u.loc):
+            if state.centres.get(prov) == power:
+                defence[prov] = max(defence.get(prov, 0), sizes[u.power])
+
+    prov_of = g.province
+    layer = tuple(
+        attack.get(p, 0) * weights.attack + defence.get(p, 0) * weights.defence for p in prov_of
+    )
+    layers = [layer]
+    groups = g.groups
+    for _ in range(1, PROXIMITY_DEPTH):
+        prev = layer
+        layer = tuple(
+            (
+                sum(
+                    prev[grp[0]] if len(grp) == 1 else max(prev[i] for i in grp)
+                    for grp in groups[c]
+                )
+                + prev[c]
+            )
+            // 5
+            for c in range(len(prev))
+        )
+        layers.append(layer)
+
+    count: dict[str, dict[str, int]] = {}
+    for u in state.units.values():
+        node = g.index[(u.type, u.loc)]
+        for a in g.adjacent[node]:
+            per = count.setdefault(prov_of[a], {})
+            per[u.power] = per.get(u.power, 0) + 1
+        per = count.setdefault(u.province, {})
+        per[u.power] = per.get(u.power, 0) + 1
+    strength = {p: c.get(power, 0) for p, c in count.items()}
+    competition = {
+        p: max((n for q, n in c.items() if q != power), default=0) for p, c in count.items()
+    }
+
+    pw = weights.proximity
+    values = []
+    for c in range(len(prov_of)):
+        v = sum(layers[n][c] * pw[n] for n in range(PROXIMITY_DEPTH))
+        p = prov_of[c]
+        if weights.winter:
+            v += weights.winter_defence * defence.get(p, 0)
+        else:
+            v += weights.strength * strength.get(p, 0)
+            v -= weights.competition * competition.get(p, 0)
+        values.append(v)
+    return Evaluation(
+        g, weights, sizes, attack, defence, tuple(layers), strength, competition, tuple(values)
+    )
+
+
+# -- the next-best rule --------------------------------------------------------------------------
+
+
+def _cdiv(a: int, b: int) -> int:
+    """Integer division truncating towards zero, as C++ divides."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+class Candidates(Generic[T]):
+    """Values and what they are for, walked in order (descending unless ``ascending``)."""
+
+    def __init__(self, collapse: bool, ascending: bool = False) -> None:
+        self.collapse = collapse
+        self.ascending = ascending
+        self._items: list[tuple[int, T]] = []
+        self._seen: set[int] = set()
+        self._sorted = True
+
+    def add(self, value: int, item: T) -> None:
+        if self.collapse:
+            if value in self._seen:
+                return
+            self._seen.add(value)
+        self._items.append((value, item))
+        self._sorted = False
+
+    def items(self) -> list[tuple[int, T]]:
+        if not self._sorted:
+            # Stable: equal values keep their insertion order.
+            self._items.sort(key=lambda vi: vi[0], reverse=not self.ascending)
+            self._sorted = True
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def pick(self, rng: random.Random) -> int:
+        """The index chosen by the next-best rule."""
+        items = self.items()
+        i = 0
+        while i + 1 < len(items):
+            cur, nxt = items[i][0], items[i + 1][0]
+            chance = 0 if cur == 0 else _cdiv((cur - nxt) * ALTERNATIVE_DIFFERENCE_MODIFIER, cur)
+            step = rng.randrange(100) < PLAY_ALTERNATIVE
+            keep = rng.randrange(100) >= chance
+            if not (step and keep):
+                break
+            i += 1
+        return i
+
+    def take(self, rng: random.Random) -> tuple[int, T]:
+        """Pick one and remove it."""
+        return self.items().pop(self.pick(rng))
+
+
+# -- orders --------------------------------------------------------------------------------------
+
+
+def movement_orders(
+    state: GameState, power: str, ev: Evaluation, rng: random.Random, collapse: bool = True
+) -> list[Order]:
+    """Step G: one order per unit."""
+    g = ev.graph
+    values = ev.values
+    competition = ev.competition
+    units = state.units
+    mine = sorted((u for u in units.values() if u.power == power), key=lambda u: u.loc)
+    rng.shuffle(mine)
+    processed = list(mine)
+    queue = list(mine)
+    orders: dict[str, Order] = {}
+    moving_into: dict[str, Unit] = {}
+    deferred: set[str] = set()
+    while queue:
+        unit = queue.pop(0)
+        node = g.index[(unit.type, unit.loc)]
+        cands: Candidates[int] = Candidates(collapse)
+        cands.add(values[node] + 1, node)
+        for a in g.adjacent[node]:
+            cands.add(values[a], a)
+        while True:
+            _, target = cands.items()[cands.pick(rng)]
+            if target == node:
+                orders[unit.province] = Hold(unit)
+                break
+            prov = g.province[target]
+            occupant = units.get(prov)
+            ours = occupant if occupant is not None and occupant.power == power else None
+            if ours is not None and prov not in orders:
+                if unit.province not in deferred:
+                    deferred.add(unit.province)
+                    queue.insert(queue.index(ours) + 1, unit)
+                    break
+                _discard(cands, target)
+                continue
+            if ours is not None and not isinstance(orders[prov], Move):
+                if competition.get(prov, 0) > 1:
+                    orders[unit.province] = SupportHold(unit, ours)
+                    break
+                _discard(cands, target)
+                continue
+            if prov in moving_into:
+                if competition.get(prov, 0) > 0:
+                    orders[unit.province] = SupportMove(unit, moving_into[prov], prov)
+                    break
+                _discard(cands, target)
+                continue
+            orders[unit.province] = Move(unit, g.nodes[target][1])
+            moving_into[prov] = unit
+            break
+
+    for unit in processed:
+        if not isinstance(orders[unit.province], Hold):
+            continue
+        node = g.index[(unit.type, unit.loc)]
+        best: Order | None = None
+        best_value = 0
+        for a in g.adjacent[node]:
+            prov = g.province[a]
+            if values[a] <= best_value:
+                continue
+            choice: Order | None = None
+            if prov in moving_into and competition.get(prov, 0) > 0:
+                choice = SupportMove(unit, moving_into[prov], prov)
+            else:
+                occupant = units.get(prov)
+                if (
+                    occupant is not None
+                    and occupant.power == power
+                    and not isinstance(orders.get(prov), Move)
+                    and competition.get(prov, 0) > 1
+                ):
+                    choice = SupportHold(unit, occupant)
+            if choice is not None:
+                best, best_value = choice, values[a]
+        if best is not None:
+            orders[unit.province] = best
+    return [orders[u.province] for u in sorted(mine, key=lambda u: u.loc)]
+
+
+def _discard(cands: Candidates[int], target: int) -> None:
+    items = cands.items()
+    for i, (_, t) in enumerate(items):
+        if t == target:
+            del items[i]
+            return
+
+
+def retreat_orders(
+    state: GameState, power: str, ev: Evaluation, rng: random.Random, collapse: bool = True
+) -> list[Order]:
+    """Step H: retreat each dislodged unit to a valuable free place, or disband."""
+    g = ev.graph
+    mine = sorted(
+        (d for d in state.dislodged.values() if d.unit.power == power), key=lambda d: d.unit.loc
+    )
+    rng.shuffle(mine)
+    taken: set[str] = set()
+    out: list[Order] = []
+    for d in mine:
+        cands: Candidates[str] = Candidates(collapse)
+        for loc in d.retreats:
+            node = g.index.get((d.unit.type, loc))
+            if node is not None:
+                cands.add(ev.values[node], loc)
+        order: Order = Disband(d.unit)
+        while len(cands):
+            _, loc = cands.take(rng)
+            if province_of(loc) not in taken:
+                taken.add(province_of(loc))
+                order = Retreat(d.unit, loc)
+                break
+        out.append(order)
+    return out
+
+
+def build_orders(
+    state: GameState, power: str, ev: Evaluation, rng: random.Random, collapse: bool = True
+) -> list[Order]:
+    """Step I, builds: on the most valuable nodes of the free home centres; waive the rest."""
+    g = ev.graph
+    need = state.adjustments().get(power, 0)
+    sites = [
+        h
+        for h in state.map.homes.get(power, ())
+        if state.centres.get(h) == power and h not in state.units
+    ]
+    sites.sort(key=lambda p: g.nodes_of[p][0])
+    out: list[Order] = []
+    while need > 0 and sites:
+        cands: Candidates[int] = Candidates(collapse)
+        for site in sites:
+            for node in g.nodes_of[site]:
+                cands.add(ev.values[node], node)
+        _, node = cands.take(rng)
+        utype, loc = g.nodes[node]
+        out.append(Build(Unit(power, utype, loc)))
+        sites.remove(g.province[node])
+        need -= 1
+    out += [Waive(power)] * need
+    return out
+
+
+def removal_orders(
+    state: GameState, power: str, ev: Evaluation, rng: random.Random, collapse: bool = True
+) -> list[Order]:
+    """Step I, removals: the least valuable units, walking upwards with the next-best rule."""
+    g = ev.graph
+    need = -state.adjustments().get(power, 0)
+    left = sorted(state.units_of(power), key=lambda u: g.index[(u.type, u.loc)])
+    out: list[Order] = []
+    while need > 0 and left:
+        cands: Candidates[Unit] = Candidates(collapse, ascending=True)
+        for u in left:
+            cands.add(ev.value(u.type, u.loc), u)
+        _, unit = cands.take(rng)
+        out.append(Remove(unit))
+        left.remove(unit)
+        need -= 1
+    return out
+
+
+class DumbBot(Bot):
+    name = "DumbBot"
+    version = "1.0"
+
+    def __init__(self, collapse_ties: bool = True, neutral_pool: bool = True) -> None:
+        self.collapse = collapse_ties
+        self.neutral_pool = neutral_pool
+
+    def evaluate(self, state: GameState, power: str) -> Evaluation:
+        return evaluate(state, power, weights_for(state, power), self.neutral_pool)
+
+    def orders(self, view: View) -> list[Order]:
+        state, power, rng = view.state, view.power, view.rng
+        ev = self.evaluate(state, power)
+        if view.kind == "movement":
+            return movement_orders(state, power, ev, rng, self.collapse)
+        if view.kind == "retreat":
+            return retreat_orders(state, power, ev, rng, self.collapse)
+        if view.adjustment < 0:
+            return removal_orders(state, power, ev, rng, self.collapse)
+        return build_orders(state, power, ev, rng, self.collapse)
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        group = parser.add_argument_group("DumbBot")
+        group.add_argument(
+            "--keep-ties",
+            action="store_true",
+            help="keep candidates of equal value (the original keeps only the first)",
+        )
+        group.add_argument(
+            "--neutral-constant",
+            action="store_true",
+            help="value neutral centres at 16, as the Parlance port, not at the neutral "
+            "pool's size (208 at the start), as the original",
+        )
+
+    @classmethod
+    def from_arguments(cls, args: argparse.Namespace) -> DumbBot:
+        return cls(collapse_ties=not args.keep_ties, neutral_pool=not args.neutral_constant)
+
+
+if __name__ == "__main__":
+    sys.exit(run(DumbBot))

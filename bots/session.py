@@ -1,0 +1,452 @@
+"""A player's side of one DAIDE game, with no I/O: messages in, messages out.
+
+:class:`Session` does what every DAIDE client must (spec §3.12): join with NME (a requested
+power is written ``'POW:name'``, as David Norman's client writes it) or rejoin with IAM;
+accept the map, asking for its MDF unless it is a map the engine bundles; track the game from
+HLO, SCO, NOW, ORD, CCD and OUT; call the bot on each NOW that needs orders from us and submit
+them with SUB (GOF is the default, so it is never sent); make good on a MIS; answer press it
+cannot understand with HUH then TRY (spec §4.2); stop on OFF. Anything else is logged or ignored:
+a client must survive whatever a server sends.
+
+The transports (``bots.client``) feed it the messages their connection parses and send back
+what it returns; tests feed it messages directly.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from bots.base import Bot, View, complete_orders, daide_orders, default_orders
+from engine.map import GameMap, MapError, load_map, province_of
+from engine.orders import Order, Remove, Waive
+from engine.state import GameState, Phase, StateError, Unit
+from protocol import messages as m
+from protocol.atoms import Atoms
+from protocol.codec import Codec, codec_for
+from protocol.text import word_of
+from protocol.tokens import BRA, KET, STANDARD, TokenTable
+
+log = logging.getLogger("bots")
+
+_MAP_NAME = re.compile(r"[A-Za-z0-9_-]+")
+MAX_MIS_ANSWERS = 3  # per turn: a server that keeps saying MIS must not keep us busy forever
+
+# Press that is itself an answer: answering it again could start an endless exchange.
+_REPLIES = (m.Huh, m.Prn, m.Try, m.Yes, m.Rej, m.Bwx, m.Idk, m.Sry, m.Why, m.Pob)
+
+
+class Session:
+    """One bot in one game. Read :attr:`done` after each :meth:`handle`: when true, close."""
+
+    def __init__(
+        self,
+        bot: Bot,
+        *,
+        name: str | None = None,
+        version: str | None = None,
+        power: str | None = None,
+        passcode: int | None = None,
+        seed: int | None = None,
+        always_mdf: bool = False,
+        table: TokenTable = STANDARD,
+    ) -> None:
+        self.bot = bot
+        self.name = name or bot.name
+        self.version = version or bot.version
+        self.request = power.upper() if power else None
+        self.rejoin_passcode = passcode
+        self.rng = random.Random(seed)
+        self.always_mdf = always_mdf
+        self.codec: Codec = codec_for(table)
+        # What the game has told us.
+        self.map_name: str | None = None
+        self.map: GameMap | None = None
+        self.power: str | None = None
+        self.passcode: int | None = None
+        self.variant: m.Variant | None = None
+        self.centres: dict[str, str] = {}
+        self.state: GameState | None = None
+        self.results: list[m.Ord] = []  # ORDs since the last NOW
+        self.last_results: tuple[m.Ord, ...] = ()
+        self.disorder: set[str] = set()
+        self.eliminated: set[str] = set()
+        self.summary: m.Smr | None = None
+        self.solo: str | None = None
+        self.draw: m.Drw | None = None
+        # Where we are.
+        self.joined = False  # YES to our NME or IAM
+        self.rejoining = passcode is not None
+        self.map_accepted = False
+        self.started = False  # HLO seen
+        self.game_over = False  # SLO, DRW or SMR seen
+        self.done = False  # stop now (OFF, refused, connection lost)
+        self.off = False  # OFF received
+        self.refused: str | None = None
+        self.pending_now: m.Now | None = None
+        self.ordered_turn: Phase | None = None
+        self.accepted: dict[str, Order] = {}  # this turn's accepted orders, by unit province
+        self.waives = 0
+        self.mis_answers = 0
+        self.bad_notes: list[m.Thx] = []  # every refused order, for tests and logs
+        self._bot_started = False
+
+    # -- the outcome -----------------------------------------------------------------------
+
+    @property
+    def exit_status(self) -> int:
+        """0 when the game ended or the server said OFF; 1 otherwise (refused, cut off)."""
+        if self.refused is not None:
+            return 1
+        return 0 if self.game_over or self.off else 1
+
+    # -- in and out ------------------------------------------------------------------------
+
+    def set_table(self, table: TokenTable) -> None:
+        """The token table the server's RM gave (binary connections)."""
+        self.codec = codec_for(table)
+
+    def start(self) -> list[Any]:
+        """The first message: NME, or IAM when rejoining with a passcode."""
+        if self.rejoin_passcode is not None:
+            if self.request is None:
+                raise ValueError("rejoining (IAM) needs the power as well as the passcode")
+            return [m.Iam(self.request, self.rejoin_passcode)]
+        name = f"{self.request}:{self.name}" if self.request else self.name
+        return [m.Nme(name, self.version)]
+
+    def connection_closed(self, reason: str = "") -> None:
+        if not self.done:
+            if self.game_over or self.off:
+                log.info("connection closed after the game")
+            else:
+                log.warning("connection closed before the game ended: %s", reason or "no reason")
+        self.done = True
+
+    def handle(self, msg: Any, atoms: Atoms | None = None) -> list[Any]:
+        """React to one message from the server. ``atoms`` is the message as received
+        (to echo press exactly); it is rendered again when not given."""
+        handler = _HANDLERS.get(type(msg))
+        if handler is None:
+            log.debug("ignored %s", type(msg).__name__)
+            return []
+        try:
+            return handler(self, msg, atoms)
+        except Exception:
+            # A message we cannot make sense of must not end our game.
+            log.exception("could not handle %s", type(msg).__name__)
+            return []
+
+    # -- joining ---------------------------------------------------------------------------
+
+    def _yes(self, msg: m.Yes, atoms: Atoms | None) -> list[Any]:
+        inner = msg.inner
+        if isinstance(inner, m.Nme):
+            self.joined = True
+            log.info("joined as %r", inner.name)
+        elif isinstance(inner, m.Iam):
+            self.joined = True
+            self.power = inner.power
+            self.passcode = inner.passcode
+            log.info("rejoined as %s", inner.power)
+            # No MAP or HLO follows an IAM: ask for everything again (spec §3.2, §3.9).
+            return [m.Map(), m.Hlo(), m.Sco(), m.Now()]
+        return []
+
+    def _rej(self, msg: m.Rej, atoms: Atoms | None) -> list[Any]:
+        inner = msg.inner
+        if isinstance(inner, m.Nme | m.Iam) and not self.joined:
+            self.refused = f"the server refused our {type(inner).__name__.upper()}"
+            log.error("%s", self.refused)
+            self.done = True
+        elif isinstance(inner, m.Sub):
+            log.info("orders refused: %s", self.codec.text(msg))
+        else:
+            log.debug("REJ %s", type(inner).__name__)
+        return []
+
+    def _map(self, msg: m.Map, atoms: Atoms | None) -> list[Any]:
+        if msg.name is None:
+            return []
+        self.map_name = msg.name
+        if self.map is None and not self.always_mdf:
+            self.map = _bundled_map(msg.name)
+        if self.map is None:
+            return [m.Mdf()]
+        return self._map_ready()
+
+    def _mdf(self, msg: m.Mdf, atoms: Atoms | None) -> list[Any]:
+        if msg.definition is None or self.map_name is None:
+            return []
+        if self.map is None:
+            names = _bundled_map("standard")
+            self.map = msg.definition.to_map(self.map_name.lower(), names)
+            log.info("map %s built from its MDF", self.map_name)
+        return self._map_ready()
+
+    def _map_ready(self) -> list[Any]:
+        out: list[Any] = []
+        if not self.rejoining and not self.map_accepted and self.map_name is not None:
+            self.map_accepted = True
+            out.append(m.Yes(m.Map(self.map_name)))
+        if self.pending_now is not None:
+            now, self.pending_now = self.pending_now, None
+            out += self._now(now, None)
+        return out
+
+    def _hlo(self, msg: m.Hlo, atoms: Atoms | None) -> list[Any]:
+        if msg.power is None:
+            return []
+        self.started = True
+        self.power = msg.power if msg.power != "UNO" else None
+        self.passcode = msg.passcode
+        self.variant = msg.variant
+        log.info("playing %s (passcode %s)", self.power, self.passcode)
+        return []
+
+    # -- the game --------------------------------------------------------------------------
+
+    def _sco(self, msg: m.Sco, atoms: Atoms | None) -> list[Any]:
+        if msg.owners:
+            self.centres = msg.centres()
+        return []
+
+    def _ord(self, msg: m.Ord, atoms: Atoms | None) -> list[Any]:
+        if msg.order is not None:
+            self.results.append(msg)
+        return []
+
+    def _now(self, msg: m.Now, atoms: Atoms | None) -> list[Any]:
+        if msg.turn is None:
+            return []
+        if self.map is None:
+            self.pending_now = msg  # the map is on its way (MDF)
+            return []
+        try:
+            state = msg.to_state(self.map, self.centres)
+        except (StateError, MapError, ValueError) as exc:
+            log.error("cannot follow the position: %s", exc)
+            return []
+        self.state = state
+        self.last_results = tuple(self.results)
+        self.results = []
+        if self.game_over or self.power is None or state.phase == self.ordered_turn:
+            return []
+        self.ordered_turn = state.phase
+        self.accepted = {}
+        self.waives = 0
+        self.mis_answers = 0
+        if not _owes_orders(state, self.power):
+            return []
+        return self._submit(self._orders_for(state, self.power))
+
+    def _orders_for(self, state: GameState, power: str) -> list[Order]:
+        view = View(
+            state,
+            power,
+            self.rng,
+            self.last_results,
+            frozenset(self.disorder),
+            self.variant,
+        )
+        try:
+            if not self._bot_started:
+                self._bot_started = True
+                self.bot.start(view)
+            given = list(self.bot.orders(view))
+        except Exception:
+            log.exception("the bot failed in %s; using default orders", state.phase.name)
+            given = default_orders(state, power)
+        return daide_orders(state, complete_orders(state, power, given))
+
+    def _submit(self, orders: Iterable[Order]) -> list[Any]:
+        orders = tuple(orders)
+        if not orders:
+            return []
+        return [m.Sub(orders, self.ordered_turn)]
+
+    def _thx(self, msg: m.Thx, atoms: Atoms | None) -> list[Any]:
+        order = msg.order
+        if msg.note.accepted:
+            if isinstance(order, Waive):
+                self.waives += 1
+            else:
+                self.accepted[province_of(order.unit.loc)] = order
+            return []
+        self.bad_notes.append(msg)
+        log.warning("order refused: %s", self.codec.text(msg))
+        return []
+
+    def _mis(self, msg: m.Mis, atoms: Atoms | None) -> list[Any]:
+        """Orders still owed after our SUB: give the defaults for them (a few times a turn
+        at most, in case the server will not take even those)."""
+        state, power = self.state, self.power
+        if state is None or power is None or self.ordered_turn != state.phase:
+            return []
+        if not msg.units and not msg.count:
+            return []
+        if self.mis_answers >= MAX_MIS_ANSWERS:
+            return []
+        self.mis_answers += 1
+        log.info("server says orders are missing: %s", self.codec.text(msg))
+        if msg.count is not None:
+            if msg.count < 0:
+                return self._submit([Waive(power)] * -msg.count)
+            removed = {p for p, o in self.accepted.items() if isinstance(o, Remove)}
+            fill = complete_orders(state, power, [o for o in self.accepted.values()])
+            extra = [o for o in fill if isinstance(o, Remove) and o.unit.province not in removed]
+            return self._submit(extra[: msg.count])
+        units: list[Unit] = [u if isinstance(u, Unit) else u.unit for u in msg.units]
+        missing = {u.province for u in units if u.power == power}
+        defaults = default_orders(state, power)
+        return self._submit(
+            o for o in defaults if not isinstance(o, Waive) and o.unit.province in missing
+        )
+
+    def _ccd(self, msg: m.Ccd, atoms: Atoms | None) -> list[Any]:
+        self.disorder.add(msg.power)
+        return []
+
+    def _not(self, msg: m.Not, atoms: Atoms | None) -> list[Any]:
+        if isinstance(msg.inner, m.Ccd):
+            self.disorder.discard(msg.inner.power)
+        return []
+
+    def _out(self, msg: m.Out, atoms: Atoms | None) -> list[Any]:
+        self.eliminated.add(msg.power)
+        return []
+
+    # -- the end -----------------------------------------------------------------------------
+
+    def _slo(self, msg: m.Slo, atoms: Atoms | None) -> list[Any]:
+        self.solo = msg.power
+        self.game_over = True
+        log.info("solo: %s", msg.power)
+        return []
+
+    def _drw(self, msg: m.Drw, atoms: Atoms | None) -> list[Any]:
+        self.draw = msg
+        self.game_over = True
+        log.info("draw%s", f" among {' '.join(msg.powers)}" if msg.powers else "")
+        return []
+
+    def _smr(self, msg: m.Smr, atoms: Atoms | None) -> list[Any]:
+        if msg.turn is None:
+            return []
+        self.summary = msg
+        self.game_over = True
+        log.info("game over: %s", self.codec.text(msg))
+        self._bot_game_over()
+        return []
+
+    def _off(self, msg: m.Off, atoms: Atoms | None) -> list[Any]:
+        self.off = True
+        self.done = True
+        log.info("OFF: leaving")
+        if self.summary is None and self.game_over:
+            self._bot_game_over()
+        return []
+
+    def _bot_game_over(self) -> None:
+        try:
+            self.bot.game_over(self.summary)
+        except Exception:
+            log.exception("the bot failed at the end of the game")
+
+    # -- other messages ----------------------------------------------------------------------
+
+    def _frm(self, msg: m.Frm, atoms: Atoms | None) -> list[Any]:
+        """Press: a bot without press says it does not understand (HUH, ERR in front of the
+        whole message), then lists what it does understand (nothing: TRY ())."""
+        if isinstance(msg.press, _REPLIES) or self.power is None:
+            return []
+        if msg.sender == self.power:
+            return []
+        source = atoms if atoms is not None else self.codec.atoms(msg)
+        press = _third_group(source)
+        if press is None:
+            press = self.codec.atoms(msg)[1:]  # cannot happen for a parsed FRM
+        words = tuple(word_of(a, self.codec.table) for a in press)
+        return [
+            m.Snd((msg.sender,), m.Huh(("ERR", *words))),
+            m.Snd((msg.sender,), m.Try(())),
+        ]
+
+    def _huh(self, msg: m.Huh | m.Prn, atoms: Atoms | None) -> list[Any]:
+        log.warning("the server did not understand us: %s", self.codec.text(msg))
+        return []
+
+    def _sve(self, msg: m.Sve, atoms: Atoms | None) -> list[Any]:
+        # All we would need to reload (power, passcode) is in memory; the rest is asked for.
+        return [m.Yes(msg)]
+
+    def _lod(self, msg: m.Lod, atoms: Atoms | None) -> list[Any]:
+        if self.power is None or self.passcode is None:
+            return [m.Rej(msg)]
+        return [m.Iam(self.power, self.passcode)]
+
+
+_HANDLERS: dict[type, Any] = {
+    m.Yes: Session._yes,
+    m.Rej: Session._rej,
+    m.Map: Session._map,
+    m.Mdf: Session._mdf,
+    m.Hlo: Session._hlo,
+    m.Sco: Session._sco,
+    m.Ord: Session._ord,
+    m.Now: Session._now,
+    m.Thx: Session._thx,
+    m.Mis: Session._mis,
+    m.Ccd: Session._ccd,
+    m.Not: Session._not,
+    m.Out: Session._out,
+    m.Slo: Session._slo,
+    m.Drw: Session._drw,
+    m.Smr: Session._smr,
+    m.Off: Session._off,
+    m.Frm: Session._frm,
+    m.Huh: Session._huh,
+    m.Prn: Session._huh,
+    m.Sve: Session._sve,
+    m.Lod: Session._lod,
+}
+
+
+def _owes_orders(state: GameState, power: str) -> bool:
+    kind = state.phase.kind
+    if kind == "movement":
+        return any(u.power == power for u in state.units.values())
+    if kind == "retreat":
+        return any(d.unit.power == power for d in state.dislodged.values())
+    return state.adjustments().get(power, 0) != 0
+
+
+def _bundled_map(name: str) -> GameMap | None:
+    if not _MAP_NAME.fullmatch(name):
+        return None  # a name, never a path: the server does not choose our files
+    try:
+        return load_map(name.lower())
+    except MapError:
+        return None
+
+
+def _third_group(atoms: Atoms) -> Atoms | None:
+    """The inside of the third bracketed group after the first token: the press of an
+    ``FRM (sender) (recipients) (press)``."""
+    depth = 0
+    group = 0
+    start = 0
+    for i, a in enumerate(atoms[1:], 1):
+        if a == BRA and type(a) is int:
+            if depth == 0:
+                group += 1
+                start = i + 1
+            depth += 1
+        elif a == KET and type(a) is int:
+            depth -= 1
+            if depth == 0 and group == 3:
+                return atoms[start:i]
+    return None
