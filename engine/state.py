@@ -291,6 +291,14 @@ def make_state(
     for d in dislodged:
         if d.unit.province in disl:
             raise StateError(f"two dislodged units in {d.unit.province}")
+        if not gmap.can_stand(d.unit.type, d.unit.loc):
+            raise StateError(f"a {d.unit.type} cannot stand at {d.unit.loc}")
+        adj = gmap.army_adj if d.unit.type == "A" else gmap.fleet_adj
+        for r in d.retreats:
+            if r not in adj.get(d.unit.loc, ()):
+                raise StateError(f"{d.unit}: cannot retreat to {r}")
+            if province_of(r) in by_prov:
+                raise StateError(f"{d.unit}: retreat to {r}, which is occupied")
         disl[d.unit.province] = d
     return GameState(gmap, phase, FrozenDict(by_prov), FrozenDict(centres), FrozenDict(disl))
 

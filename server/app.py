@@ -50,6 +50,15 @@ class Client:
     inflight: trio.Semaphore = field(default_factory=lambda: trio.Semaphore(INFLIGHT))
 
 
+class _Nobody:
+    """Stands in for a client in commands the server gives a game."""
+
+    id = 0
+
+
+_NOBODY: Any = _Nobody()
+
+
 class GameRunner:
     """The task that owns one game."""
 
@@ -59,6 +68,9 @@ class GameRunner:
         self.inbox_send, self.inbox = trio.open_memory_channel[tuple[Any, ...]](math.inf)
         self.joins_routed = 0  # NMEs sent to this game and not refused or withdrawn
         self.open = False  # takes any client's NME (else only clients seated for it)
+        # Powers (and tournament labels) for the next clients that join through this game's
+        # own listener, in the order they send NME.
+        self.reserved: list[tuple[str | None, str | None]] = []
         self.done = trio.Event()
         self.log = get_logger(game=master.id)
 
@@ -91,6 +103,8 @@ class GameRunner:
     def _handle(self, item: tuple[Any, ...], now: float) -> Outgoing:
         kind, client = item[0], item[1]
         master = self.master
+        if client is None:  # a command from the server itself
+            client = _NOBODY
         if kind == "leave":
             if not master.started and any(j.client == client.id for j in master.joiners):
                 self.joins_routed -= 1  # the seat is free again
@@ -100,10 +114,13 @@ class GameRunner:
                 return master.handle(client.id, item[2], now)
             if kind == "nme":
                 msg, power, label = item[2], item[3], item[4]
-                name = f"{power}:{msg.name}" if power else msg.name
-                out = master.add_player(client.id, name, msg.version, label)
+                out = master.add_player(client.id, msg.name, msg.version, label, power)
                 client.game = self
                 return out
+            if kind == "start":
+                if master.started:
+                    return []
+                return master.start(now, item[2])
             if kind == "obs":
                 client.game = self
                 return master.add_observer(client.id)
@@ -153,7 +170,9 @@ class Server:
         open_games: bool = True,
         im_timeout: float = 30.0,
         send_queue: int = SEND_QUEUE,
+        resume: bool = True,
     ) -> None:
+        self.resume = resume  # pick up the database's unfinished games at start
         self.im_timeout = im_timeout  # spec: 30 s; shorter in tests
         self.send_queue = send_queue
         self.store = store
@@ -184,7 +203,8 @@ class Server:
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             self.listeners = await trio.open_tcp_listeners(self.port, host=self.host)
-            self._resume_games()
+            if self.resume:
+                self._resume_games()
             if self.open_games:
                 self._new_open_game()
             nursery.start_soon(trio.serve_listeners, self._serve_tcp, self.listeners)
@@ -385,7 +405,10 @@ class Server:
         """The game (and reserved power and label) a client's NME goes to: its own seat if it
         was launched for one, else the oldest forming game with a free place."""
         if client.seat is not None:
-            return client.seat
+            runner, power, label = client.seat
+            if power is None and runner.reserved:
+                power, label = runner.reserved.pop(0)
+            return runner, power, label
         if not self.open_games:
             return None, None, None
         for runner in self.games.values():
@@ -396,6 +419,25 @@ class Server:
             runner = self._new_open_game()
         runner.joins_routed += 1
         return runner, None, None
+
+    async def listen_for_game(
+        self, runner: GameRunner, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        """A listener of the game's own (a free port): every client that connects to it joins
+        that game, taking the next of ``runner.reserved``. Closes when the game ends."""
+        listeners = await trio.open_tcp_listeners(0, host=self.host)
+        port = listeners[0].socket.getsockname()[1]
+
+        async def handler(stream: trio.SocketStream) -> None:
+            link = await accept_link(stream, self.im_timeout)
+            if link is not None:
+                await self.serve_link(link, (runner, None, None))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(trio.serve_listeners, handler, listeners)
+            task_status.started(port)
+            await runner.done.wait()
+            nursery.cancel_scope.cancel()
 
     # -- subprocess bots -------------------------------------------------------------------
 

@@ -20,11 +20,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    from server import cli_daide, cli_engine, cli_server
+    from server import cli_daide, cli_engine, cli_server, cli_tournament
 
     cli_server.register(sub)
+    cli_tournament.register(sub)
     cli_engine.register(sub)
     cli_daide.register(sub)
+    from server import cli_render
+    cli_render.register(sub)
     return parser
 
 

@@ -190,20 +190,29 @@ class GameMaster:
     # -- joining ---------------------------------------------------------------------------
 
     def add_player(
-        self, client: ClientId, name: str, version: str, label: str | None = None
+        self,
+        client: ClientId,
+        name: str,
+        version: str,
+        label: str | None = None,
+        power: str | None = None,
     ) -> Outgoing:
-        """NME: join (the power is dealt when the game starts). ``'POW:name'`` asks for a
-        power, as David Norman's client writes a power request."""
+        """NME: join (the power is dealt when the game starts). ``power`` reserves one (a
+        tournament seat); otherwise ``'POW:name'`` asks for a power, as David Norman's client
+        writes a power request."""
         if self.started:
             raise JoinRefused("the game has started")
         if self.full:
             raise JoinRefused("the game is full")
-        request = None
+        request = power
         head, sep, _ = name.partition(POW_REQUEST_SEP)
-        if sep and head.upper() in self.map.powers:
+        if request is None and sep and head.upper() in self.map.powers:
             request = head.upper()
+        if request is not None:
             if any(j.request == request for j in self.joiners):
                 raise JoinRefused(f"{request} is already taken")
+            if request not in self.map.powers:
+                raise JoinRefused(f"no power {request}")
         self.joiners.append(Joiner(client, name, version, request, label))
         self.clients[client] = None
         return [(client, m.Yes(m.Nme(name, version))), (client, m.Map(self.map.name))]
@@ -233,11 +242,21 @@ class GameMaster:
         self.clients.pop(client, None)
         self.observers.discard(client)
 
-    def start(self, now: float) -> Outgoing:
+    def start(self, now: float, absent: Iterable[tuple[str, str | None]] = ()) -> Outgoing:
         """Deal the powers (requests first, then the rest in arrival order), send HLO, SCO,
-        NOW and start the clock."""
-        free = [p for p in self.map.powers if p not in {j.request for j in self.joiners}]
+        NOW and start the clock. ``absent`` (power, label) are seats whose player never came
+        (a tournament bot that failed to start): those powers begin in civil disorder."""
+        for power, label in absent:
+            passcode = self.rng.randint(1, 8191)
+            self.seats[power] = Seat(power, label or "absent", "-", passcode, label, None, False)
+            self.store.set_player(self.id, power, label or "absent", "-", passcode, label)
+            self.store.set_player_status(self.id, power, "crashed")
+        taken = {j.request for j in self.joiners} | set(self.seats)
+        free = [p for p in self.map.powers if p not in taken]
         for j in self.joiners:
+            if not j.ready_map:  # joined but never accepted the map: treated as absent
+                self.clients.pop(j.client, None)
+                continue
             power = j.request or free.pop(0)
             passcode = self.rng.randint(1, 8191)
             self.seats[power] = Seat(power, j.name, j.version, passcode, j.label, j.client, True)

@@ -56,3 +56,17 @@ def test_a_long_game_reaches_an_end() -> None:
     steps = list(random_game(7, max_year=1960))
     final = steps[-1].result.state
     assert final.winner() is not None or final.phase.year > 1960
+
+
+def test_states_with_impossible_retreats_are_refused() -> None:
+    import pytest
+
+    from engine.state import Dislodged, Phase, StateError, Unit, make_state
+
+    units = [Unit("ENG", "F", "NTH"), Unit("FRA", "A", "HOL")]
+    for retreats in [("KIE", "NTH"), ("NTH",), ("PAR",)]:
+        with pytest.raises(StateError):
+            make_state(
+                GMAP, Phase.parse("S1901R"), units, {},
+                [Dislodged(Unit("GER", "A", "HOL"), "BEL", retreats)],
+            )  # fmt: skip
