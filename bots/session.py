@@ -23,7 +23,7 @@ from typing import Any
 from bots.base import Bot, View, complete_orders, daide_orders, default_orders
 from engine.map import GameMap, MapError, load_map, province_of
 from engine.orders import Order, Remove, Waive
-from engine.state import GameState, Phase, StateError, Unit
+from engine.state import Dislodged, GameState, Phase, StateError, Unit, make_state
 from protocol import messages as m
 from protocol.atoms import Atoms
 from protocol.codec import Codec, codec_for
@@ -228,8 +228,14 @@ class Session:
         try:
             state = msg.to_state(self.map, self.centres)
         except (StateError, MapError, ValueError) as exc:
-            log.error("cannot follow the position: %s", exc)
-            return []
+            # Another server's rules may offer a retreat our engine would not: keep only the
+            # retreats it accepts rather than stop playing (and stall an untimed game).
+            try:
+                state = _lenient_state(msg, self.map, self.centres)
+            except (StateError, MapError, ValueError):
+                log.error("cannot follow the position: %s", exc)
+                return []
+            log.warning("position accepted without some retreats: %s", exc)
         self.state = state
         self.last_results = tuple(self.results)
         self.results = []
@@ -422,6 +428,20 @@ def _owes_orders(state: GameState, power: str) -> bool:
     if kind == "retreat":
         return any(d.unit.power == power for d in state.dislodged.values())
     return state.adjustments().get(power, 0) != 0
+
+
+def _lenient_state(msg: m.Now, gmap: GameMap, centres: dict[str, str]) -> GameState:
+    assert msg.turn is not None
+    units = [u for u in msg.units if isinstance(u, Unit)]
+    occupied = {u.province for u in units}
+    dislodged = []
+    for d in msg.units:
+        if isinstance(d, Dislodged):
+            adj = gmap.army_adj if d.unit.type == "A" else gmap.fleet_adj
+            near = adj.get(d.unit.loc, frozenset())
+            ok = tuple(r for r in d.retreats if r in near and province_of(r) not in occupied)
+            dislodged.append(Dislodged(d.unit, d.attacker_from, ok))
+    return make_state(gmap, msg.turn, units, centres, dislodged)
 
 
 def _bundled_map(name: str) -> GameMap | None:

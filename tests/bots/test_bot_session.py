@@ -211,13 +211,30 @@ def test_retreats_from_the_mrt_lists() -> None:
     link.feed(OPENING_SCO)
     (sub,) = link.feed(
         "NOW ( SUM 1901 ) ( TUR FLT CON MRT ( BLA SMY ( BUL ECS ) ) ) ( TUR AMY ANK MRT ( ) ) "
-        "( RUS AMY BUL )"
+        "( RUS AMY CON ) ( RUS FLT ANK )"
     )
     orders = {o.unit.loc: o for o in sub.orders}
     assert orders["ANK"] == Disband(Unit("TUR", "A", "ANK"))
     assert isinstance(orders["CON"], Retreat)
     assert orders["CON"].dest in ("BLA", "SMY", "BUL/EC")
     assert link.session.state.dislodged["CON"].retreats == ("BLA", "SMY", "BUL/EC")
+
+
+def test_a_position_with_retreats_our_engine_refuses_is_still_played(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Another server offers CON a retreat to Bulgaria, which a Russian army holds: the engine
+    # would refuse the position; the session drops that option and plays on.
+    link = joined(DumbBot(), "TUR")
+    link.feed(OPENING_SCO)
+    with caplog.at_level(logging.WARNING, logger="bots"):
+        (sub,) = link.feed(
+            "NOW ( SUM 1901 ) ( TUR FLT CON MRT ( BLA ( BUL ECS ) ) ) ( RUS AMY CON ) "
+            "( RUS AMY BUL )"
+        )
+    assert "without some retreats" in caplog.text
+    assert link.session.state.dislodged["CON"].retreats == ("BLA",)
+    assert sub.orders == (Retreat(Unit("TUR", "F", "CON"), "BLA"),)
 
 
 def test_an_unknown_map_is_asked_for_and_built_from_its_mdf() -> None:

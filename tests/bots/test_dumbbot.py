@@ -402,21 +402,28 @@ def test_orders_are_legal_complete_and_consistent_all_game(seed: int) -> None:
 
 
 def test_retreat_to_the_best_place_and_never_two_to_one() -> None:
+    # Germany took Burgundy and Holland; both French armies would like Belgium best (Turkey's,
+    # the biggest power); only one gets it, the other takes its next choice.
     a = parse_unit("FRA A BUR", G)
-    b = parse_unit("FRA A GAS", G)
+    b = parse_unit("FRA A HOL", G)
     state = make_state(
         G,
         Phase.parse("F1901R"),
-        [parse_unit("GER A MUN", G)],
-        all_owned() | {"SPA": "FRA"},  # Belgium is Turkey's, the biggest power
-        [Dislodged(a, "MUN", ("BEL", "PIC", "PAR")), Dislodged(b, "MAR", ("BEL", "SPA"))],
+        [parse_unit("GER A BUR", G), parse_unit("GER A HOL", G)],
+        all_owned() | {"SPA": "FRA"},
+        [Dislodged(a, "MUN", ("BEL", "PIC", "PAR")), Dislodged(b, "KIE", ("BEL", "RUH"))],
     )
     ev = evaluate(state, "FRA", FALL)
-    assert ev.value("A", "BEL") > max(ev.value("A", p) for p in ("PIC", "PAR", "SPA"))
-    for seed in range(6):
+    assert ev.value("A", "BEL") > max(ev.value("A", p) for p in ("PIC", "PAR", "RUH"))
+    firsts = set()
+    for seed in range(8):
         orders = retreat_orders(state, "FRA", ev, Best(seed))
-        dests = sorted(o.dest for o in orders if isinstance(o, Retreat))
-        assert dests in (["BEL", "SPA"], ["BEL", "PIC"], ["BEL", "PAR"])
+        dest = {o.unit.loc: o.dest for o in orders if isinstance(o, Retreat)}
+        assert len(dest) == 2 and "BEL" in dest.values()
+        assert dest["BUR"] != dest["HOL"]
+        firsts.add("BUR" if dest["BUR"] == "BEL" else "HOL")
+        assert dest["HOL"] in ("BEL", "RUH")
+    assert firsts == {"BUR", "HOL"}  # the shuffle decides who retreats first
     # No place to go: disband.
     lone = make_state(G, Phase.parse("F1901R"), [], HOMES, [Dislodged(a, "MUN", ())])
     assert retreat_orders(lone, "FRA", evaluate(lone, "FRA", FALL), Best(0)) == [Disband(a)]
