@@ -1,0 +1,17 @@
+# diplomat serve on all interfaces, with its SQLite database in a volume.
+#   docker build -t diplomat .
+#   docker run -p 16713:16713 -v diplomat-data:/data diplomat
+FROM python:3.11-slim
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY engine engine
+COPY grammar grammar
+COPY protocol protocol
+COPY server server
+COPY bots bots
+RUN pip install --no-cache-dir . && useradd --create-home diplomat && mkdir /data && chown diplomat /data
+USER diplomat
+VOLUME /data
+EXPOSE 16713
+ENTRYPOINT ["diplomat"]
+CMD ["serve", "--host", "0.0.0.0", "--port", "16713", "--db", "/data/diplomat.sqlite"]
