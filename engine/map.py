@@ -114,6 +114,9 @@ class GameMap:
                 fleet_locs.add(p)
         self.fleet_locations: frozenset[str] = frozenset(fleet_locs)
         self.locations: tuple[str, ...] = tuple(sorted(self.army_locations | self.fleet_locations))
+        # Location -> province, for hot paths (a dict lookup beats parsing the string).
+        self.province_at: dict[str, str] = {p: p for p in self.provinces}
+        self.province_at.update({loc: province_of(loc) for loc in self.locations})
         # Every location a province offers fleets: ("STP/NC", "STP/SC") or ("BRE",).
         self.fleet_coasts: dict[str, tuple[str, ...]] = {
             p: (tuple(f"{p}/{c}" for c in i.coasts) if i.coasts else (p,))

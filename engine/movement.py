@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from engine.map import province_of
 from engine.orders import (
+    RESULTS,
     Convoy,
     Hold,
     Move,
@@ -65,6 +66,7 @@ class _Adjudicator:
 
     def _index(self) -> None:
         orders = self.orders
+        province_of = self.map.province_at.__getitem__
         for p, o in orders.items():
             if type(o) is Move:
                 d = province_of(o.dest)
@@ -280,7 +282,7 @@ class _Adjudicator:
             return False
         order = self.orders[s]
         power = self.units[s].power
-        aimed = province_of(order.dest) if type(order) is SupportMove else None
+        aimed = self.map.province_at[order.dest] if type(order) is SupportMove else None
         attackers = self.moves_into.get(s, ())
         for q in attackers:
             if q == aimed or self.units[q].power == power:
@@ -319,7 +321,7 @@ class _Adjudicator:
                 outcome = Outcome.SUC if self.result[p] else Outcome.DSR
             else:
                 outcome = Outcome.SUC if self.result[p] else Outcome.CUT
-            results[p] = (order, Result(outcome, is_dislodged))
+            results[p] = (order, RESULTS[outcome, is_dislodged])
             if moves_away:
                 assert isinstance(order, Move)
                 standing.append(Unit(unit.power, unit.type, order.dest))

@@ -194,3 +194,10 @@ class Result:
 
     def __str__(self) -> str:
         return f"{self.outcome.value}{' RET' if self.dislodged else ''}"
+
+
+# Results are values; adjudication hands out these shared instances rather than building
+# one per order.
+RESULTS: dict[tuple[Outcome, bool], Result] = {
+    (o, d): Result(o, d) for o in Outcome for d in (False, True)
+}

@@ -8,7 +8,6 @@ new one.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn, TypeVar
@@ -199,8 +198,22 @@ class GameState:
                 return power
         return None
 
-    def replace(self, **changes: Any) -> GameState:
-        return dataclasses.replace(self, **changes)
+    def replace(
+        self,
+        *,
+        phase: Phase | None = None,
+        units: FrozenDict[str, Unit] | None = None,
+        centres: FrozenDict[str, str] | None = None,
+        dislodged: FrozenDict[str, Dislodged] | None = None,
+    ) -> GameState:
+        """A copy with some fields changed (the others are shared: they are immutable)."""
+        return GameState(
+            self.map,
+            self.phase if phase is None else phase,
+            self.units if units is None else units,
+            self.centres if centres is None else centres,
+            self.dislodged if dislodged is None else dislodged,
+        )
 
     # -- serialisation ---------------------------------------------------------------------
 

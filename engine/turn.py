@@ -158,5 +158,12 @@ def update_centres(state: GameState) -> GameState:
 
 def adjustments_needed(state: GameState) -> bool:
     """Does any power have a build it can make or a removal it must make?"""
-    book = OrderSet(state.replace(phase=Phase("WIN", state.phase.year)))
-    return any(book.needs_orders(p) for p in state.map.powers)
+    homes = state.map.homes
+    for power, n in state.adjustments().items():
+        if n < 0:
+            return True
+        if n > 0 and any(
+            state.centres.get(h) == power and h not in state.units for h in homes.get(power, ())
+        ):
+            return True
+    return False

@@ -573,7 +573,9 @@ class _Build(Transformer):
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
     grammar = resources.files("grammar").joinpath("daide.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer=_AtomLexer, transformer=_Build())
+    # cache=True keeps the built LALR tables in a temporary file: building them costs about
+    # 0.25 s, paid by every bot process a tournament starts. Lark rebuilds if the file is bad.
+    return Lark(grammar, parser="lalr", lexer=_AtomLexer, transformer=_Build(), cache=True)
 
 
 def _balanced(atoms: Atoms) -> bool:

@@ -593,11 +593,12 @@ class GameMaster:
             if winner is not None:
                 out += self._all(m.Slo(winner))
                 ended = self._result("solo", [winner], "solo", before.phase.year)
-        out += self._all(self._now())
         if ended is None:
             ended = self._end_rule(before, result)
             if ended is not None:
                 out += self._all(m.Drw())
+        # The end of the game is announced before the NOW, as SLO is (spec §7.15).
+        out += self._all(self._now())
         eliminated = [(p, before.phase.year) for p in alive_before if p not in after.alive()]
         self.store.record_phase(
             self.id,

@@ -67,7 +67,7 @@ async def test_seven_clients_play_to_the_year_limit(make_server) -> None:  # typ
         assert kinds[0] == "Hlo"
         assert kinds[1:3] == ["Sco", "Now"]
         # Year limit: a draw, then the summary, OFF and the end of the connection.
-        assert kinds[-4:] == ["Drw", "Smr", "Off", "Closed"]
+        assert kinds[-5:] == ["Drw", "Now", "Smr", "Off", "Closed"]
         smr = log[-3]
         assert {e.power for e in smr.entries} == {"AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR"}
         assert all(e.name.startswith("bot") for e in smr.entries)
