@@ -141,8 +141,7 @@ class GameRunner:
         return []
 
     def _deliver(self, out: Outgoing) -> None:
-        for cid, msg in out:
-            self.server.deliver(cid, msg)
+        self.server.deliver_many(out)
 
     async def _close_clients(self) -> None:
         for cid in list(self.master.clients):
@@ -311,14 +310,28 @@ class Server:
             log.info("disconnected")
 
     async def _writer(self, client: Client, scope: trio.CancelScope) -> None:
+        """Drain the client's queue. What has piled up goes out in one write: a phase's
+        results are dozens of messages, and one system call beats dozens."""
         link = client.link
         try:
             async for item in client.receive:
-                if item is _CLOSE:
+                batch: list[bytes] = []
+                closing = False
+                while True:
+                    if item is _CLOSE:
+                        closing = True
+                        break
+                    batch.append(item if isinstance(item, bytes) else link.encode(item))
+                    if len(batch) >= 256:
+                        break
+                    try:
+                        item = client.receive.receive_nowait()
+                    except trio.WouldBlock:
+                        break
+                await link.write(b"".join(batch))
+                if closing:
                     await link.close()
                     break
-                data = item if isinstance(item, bytes) else link.encode(item)
-                await link.write(data)
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             pass
         except Exception as exc:
@@ -349,9 +362,25 @@ class Server:
             pass
 
     def deliver(self, cid: ClientId, message: Any) -> None:
-        client = self.clients.get(cid)
-        if client is not None:
-            self._queue(client, message)
+        self.deliver_many([(cid, message)])
+
+    def deliver_many(self, out: Outgoing) -> None:
+        """Queue each message for its client, encoded once per wire form (broadcasts go to
+        every client of a game)."""
+        encoded: dict[tuple[int, tuple[str, bytes]], bytes] = {}
+        for cid, msg in out:
+            client = self.clients.get(cid)
+            if client is None or client.link.closed:
+                continue
+            key = (id(msg), client.link.wire_key)
+            data = encoded.get(key)
+            if data is None:
+                try:
+                    data = encoded[key] = client.link.encode(msg)
+                except Exception as exc:  # a message this wire form cannot carry
+                    self.log.warning("cannot send", client=cid, error=repr(exc))
+                    continue
+            self._queue(client, data)
 
     async def _route(self, client: Client, msg: Any, log: Any) -> None:
         """Send a message to the client's game, or handle joining."""

@@ -44,6 +44,14 @@ class Link:
     def encode(self, message: Any) -> bytes:
         return self.conn.send(message)
 
+    @property
+    def wire_key(self) -> tuple[str, bytes]:
+        """Links with the same key encode a message to the same bytes (a broadcast is
+        rendered once per key, not once per client)."""
+        if isinstance(self.conn, TextConnection):
+            return ("text", self.conn.newline)
+        return ("dm", b"")
+
     async def events(self) -> AsyncIterator[Event]:
         """Every event until the connection closes. ``Send`` events are written here."""
         if self._first:

@@ -34,9 +34,16 @@ class WireClient:
         return client
 
     async def send(self, msg: Any) -> None:
+        """Send a message (a no-op once the server has closed the connection: like any
+        client, we may still be answering what it sent before closing)."""
         if isinstance(msg, str):
             msg = parse_text(msg)
-        await self.stream.send_all(self.conn.send(msg))
+        if self.closed is not None or self.conn.state.value == "closed":
+            return
+        try:
+            await self.stream.send_all(self.conn.send(msg))
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
 
     async def send_raw(self, data: bytes) -> None:
         await self.stream.send_all(data)
