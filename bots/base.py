@@ -15,18 +15,17 @@ from __future__ import annotations
 
 import argparse
 import random
-from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from engine.convoy import convoy_route, with_route
 from engine.legal import WAIVE_KEY, legal_orders
 from engine.map import GameMap, province_of
 from engine.orders import (
     Build,
     Disband,
     Hold,
-    Move,
     Order,
     Remove,
     Waive,
@@ -127,34 +126,6 @@ class Bot:
 # -- orders as DAIDE takes them ----------------------------------------------------------------
 
 
-def convoy_route(state: GameState, army_loc: str, dest: str) -> tuple[str, ...] | None:
-    """The shortest chain of fleet-held seas an army at ``army_loc`` could be convoyed
-    along to province ``dest``, in the order the army passes them; None if there is none."""
-    gmap = state.map
-    src = province_of(army_loc)
-    if src == dest or not gmap.is_coastal(src) or not gmap.is_coastal(dest):
-        return None
-    seas = {p for p, u in state.units.items() if u.type == "F" and gmap.is_sea(p)}
-    adj = gmap.fleet_adj_provinces
-    start = [s for s in gmap.seas_near.get(src, ()) if s in seas]
-    came_from: dict[str, str | None] = dict.fromkeys(start)
-    queue = deque(start)
-    while queue:
-        sea = queue.popleft()
-        if dest in adj[sea]:
-            path = [sea]
-            prev = came_from[sea]
-            while prev is not None:
-                path.append(prev)
-                prev = came_from[prev]
-            return tuple(reversed(path))
-        for nxt in sorted(adj[sea]):
-            if nxt in seas and nxt not in came_from:
-                came_from[nxt] = sea
-                queue.append(nxt)
-    return None
-
-
 def daide_orders(state: GameState, orders: Sequence[Order]) -> list[Order]:
     """``orders`` with every move by convoy written as DAIDE wants it (``CTO dest VIA
     (seas)``; a plain ``MTO`` to a province the army cannot walk to is refused by other
@@ -165,14 +136,10 @@ def daide_orders(state: GameState, orders: Sequence[Order]) -> list[Order]:
         if isinstance(o, Waive):
             waives.append(o)  # each waives one build: never a duplicate
             continue
-        if isinstance(o, Move) and o.via is None and o.unit.type == "A":
-            walk = o.dest in state.map.army_adj.get(o.unit.loc, frozenset())
-            if o.convoy or not walk:
-                route = convoy_route(state, o.unit.loc, o.dest)
-                if route is None:
-                    continue
-                o = Move(o.unit, o.dest, True, route)
-        out[o] = None
+        routed = with_route(state, o)
+        if routed is None:
+            continue  # a move by convoy with no route: not an order anyone would accept
+        out[routed] = None
     return [*out, *waives]
 
 

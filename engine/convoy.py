@@ -8,9 +8,12 @@ neighbours in the chain, the first alone touches the start and the last alone th
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable
 
-from engine.map import GameMap
+from engine.map import GameMap, province_of
+from engine.orders import Move, Order
+from engine.state import GameState
 
 
 def sea_fleets(gmap: GameMap, units: Iterable[tuple[str, str]]) -> frozenset[str]:
@@ -71,3 +74,46 @@ def needed_fleets(gmap: GameMap, fleets: frozenset[str], src: str) -> dict[str, 
         if f in fleets:
             extend([f])
     return {d: frozenset(fs) for d, fs in result.items()}
+
+
+def convoy_route(state: GameState, army_loc: str, dest: str) -> tuple[str, ...] | None:
+    """The shortest chain of fleet-held seas an army at ``army_loc`` could be convoyed along
+    to province ``dest``, in the order the army passes them; None if there is none."""
+    gmap = state.map
+    src = province_of(army_loc)
+    if src == dest or not gmap.is_coastal(src) or not gmap.is_coastal(dest):
+        return None
+    seas = sea_fleets(gmap, ((u.type, u.loc) for u in state.units.values()))
+    adj = gmap.fleet_adj_provinces
+    start = [s for s in gmap.seas_near.get(src, ()) if s in seas]
+    came_from: dict[str, str | None] = dict.fromkeys(start)
+    queue = deque(start)
+    while queue:
+        sea = queue.popleft()
+        if dest in adj[sea]:
+            path = [sea]
+            prev = came_from[sea]
+            while prev is not None:
+                path.append(prev)
+                prev = came_from[prev]
+            return tuple(reversed(path))
+        for nxt in sorted(adj[sea]):
+            if nxt in seas and nxt not in came_from:
+                came_from[nxt] = sea
+                queue.append(nxt)
+    return None
+
+
+def with_route(state: GameState, order: Order) -> Order | None:
+    """``order`` with its convoy route written out when it is an army's move by convoy (said
+    so, or to a province it cannot walk to) that names none, as DAIDE's ``CTO ... VIA (...)``
+    needs; None when no route exists. Any other order comes back unchanged."""
+    if not isinstance(order, Move) or order.via is not None or order.unit.type != "A":
+        return order
+    walk = province_of(order.dest) in state.map.army_adj.get(order.unit.loc, frozenset())
+    if walk and not order.convoy:
+        return order
+    route = convoy_route(state, order.unit.loc, province_of(order.dest))
+    if route is None:
+        return None
+    return Move(order.unit, order.dest, True, route)

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
+from engine.convoy import with_route
 from engine.map import GameMap, load_map, province_of
-from engine.orders import Note, Order, Waive
+from engine.orders import Move, Note, Order, Waive
 from engine.orderset import OrderSet
 from engine.state import GameState, Phase, initial_state
 from engine.turn import PhaseResult, process
@@ -486,8 +487,9 @@ class GameMaster:
             checked = self.book.submit(power, order)
             note = checked.note
             if note is Note.MBV:
+                daide = _daide_form(self.state, checked.order)
                 self.store.add_submission(
-                    self.id, phase, power, "sub", self.codec.text(m.Sub((checked.order,))), "MBV"
+                    self.id, phase, power, "sub", self.codec.text(m.Sub((daide,))), "MBV"
                 )
                 self.aoa_notes.pop(_unit_key(order), None)
             elif self.settings.aoa and note not in (Note.NRS, Note.NYU, Note.NSU):
@@ -578,7 +580,7 @@ class GameMaster:
         before = self.state
         alive_before = set(before.alive())
         result = process(before, self.book)
-        ords = [self._ord(before.phase, order, res) for order, res in result.results]
+        ords = [self._ord(before, order, res) for order, res in result.results]
         after = result.state
         self.state = after
         out: Outgoing = []
@@ -618,12 +620,13 @@ class GameMaster:
             return out + self._finish(ended)
         return out + self._begin_phase(now)
 
-    def _ord(self, phase: Phase, order: Order, res: Any) -> m.Ord:
+    def _ord(self, before: GameState, order: Order, res: Any) -> m.Ord:
+        phase = before.phase
         key = _unit_key(order)
         if key in self.aoa_notes:
             given, note = self.aoa_notes[key]
             return m.Ord(phase, given, m.NoteResult(note, res.dislodged))
-        return m.Ord(phase, order, res)
+        return m.Ord(phase, _daide_form(before, order), res)
 
     def _end_rule(self, before: GameState, result: PhaseResult) -> dict[str, Any] | None:
         s = self.settings
@@ -817,6 +820,14 @@ class GameMaster:
         if self.clock.deadline is None:
             return False
         return self.clock.deadline - now < s.press_time
+
+
+def _daide_form(state: GameState, order: Order) -> Order:
+    """DAIDE writes a move by convoy with its route (``CTO ... VIA (...)``); an order given in
+    another notation ("A LON - BEL VIA", from the web page) gets the shortest route."""
+    if isinstance(order, Move) and order.convoy and order.via is None:
+        return with_route(state, order) or Move(order.unit, order.dest)
+    return order
 
 
 def _unit_key(order: Order) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import trio
@@ -40,10 +41,8 @@ class WireClient:
             msg = parse_text(msg)
         if self.closed is not None or self.conn.state.value == "closed":
             return
-        try:
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
             await self.stream.send_all(self.conn.send(msg))
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            pass
 
     async def send_raw(self, data: bytes) -> None:
         await self.stream.send_all(data)
