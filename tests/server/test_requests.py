@@ -1,0 +1,96 @@
+"""Requests a client may make during a game: HST, ORD, MIS, NOT (SUB), TME, and DSD."""
+
+from __future__ import annotations
+
+import trio
+
+from protocol import messages as m
+from server.settings import GameSettings
+
+from .daide_client import WireClient
+from .test_reliability import _units
+
+
+async def _seven(server, text: bool = True):  # type: ignore[no-untyped-def]
+    clients = [await WireClient.connect(server.address[1], text=text) for _ in range(7)]
+    for i, c in enumerate(clients):
+        await c.join(f"p{i}")
+    hlos = [await c.expect(m.Hlo) for c in clients]
+    return {h.power: (c, h) for h, c in zip(hlos, clients, strict=True)}
+
+
+async def _hold_all(players) -> None:  # type: ignore[no-untyped-def]
+    for power, (c, _) in players.items():
+        await c.send(f"SUB {' '.join(f'(({power} {u}) HLD)' for u in _units(power))}")
+
+
+async def test_history_and_orders_requests(make_server) -> None:  # type: ignore[no-untyped-def]
+    server = await make_server(GameSettings(max_year=1902))
+    players = await _seven(server)
+    eng = players["ENG"][0]
+    await eng.send("ORD")
+    assert await eng.expect(m.Rej) == m.Rej(m.Ord())  # nothing processed yet
+    await eng.send("HST (SPR 1901)")
+    assert isinstance(await eng.expect(m.Rej), m.Rej)
+    await _hold_all(players)
+    while (await eng.expect(m.Now)).turn.name != "F1901M":
+        pass
+    await eng.send("HST (SPR 1901)")
+    ords = [await eng.expect(m.Ord) for _ in range(22)]
+    assert {o.turn.name for o in ords} == {"S1901M"}
+    assert isinstance(await eng.event(), m.Sco)
+    now = await eng.event()
+    assert isinstance(now, m.Now) and now.turn.name == "F1901M"
+    await eng.send("ORD")
+    assert len([await eng.expect(m.Ord) for _ in range(22)]) == 22
+
+
+async def test_withdrawing_orders_and_missing(make_server) -> None:  # type: ignore[no-untyped-def]
+    server = await make_server(GameSettings(max_year=1901))
+    players = await _seven(server)
+    fra = players["FRA"][0]
+    await fra.send("SUB ((FRA AMY PAR) MTO BUR) ((FRA AMY MAR) HLD)")
+    await fra.expect(m.Thx)
+    await fra.expect(m.Thx)
+    assert {str(u) for u in (await fra.expect(m.Mis)).units} == {"F BRE"}
+    await fra.send("NOT (SUB ((FRA AMY PAR) MTO BUR))")
+    assert isinstance(await fra.expect(m.Yes), m.Yes)
+    await fra.send("MIS")
+    assert {str(u) for u in (await fra.expect(m.Mis)).units} == {"F BRE", "A PAR"}
+    await fra.send("NOT (SUB ((FRA AMY PAR) MTO PIC))")  # not an order it gave
+    assert isinstance(await fra.expect(m.Rej), m.Rej)
+    await fra.send("NOT (SUB)")
+    assert await fra.expect(m.Yes) == m.Yes(m.Not(m.Sub()))
+    await fra.send("MIS")
+    assert len((await fra.expect(m.Mis)).units) == 3
+    await fra.send("SUB (FAL 1901) ((FRA AMY PAR) HLD)")  # the wrong turn
+    assert isinstance(await fra.expect(m.Rej), m.Rej)
+
+
+async def test_time_notices_and_dsd(make_server) -> None:  # type: ignore[no-untyped-def]
+    server = await make_server(GameSettings(max_year=1901, move_time=3, dsd=True))
+    players = await _seven(server)
+    eng = players["ENG"][0]
+    assert await eng.expect(m.Tme) == m.Tme(3)
+    await eng.send("TME (2)")
+    assert await eng.expect(m.Yes) == m.Yes(m.Tme(2))
+    await eng.send("TME (8000)")  # longer than any deadline
+    assert isinstance(await eng.expect(m.Rej), m.Rej)
+    with trio.fail_after(3):
+        assert await eng.expect(m.Tme) == m.Tme(2)  # the notice at 2 s left
+    # DSD: a player who owes orders leaves, and the clock stops.
+    gone, hlo = players["TUR"]
+    await gone.aclose()
+    assert await eng.expect(m.Ccd) == m.Ccd("TUR")
+    stopped = await eng.expect(m.Not)
+    assert isinstance(stopped.inner, m.Tme)
+    await trio.sleep(2)  # past the deadline: nothing is processed while the clock is stopped
+    assert server.store.states(server.store.games()[0].id)[-1][0] == "S1901M"
+    back = await WireClient.connect(server.address[1], text=True)
+    await back.send(m.Iam("TUR", hlo.passcode))
+    await back.expect(m.Yes)
+    assert await eng.expect(m.Not) == m.Not(m.Ccd("TUR"))
+    assert isinstance(await eng.expect(m.Tme), m.Tme)  # the clock runs again
+    with trio.fail_after(5):
+        now = await eng.expect(m.Now)
+    assert now.turn.name == "F1901M"
