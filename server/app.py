@@ -90,10 +90,13 @@ class GameRunner:
                 with trio.move_on_at(wake if wake is not None else math.inf):
                     item = await self.inbox.receive()
                 now = trio.current_time()
+                done = len(master.history)
                 if item is None:
                     self._deliver(master.on_time(now))
-                    continue
-                self._deliver(self._handle(item, now))
+                else:
+                    self._deliver(self._handle(item, now))
+                for phase, _, after in master.history[done:]:
+                    self.log.info("phase processed", phase=phase.name, next=after.phase.name)
             self.log.info("game over", result=master.result)
             await self._close_clients()
         finally:
