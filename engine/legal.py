@@ -52,12 +52,15 @@ def _movement(position: Position, power: str | None) -> dict[str, list[Order]]:
     is_coastal = gmap.is_coastal
     # Who could move into each province: directly, or only by convoy (with the fleets some
     # route needs, since a needed fleet cannot also support the move).
-    direct: dict[str, list[tuple[Unit, str]]] = {}
+    direct: dict[str, list[Unit]] = {}
     by_convoy: dict[str, list[tuple[Unit, str, frozenset[str]]]] = {}
     convoy_dests: dict[str, dict[str, frozenset[str]]] = {}
     for prov, u in units.items():
         for d in reach(u.type, u.loc):
-            direct.setdefault(d, []).append((u, prov))
+            if d in direct:
+                direct[d].append(u)
+            else:
+                direct[d] = [u]
         if u.type == "A" and position.fleets and is_coastal(prov):
             table = position.convoy_table(prov)
             if table:
@@ -88,9 +91,7 @@ def _movement(position: Position, power: str | None) -> dict[str, list[Order]]:
                 orders.append(Move(u, d, True))
         near = reach(u.type, u.loc)
         orders += [SupportHold(u, o) for d in near if (o := get_unit(d)) is not None]
-        orders += [
-            SupportMove(u, v, d) for d in near for v, vprov in get_direct(d, ()) if vprov != prov
-        ]
+        orders += [SupportMove(u, v, d) for d in near for v in get_direct(d, ()) if v is not u]
         if by_convoy:
             for d in near:
                 for v, vprov, needed in get_convoy(d, ()):

@@ -38,7 +38,7 @@ _NEVER = 1 << 60
 @dataclass(frozen=True, slots=True)
 class MovementOutcome:
     results: dict[str, tuple[Order, Result]]  # by province of the ordered unit
-    units: list[Unit]  # units standing after the moves (not the dislodged)
+    units: dict[str, Unit]  # units standing after the moves (not the dislodged), by province
     dislodged: list[Dislodged]  # dislodged units with at least one retreat
     destroyed: list[Unit]  # dislodged units with nowhere to go
     contested: frozenset[str]  # provinces left empty by a standoff
@@ -67,21 +67,30 @@ class _Adjudicator:
     def _index(self) -> None:
         orders = self.orders
         province_of = self.map.province_at.__getitem__
-        for p, o in orders.items():
-            if type(o) is Move:
-                d = province_of(o.dest)
-                self.move_dest[p] = d
-                self.moves_into.setdefault(d, []).append(p)
-        army_adj = self.map.army_adj
+        move_dest, moves_into, void = self.move_dest, self.moves_into, self.void
+        convoys: list[tuple[str, Convoy]] = []
+        supports: list[tuple[str, SupportHold | SupportMove]] = []
         for p, o in orders.items():
             t = type(o)
-            if t is Convoy:
-                a = province_of(o.target.loc)  # type: ignore[union-attr]
-                if self.move_dest.get(a) == province_of(o.dest):  # type: ignore[union-attr]
-                    self.convoys_for.setdefault(a, []).append(p)
+            if t is Move:
+                d = province_of(o.dest)  # type: ignore[union-attr]
+                move_dest[p] = d
+                if d in moves_into:
+                    moves_into[d].append(p)
                 else:
-                    self.void.add(p)
-        for p, dest in self.move_dest.items():
+                    moves_into[d] = [p]
+            elif t is Convoy:
+                convoys.append((p, o))  # type: ignore[arg-type]
+            elif t is SupportHold or t is SupportMove:
+                supports.append((p, o))  # type: ignore[arg-type]
+        for p, c in convoys:
+            a = province_of(c.target.loc)
+            if move_dest.get(a) == province_of(c.dest):
+                self.convoys_for.setdefault(a, []).append(p)
+            else:
+                void.add(p)
+        army_adj = self.map.army_adj
+        for p, dest in move_dest.items():
             o = orders[p]
             assert isinstance(o, Move)
             if o.unit.type != "A":
@@ -94,28 +103,24 @@ class _Adjudicator:
                 self.convoyed.add(p)
         for p, fleets in list(self.convoys_for.items()):
             if p not in self.convoyed:
-                self.void.update(fleets)
+                void.update(fleets)
                 del self.convoys_for[p]
-        for p, o in orders.items():
-            t = type(o)
-            if t is SupportHold:
-                tp = province_of(o.target.loc)  # type: ignore[union-attr]
-                if tp in self.units and type(orders[tp]) is not Move:
-                    self.supports.setdefault(tp, []).append(p)
-                else:
-                    self.void.add(p)
-            elif t is SupportMove:
-                assert isinstance(o, SupportMove)
-                tp = province_of(o.target.loc)
-                target_order = orders.get(tp)
-                if (
+        for p, sup in supports:
+            tp = province_of(sup.target.loc)
+            target_order = orders.get(tp)
+            if type(sup) is SupportHold:
+                matches = target_order is not None and type(target_order) is not Move
+            else:
+                dest = sup.dest  # type: ignore[union-attr]
+                matches = (
                     type(target_order) is Move
-                    and self.move_dest[tp] == province_of(o.dest)
-                    and (o.dest == province_of(o.dest) or o.dest == target_order.dest)
-                ):
-                    self.supports.setdefault(tp, []).append(p)
-                else:
-                    self.void.add(p)
+                    and move_dest[tp] == province_of(dest)
+                    and (dest == province_of(dest) or dest == target_order.dest)
+                )
+            if matches:
+                self.supports.setdefault(tp, []).append(p)
+            else:
+                void.add(p)
 
     # -- Kruijswijk's resolver ------------------------------------------------------------
 
@@ -170,8 +175,10 @@ class _Adjudicator:
         return self._resolve(p)
 
     def _settle(self, n: int, p: str, value: bool) -> None:
-        self._forget(n + 1)
-        del self.deps[n:]
+        deps = self.deps
+        if len(deps) > n + 1:
+            self._forget(n + 1)
+        del deps[n:]
         self.status[p] = _RESOLVED
         self.result[p] = value
 
@@ -295,42 +302,54 @@ class _Adjudicator:
     # -- outcome ----------------------------------------------------------------------------
 
     def run(self) -> MovementOutcome:
-        for p in self.orders:
-            if type(self.orders[p]) is not Hold:
-                self._resolve(p)
+        status, result, attacked = self.status, self.result, self.moves_into
+        for p, order in self.orders.items():
+            t = type(order)
+            if t is Hold:
+                continue
+            if t is not Move and p not in attacked:
+                # Nobody moves against it: a support stands (unless void), a convoy stays.
+                status[p] = _RESOLVED
+                result[p] = t is Convoy or p not in self.void
+                continue
+            self._resolve(p)
         moved: dict[str, str] = {}  # src province -> dest province of successful moves
         for p, d in self.move_dest.items():
             if self.result[p]:
                 moved[d] = p
         results: dict[str, tuple[Order, Result]] = {}
-        standing: list[Unit] = []
+        standing: dict[str, Unit] = {}
         dislodged_units: list[tuple[Unit, str]] = []
+        result = self.result
+        void = self.void
         for p, unit in self.units.items():
             order = self.orders[p]
             t = type(order)
             attacker = moved.get(p)
-            moves_away = t is Move and self.result[p]
-            is_dislodged = attacker is not None and not moves_away
             if t is Move:
-                outcome = Outcome.SUC if self.result[p] else Outcome.BNC
-            elif t is Hold:
-                outcome = Outcome.SUC
-            elif p in self.void:
-                outcome = Outcome.NSO
-            elif t is Convoy:
-                outcome = Outcome.SUC if self.result[p] else Outcome.DSR
+                moves_away = result[p]
+                outcome = Outcome.SUC if moves_away else Outcome.BNC
             else:
-                outcome = Outcome.SUC if self.result[p] else Outcome.CUT
+                moves_away = False
+                if t is Hold:
+                    outcome = Outcome.SUC
+                elif p in void:
+                    outcome = Outcome.NSO
+                elif t is Convoy:
+                    outcome = Outcome.SUC if result[p] else Outcome.DSR
+                else:
+                    outcome = Outcome.SUC if result[p] else Outcome.CUT
+            is_dislodged = attacker is not None and not moves_away
             results[p] = (order, RESULTS[outcome, is_dislodged])
             if moves_away:
-                assert isinstance(order, Move)
-                standing.append(Unit(unit.power, unit.type, order.dest))
+                dest = order.dest  # type: ignore[union-attr]
+                standing[self.move_dest[p]] = Unit(unit.power, unit.type, dest)
             elif is_dislodged:
                 assert attacker is not None
                 dislodged_units.append((unit, attacker))
             else:
-                standing.append(unit)
-        occupied = {u.province for u in standing}
+                standing[p] = unit
+        occupied = set(standing)
         contested = self._standoffs(occupied)
         dislodged: list[Dislodged] = []
         destroyed: list[Unit] = []

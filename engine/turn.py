@@ -59,15 +59,13 @@ def process(state: GameState, orders: OrderSet | Mapping[str, Iterable[Order]]) 
 def _after_movement(state: GameState, book: OrderSet) -> PhaseResult:
     outcome = adjudicate_movement(state, book.by_unit())
     results = list(outcome.results.values())
-    units = FrozenDict({u.province: u for u in outcome.units})
-    after = state.replace(units=units, dislodged=FrozenDict())
-    if outcome.dislodged:
-        nxt = after.replace(
-            phase=state.phase.next(),
-            dislodged=FrozenDict({d.unit.province: d for d in outcome.dislodged}),
-        )
+    dislodged = FrozenDict({d.unit.province: d for d in outcome.dislodged})
+    nxt = GameState(
+        state.map, state.phase.next(), FrozenDict(outcome.units), state.centres, dislodged
+    )
+    if dislodged:
         return PhaseResult(state.phase, results, nxt, False)
-    return _advance(state.phase, results, after.replace(phase=state.phase.next()))
+    return _advance(state.phase, results, nxt)
 
 
 def _after_retreats(state: GameState, book: OrderSet) -> PhaseResult:
