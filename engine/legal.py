@@ -21,7 +21,7 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.orderset import OrderSet
+from engine.orderset import build_sites
 from engine.state import GameState, Unit
 from engine.validate import Position
 
@@ -121,14 +121,12 @@ def _retreats(state: GameState, power: str | None) -> dict[str, list[Order]]:
 
 def _adjustments(state: GameState, power: str | None) -> dict[str, list[Order]]:
     gmap = state.map
-    book = OrderSet(state)
     out: dict[str, list[Order]] = {}
     for p, need in state.adjustments().items():
         if power is not None and p != power:
             continue
         if need > 0:
-            sites = book.build_sites(p)
-            for site in sites:
+            for site in build_sites(state, p):
                 orders: list[Order] = []
                 if gmap.can_stand("A", site):
                     orders.append(Build(Unit(p, "A", site)))

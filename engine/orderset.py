@@ -142,13 +142,8 @@ class OrderSet:
 
     def build_sites(self, power: str) -> list[str]:
         """Vacant owned home centres not yet built in."""
-        state = self.state
         mine = self._orders.get(power, {})
-        return [
-            h
-            for h in state.map.homes.get(power, ())
-            if state.centres.get(h) == power and h not in state.units and h not in mine
-        ]
+        return [h for h in build_sites(self.state, power) if h not in mine]
 
     def needs_orders(self, power: str) -> bool:
         """Does the power have anything to order in this phase at all?"""
@@ -173,3 +168,12 @@ def _key(order: Order) -> str:
     if isinstance(order, Waive):
         return "WVE"
     return province_of(order.unit.loc)
+
+
+def build_sites(state: GameState, power: str) -> list[str]:
+    """The power's vacant home centres that it owns: where it may build."""
+    return [
+        h
+        for h in state.map.homes.get(power, ())
+        if state.centres.get(h) == power and h not in state.units
+    ]

@@ -29,7 +29,7 @@ from engine.orders import (
     Retreat,
     Waive,
 )
-from engine.orderset import OrderSet
+from engine.orderset import OrderSet, build_sites
 from engine.state import FrozenDict, GameState, Phase, Unit
 
 
@@ -156,12 +156,7 @@ def update_centres(state: GameState) -> GameState:
 
 def adjustments_needed(state: GameState) -> bool:
     """Does any power have a build it can make or a removal it must make?"""
-    homes = state.map.homes
     for power, n in state.adjustments().items():
-        if n < 0:
-            return True
-        if n > 0 and any(
-            state.centres.get(h) == power and h not in state.units for h in homes.get(power, ())
-        ):
+        if n < 0 or (n > 0 and build_sites(state, power)):
             return True
     return False
