@@ -16,7 +16,7 @@ import math
 import random
 import shlex
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,6 +73,9 @@ class GameRunner:
         self.reserved: list[tuple[str | None, str | None]] = []
         self.done = trio.Event()
         self.log = get_logger(game=master.id)
+        # Web pages show what DAIDE has no message for (who has ordered, the deadline, the
+        # page's own orders): each watcher looks at the game after every event, in this task.
+        self.watchers: dict[object, Callable[[GameMaster, float], None]] = {}
 
     @property
     def id(self) -> int:
@@ -95,6 +98,7 @@ class GameRunner:
                     self._deliver(master.on_time(now))
                 else:
                     self._deliver(self._handle(item, now))
+                self._watch(now)
                 for phase, _, after in master.history[done:]:
                     self.log.info("phase processed", phase=phase.name, next=after.phase.name)
             self.log.info("game over", result=master.result)
@@ -103,9 +107,20 @@ class GameRunner:
             self.done.set()
             self.server.game_over(self)
 
+    def _watch(self, now: float) -> None:
+        for look in list(self.watchers.values()):
+            look(self.master, now)
+
     def _handle(self, item: tuple[Any, ...], now: float) -> Outgoing:
         kind, client = item[0], item[1]
         master = self.master
+        if kind == "watch":  # ("watch", None, key, look or None to stop)
+            if item[3] is None:
+                self.watchers.pop(item[2], None)
+            else:
+                self.watchers[item[2]] = item[3]
+                item[3](master, now)
+            return []
         if client is None:  # a command from the server itself
             client = _NOBODY
         if kind == "leave":
@@ -173,7 +188,10 @@ class Server:
         im_timeout: float = 30.0,
         send_queue: int = SEND_QUEUE,
         resume: bool = True,
+        web_port: int | None = None,
     ) -> None:
+        self.web_port = web_port  # the browser's HTTP/WebSocket port (None: no web page)
+        self.web: Any = None  # the server.web.hub.WebHub once running
         self.resume = resume  # pick up the database's unfinished games at start
         self.im_timeout = im_timeout  # spec: 30 s; shorter in tests
         self.send_queue = send_queue
@@ -209,6 +227,12 @@ class Server:
                 self._resume_games()
             if self.open_games:
                 self._new_open_game()
+            if self.web_port is not None:
+                # Imported here: the web hub builds on this module.
+                from server.web.hub import WebHub
+
+                self.web = WebHub(self)
+                await nursery.start(self.web.run, self.web_port)
             nursery.start_soon(trio.serve_listeners, self._serve_tcp, self.listeners)
             self.log.info("listening", host=self.address[0], port=self.address[1])
             self.ready.set()

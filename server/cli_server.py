@@ -85,6 +85,9 @@ def register(sub: Any) -> None:
     p.add_argument("--log-level", default="info", help="debug, info, warning (default info)")
     p.add_argument("--log-json", action="store_true", help="log JSON even on a terminal")
     add_game_options(p)
+    from server.web.cli_web import add_web_options
+
+    add_web_options(p)
     p.set_defaults(handler=_serve)
 
     p = sub.add_parser("games", help="list stored games", description="List the stored games.")
@@ -129,10 +132,24 @@ def _serve(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         print(f"error: {_first_error(exc)}", file=sys.stderr)
         return 2
+    play = None
+    if args.play is not None:
+        from server.web.cli_web import game_spec
+
+        if args.no_web:
+            print("error: --play needs the web page (drop --no-web)", file=sys.stderr)
+            return 2
+        try:
+            play = game_spec(args)
+        except ValueError as exc:
+            print(f"error: --against: {exc}", file=sys.stderr)
+            return 2
     configure_logging(args.log_level, True if args.log_json else None)
     store = _open_store(args, must_exist=False)
     if store is None:
         return 2
+
+    failed: list[int] = []
 
     async def main() -> None:
         server = Server(
@@ -142,11 +159,23 @@ def _serve(args: argparse.Namespace) -> int:
             port=args.port,
             seed=args.seed,
             rejoin_grace=args.rejoin_grace,
+            web_port=None if args.no_web else args.web_port,
         )
         async with trio.open_nursery() as nursery:
             await nursery.start(server.run)
             host, port = server.address
             print(f"diplomat serving DAIDE on {host}:{port} (database {store.path})", flush=True)
+            if server.web is not None:
+                print(f"web page: {server.web.url}", flush=True)
+                if play is not None:
+                    try:
+                        seat = server.web.create_game(play)
+                    except ValueError as exc:
+                        print(f"error: --play: {exc}", file=sys.stderr)
+                        failed.append(2)
+                        nursery.cancel_scope.cancel()
+                        return
+                    print(f"your game ({seat.power}): {server.web.url_for(seat)}", flush=True)
 
     try:
         trio.run(main)
@@ -157,7 +186,7 @@ def _serve(args: argparse.Namespace) -> int:
         return 1
     finally:
         store.close()
-    return 0
+    return failed[0] if failed else 0
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -33,6 +33,7 @@ async def _start(db: Path) -> tuple[subprocess.Popen[str], int]:
             "1901",
             "--rejoin-grace",
             "30",
+            "--no-web",
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

@@ -1,0 +1,61 @@
+"""``diplomat serve``'s web options: the page's port, and a game against bots made at start."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+DEFAULT_WEB_PORT = 8080
+
+
+def add_web_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("web page (playing in the browser)")
+    g.add_argument(
+        "--web-port",
+        type=int,
+        default=DEFAULT_WEB_PORT,
+        help=f"port of the web page, on the same host (default {DEFAULT_WEB_PORT}; 0 = any)",
+    )
+    g.add_argument("--no-web", action="store_true", help="serve no web page")
+    g.add_argument(
+        "--play",
+        metavar="POWER",
+        help="create a gunboat game at start for a person playing POWER (or 'random') in the "
+        "browser, and print its link; the deadlines and --max-year above apply",
+    )
+    g.add_argument(
+        "--against",
+        default="dumbbot:6",
+        metavar="SEATS",
+        help="the six opponents of --play: bundled bots by name (dumbbot, randombot, holdbot), "
+        "NAME:K for K of them, 'open' for a seat left to a bot connecting over TCP "
+        "(default dumbbot:6)",
+    )
+
+
+def parse_against(text: str) -> list[str]:
+    """``dumbbot:3 randombot:2,open`` -> six seat names."""
+    seats: list[str] = []
+    for word in text.replace(",", " ").split():
+        name, _, count = word.partition(":")
+        try:
+            k = int(count) if count else 1
+        except ValueError:
+            raise ValueError(f"{word!r}: the count after ':' must be a number") from None
+        seats.extend([name.strip().lower()] * k)
+    return seats
+
+
+def game_spec(args: argparse.Namespace) -> dict[str, Any]:
+    """The web game ``--play`` asks for, in the form the page's API takes."""
+    return {
+        "power": args.play,
+        "opponents": parse_against(args.against),
+        "move_time": args.mtl,
+        "retreat_time": args.rtl,
+        "build_time": args.btl,
+        "max_year": args.max_year,
+    }
+
+
+__all__ = ["DEFAULT_WEB_PORT", "add_web_options", "game_spec", "parse_against"]

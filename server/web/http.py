@@ -1,0 +1,296 @@
+"""HTTP and WebSocket for the browser on one port, over trio streams.
+
+h11 reads requests and writes responses, wsproto speaks WebSocket: both are sans-I/O state
+machines, as the DAIDE side is, so this module is only the thin loop that moves bytes between
+a socket and them. It serves the page's static files, a small JSON API, and upgrades ``/ws`` to
+a WebSocket that it hands to the hub.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import h11
+import trio
+import wsproto
+import wsproto.events as wse
+from wsproto.utilities import LocalProtocolError as WsLocalError
+from wsproto.utilities import RemoteProtocolError as WsRemoteError
+
+STATIC = Path(__file__).parent / "static"
+READ_SIZE = 65536
+MAX_BODY = 64 * 1024
+MAX_MESSAGE = 64 * 1024  # a page's requests are a few hundred bytes
+IDLE_TIMEOUT = 120.0  # seconds an HTTP connection may sit between requests
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".json": "application/json",
+}
+# Everything the page uses comes from this server; inline styles are the map's own <style>.
+SECURITY_HEADERS = [
+    (
+        b"content-security-policy",
+        b"default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        b"connect-src 'self'; frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+]
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    path: str
+    query: dict[str, str]
+    body: bytes
+    peer: str
+
+    def json(self) -> Any:
+        return json.loads(self.body.decode("utf-8")) if self.body else {}
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    body: bytes
+    content_type: str = "application/json"
+    headers: tuple[tuple[bytes, bytes], ...] = ()
+
+    @classmethod
+    def of_json(cls, data: Any, status: int = 200) -> Response:
+        return cls(status, json.dumps(data).encode("utf-8"))
+
+    @classmethod
+    def error(cls, status: int, message: str) -> Response:
+        return cls.of_json({"error": message}, status)
+
+
+Api = Callable[[Request], Awaitable[Response]]
+OnSocket = Callable[["WebSocket", Request], Awaitable[None]]
+
+
+class WebSocket:
+    """One WebSocket, text messages only. ``receive`` and ``send`` may run in different
+    tasks; writes are serialised because a trio stream allows one sender at a time."""
+
+    def __init__(self, stream: trio.abc.Stream, conn: wsproto.WSConnection, peer: str) -> None:
+        self.stream = stream
+        self.conn = conn
+        self.peer = peer
+        self.closed = False
+        self._inbox: deque[str] = deque()
+        self._parts: list[str] = []
+        self._size = 0
+        self._lock = trio.Lock()
+
+    async def _write(self, data: bytes) -> None:
+        if not data:
+            return
+        async with self._lock:
+            try:
+                await self.stream.send_all(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                self.closed = True
+
+    async def send(self, text: str) -> None:
+        if self.closed:
+            return
+        try:
+            data = self.conn.send(wse.Message(data=text))
+        except WsLocalError:
+            self.closed = True
+            return
+        await self._write(data)
+
+    async def receive(self) -> str | None:
+        """The next text message, or None once the socket is closed."""
+        while not self._inbox:
+            if self.closed:
+                return None
+            try:
+                data = await self.stream.receive_some(READ_SIZE)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                data = b""
+            try:
+                self.conn.receive_data(bytes(data) or None)
+                await self._events()
+            except WsRemoteError:
+                await self.close(1002)
+            if not data:
+                self.closed = True
+        return self._inbox.popleft()
+
+    async def _events(self) -> None:
+        for event in self.conn.events():
+            if isinstance(event, wse.TextMessage):
+                self._parts.append(event.data)
+                self._size += len(event.data)
+                if self._size > MAX_MESSAGE:
+                    await self.close(1009)
+                    return
+                if event.message_finished:
+                    self._inbox.append("".join(self._parts))
+                    self._parts, self._size = [], 0
+            elif isinstance(event, wse.Ping):
+                await self._write(self.conn.send(event.response()))
+            elif isinstance(event, wse.CloseConnection):
+                with contextlib.suppress(WsLocalError):
+                    await self._write(self.conn.send(event.response()))
+                self.closed = True
+                with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                    await self.stream.aclose()
+
+    async def close(self, code: int = 1000) -> None:
+        if self.closed:
+            return
+        with contextlib.suppress(WsLocalError):
+            await self._write(self.conn.send(wse.CloseConnection(code=code)))
+        self.closed = True
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            await self.stream.aclose()
+
+
+def static_file(path: str) -> Response:
+    """A file of ``static/``; the page itself for ``/`` and ``/game/N``."""
+    if path == "/" or path.startswith("/game/"):
+        name = "index.html"
+    elif path.startswith("/static/"):
+        name = path[len("/static/") :]
+    else:
+        return Response.error(404, "not found")
+    target = (STATIC / name).resolve()
+    if STATIC.resolve() not in target.parents or not target.is_file():
+        return Response.error(404, "not found")
+    kind = CONTENT_TYPES.get(target.suffix, "application/octet-stream")
+    # The page is small and changes with the server: always revalidate.
+    return Response(200, target.read_bytes(), kind, ((b"cache-control", b"no-cache"),))
+
+
+async def serve_http(
+    stream: trio.SocketStream, api: Api, on_socket: OnSocket, *, idle: float = IDLE_TIMEOUT
+) -> None:
+    """One HTTP connection: requests until it closes, or a WebSocket."""
+    try:
+        peer = "{}:{}".format(*stream.socket.getpeername()[:2])
+    except OSError:
+        peer = "?"
+    conn = h11.Connection(h11.SERVER)
+    try:
+        while True:
+            request = await _read_request(stream, conn, idle, peer)
+            if request is None:
+                return
+            head, req = request
+            if req.path == "/ws" and _is_upgrade(head):
+                ws = await _accept_websocket(stream, conn, head, peer)
+                if ws is not None:
+                    try:
+                        await on_socket(ws, req)
+                    finally:
+                        await ws.close()
+                return
+            if req.method == "GET" or req.method == "HEAD":
+                response = await api(req) if req.path.startswith("/api/") else static_file(req.path)
+            elif req.method == "POST" and req.path.startswith("/api/"):
+                response = await api(req)
+            else:
+                response = Response.error(405, "method not allowed")
+            await _respond(stream, conn, response, head_only=req.method == "HEAD")
+            if conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
+                return
+            conn.start_next_cycle()
+    except (h11.RemoteProtocolError, h11.LocalProtocolError):
+        with contextlib.suppress(Exception):
+            await _respond(stream, conn, Response.error(400, "bad request"))
+    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+        pass
+    finally:
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            await stream.aclose()
+
+
+async def _read_request(
+    stream: trio.SocketStream, conn: h11.Connection, idle: float, peer: str
+) -> tuple[h11.Request, Request] | None:
+    head: h11.Request | None = None
+    body = bytearray()
+    while True:
+        event = conn.next_event()
+        if event is h11.NEED_DATA:
+            data = b""
+            with trio.move_on_after(idle):
+                data = await stream.receive_some(READ_SIZE)
+            conn.receive_data(data)
+            if not data and conn.their_state is h11.IDLE:
+                return None
+            continue
+        if isinstance(event, h11.Request):
+            head = event
+            if _is_upgrade(event):
+                break
+        elif isinstance(event, h11.Data):
+            body += event.data
+            if len(body) > MAX_BODY:
+                raise h11.RemoteProtocolError("request body too large")
+        elif isinstance(event, h11.EndOfMessage) or event is h11.PAUSED:
+            break
+        elif isinstance(event, h11.ConnectionClosed):
+            return None
+    assert head is not None
+    url = urlsplit(head.target.decode("latin-1"))
+    query = {k: v[0] for k, v in parse_qs(url.query).items()}
+    return head, Request(head.method.decode(), url.path, query, bytes(body), peer)
+
+
+def _is_upgrade(head: h11.Request) -> bool:
+    return any(name == b"upgrade" and value.lower() == b"websocket" for name, value in head.headers)
+
+
+async def _accept_websocket(
+    stream: trio.SocketStream, conn: h11.Connection, head: h11.Request, peer: str
+) -> WebSocket | None:
+    """Hand the upgrade request to wsproto (re-serialised: h11 has consumed its bytes) and
+    accept it."""
+    ws = wsproto.WSConnection(wsproto.ConnectionType.SERVER)
+    raw = h11.Connection(h11.CLIENT).send(head) or b""
+    ws.receive_data(raw + conn.trailing_data[0])
+    for event in ws.events():
+        if isinstance(event, wse.Request):
+            await stream.send_all(ws.send(wse.AcceptConnection()))
+            return WebSocket(stream, ws, peer)
+        if isinstance(event, wse.RejectConnection):
+            break
+    await stream.send_all(
+        b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+    )
+    return None
+
+
+async def _respond(
+    stream: trio.SocketStream, conn: h11.Connection, response: Response, head_only: bool = False
+) -> None:
+    headers = [
+        (b"content-type", response.content_type.encode()),
+        (b"content-length", str(len(response.body)).encode()),
+        *SECURITY_HEADERS,
+        *response.headers,
+    ]
+    data = conn.send(h11.Response(status_code=response.status, headers=headers)) or b""
+    if not head_only:
+        data += conn.send(h11.Data(data=response.body)) or b""
+    data += conn.send(h11.EndOfMessage()) or b""
+    await stream.send_all(data)
+
+
+__all__ = ["Api", "OnSocket", "Request", "Response", "WebSocket", "serve_http", "static_file"]

@@ -1,0 +1,424 @@
+"""The web side of the server: the page, its JSON API, and the games people play from it.
+
+The hub listens on its own port (HTTP and WebSocket, see ``server.web.http``), creates games
+against bots (a person's seat, bundled bots launched as subprocesses over pipes, seats left
+open for bots that connect over TCP), keeps one :class:`~server.web.session.WebSession` per
+seat that pages attach to, and serves the history of a game from the store. Game logic stays in
+the game's task: the hub only creates games, starts their bots and seats their players, as the
+tournament runner does.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shlex
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import trio
+from pydantic import ValidationError
+
+from engine.map import GameMap, load_map
+from engine.orders import Order
+from engine.state import GameState
+from protocol import messages as m
+from protocol.codec import Codec, codec_for
+from server.logs import get_logger
+from server.settings import GameSettings
+from server.tournament import BUNDLED, bundled_command
+from server.web.http import Request, Response, WebSocket, serve_http
+from server.web.mapsvg import render_map
+from server.web.seats import SeatBook, SeatRow
+from server.web.session import WebSession, phase_title, result_lines
+
+if TYPE_CHECKING:
+    from server.app import GameRunner, Server
+
+OPEN = "open"  # a seat left for a bot that connects over TCP
+GRACE = 20.0  # seconds a seat waits for a page to come back before it leaves the game
+HELLO_TIMEOUT = 30.0
+BOT_EXIT_GRACE = 10.0  # seconds a bot gets to exit by itself after its game ends
+DEFAULTS: dict[str, Any] = {
+    "power": "random",
+    "opponents": ["dumbbot"] * 6,
+    "move_time": 600,
+    "retreat_time": 120,
+    "build_time": 120,
+    "max_year": 1910,
+}
+
+
+class SpecError(ValueError):
+    """A game the page asked for that cannot be made."""
+
+
+class WebHub:
+    def __init__(self, server: Server, grace: float = GRACE) -> None:
+        self.server = server
+        self.store = server.store
+        self.seats = SeatBook(server.store.path)
+        self.grace = grace
+        self.sessions: dict[str, WebSession] = {}
+        self.open_ports: dict[int, int] = {}  # game -> the port its open seats connect to
+        self.rng = random.Random(server.rng.random())
+        self.codec: Codec = codec_for()
+        self.maps: dict[str, GameMap] = {}
+        self.listeners: list[trio.SocketListener] = []
+        self.log = get_logger(web=True)
+        self._history: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
+        self._nursery: trio.Nursery | None = None
+
+    # -- running ---------------------------------------------------------------------------------
+
+    async def run(
+        self, port: int, task_status: trio.TaskStatus[WebHub] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        self.listeners = await trio.open_tcp_listeners(port, host=self.server.host)
+        try:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                self._resume()
+                nursery.start_soon(trio.serve_listeners, self._serve, self.listeners)
+                self.log.info("web page", url=self.url)
+                task_status.started(self)
+                await trio.sleep_forever()
+        finally:
+            self.seats.close()
+
+    @property
+    def address(self) -> tuple[str, int]:
+        host, port = self.listeners[0].socket.getsockname()[:2]
+        return host, port
+
+    @property
+    def url(self) -> str:
+        host, port = self.address
+        if host in ("0.0.0.0", "::"):
+            host = "127.0.0.1"
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{port}/"
+
+    def url_for(self, seat: SeatRow) -> str:
+        return f"{self.url}game/{seat.game_id}?t={seat.token}"
+
+    def spawn(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        assert self._nursery is not None
+        self._nursery.start_soon(fn, *args)
+
+    async def _serve(self, stream: trio.SocketStream) -> None:
+        await serve_http(stream, self.api, self.on_socket)
+
+    def map_named(self, name: str) -> GameMap:
+        if name not in self.maps:
+            self.maps[name] = load_map(name)
+        return self.maps[name]
+
+    # -- the JSON API ----------------------------------------------------------------------------
+
+    async def api(self, req: Request) -> Response:
+        if req.path == "/api/options" and req.method in ("GET", "HEAD"):
+            gmap = self.map_named(self.server.settings.map)
+            return Response.of_json(
+                {
+                    "powers": [{"id": p, "name": gmap.power_info[p].name} for p in gmap.powers],
+                    "bots": list(BUNDLED),
+                    "defaults": DEFAULTS,
+                }
+            )
+        if req.path == "/api/games":
+            if req.method == "POST":
+                try:
+                    seat = self.create_game(req.json())
+                except (SpecError, ValidationError, ValueError) as exc:
+                    return Response.error(400, _message(exc))
+                return Response.of_json(
+                    {
+                        "game": seat.game_id,
+                        "power": seat.power,
+                        "token": seat.token,
+                        "url": self.url_for(seat),
+                        "path": f"/game/{seat.game_id}?t={seat.token}",
+                    },
+                    201,
+                )
+            return Response.of_json(self.games())
+        return Response.error(404, "not found")
+
+    def games(self) -> list[dict[str, Any]]:
+        """The web games on this server (no tokens: a seat is opened by its link only)."""
+        out = []
+        seen = set()
+        for seat in self.seats.all():
+            if seat.game_id in seen:
+                continue
+            seen.add(seat.game_id)
+            row = self.store.game(seat.game_id)
+            out.append({"id": row.id, "name": row.name, "status": row.status, "phase": row.phase})
+        return out
+
+    # -- creating games --------------------------------------------------------------------------
+
+    def create_game(self, spec: Mapping[str, Any]) -> SeatRow:
+        """A gunboat game for one person against bots; see ``DEFAULTS`` for the fields."""
+        if not isinstance(spec, Mapping):
+            raise SpecError("expected a JSON object")
+        gmap = self.map_named(self.server.settings.map)
+        powers = list(gmap.powers)
+        power = str(spec.get("power") or "random").upper()
+        if power == "RANDOM":
+            power = self.rng.choice(powers)
+        if power not in powers:
+            raise SpecError(f"no power {power}: choose one of {', '.join(powers)} or random")
+        opponents = spec.get("opponents", DEFAULTS["opponents"])
+        if not isinstance(opponents, list) or len(opponents) != len(powers) - 1:
+            raise SpecError(f"choose {len(powers) - 1} opponents")
+        names = [str(o).strip().lower() for o in opponents]
+        for name in names:
+            if name not in BUNDLED and name != OPEN:
+                raise SpecError(f"unknown bot {name!r}: choose from {', '.join(BUNDLED)} or open")
+        settings = GameSettings.model_validate(
+            {
+                "map": gmap.name,
+                "level": 0,  # gunboat: no press, and nobody is named until the end
+                "move_time": _seconds(spec, "move_time"),
+                "retreat_time": _seconds(spec, "retreat_time"),
+                "build_time": _seconds(spec, "build_time"),
+                "max_year": _number(spec, "max_year"),
+            }
+        )
+        others = [p for p in powers if p != power]
+        self.rng.shuffle(others)  # the page must not learn which bot plays which power
+        lineup = dict(zip(others, names, strict=True))
+        title = str(spec.get("name") or "").strip()[:60] or None
+        runner = self.server.create_game(settings, name=title)
+        seat = self.seats.add(runner.id, power, lineup)
+        self.spawn(self._supervise, runner, seat, False)
+        self.log.info("web game created", game=runner.id, power=power)
+        return seat
+
+    def _resume(self) -> None:
+        """After a restart: the bots of web games still running come back with IAM."""
+        for seat in self.seats.all():
+            runner = self.server.games.get(seat.game_id)
+            if runner is not None and runner.master.started and not runner.master.finished:
+                self.spawn(self._supervise, runner, seat, True)
+
+    async def _supervise(self, runner: GameRunner, seat: SeatRow, rejoin: bool) -> None:
+        gone: set[str] = set()
+        async with trio.open_nursery() as nursery:
+            passcodes: dict[str, int] = {}
+            if rejoin:
+                passcodes = {p.power: p.passcode for p in self.store.players(runner.id)}
+            else:
+                open_powers = [p for p, bot in seat.lineup.items() if bot == OPEN]
+                if open_powers:
+                    runner.reserved.extend((p, OPEN) for p in open_powers)
+                    port = await nursery.start(self.server.listen_for_game, runner)
+                    self.open_ports[runner.id] = port
+            for power, bot in seat.lineup.items():
+                if bot in BUNDLED and (not rejoin or power in passcodes):
+                    nursery.start_soon(
+                        self._run_bot, runner, power, bot, passcodes.get(power), gone
+                    )
+            if not rejoin:
+                await self._start_when_ready(runner, seat, gone)
+        self.open_ports.pop(runner.id, None)
+
+    async def _run_bot(
+        self, runner: GameRunner, power: str, bot: str, passcode: int | None, gone: set[str]
+    ) -> None:
+        argv = shlex.split(bundled_command(bot).format(seed=self.rng.randrange(1 << 30)))
+        seat: tuple[GameRunner, str | None, str | None] | None = (runner, power, bot)
+        if passcode is not None:
+            argv += ["--power", power, "--passcode", str(passcode)]
+            seat = None  # it rejoins with IAM
+        try:
+            with trio.CancelScope() as scope:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(_cancel_after, runner.done, scope, BOT_EXIT_GRACE)
+                    await self.server.run_pipe_bot(argv, seat)
+                    nursery.cancel_scope.cancel()
+        except OSError as exc:
+            self.log.warning("bot failed to start", bot=bot, error=str(exc))
+        finally:
+            gone.add(power)
+            if not runner.master.finished:
+                self.log.warning("bot left its game", game=runner.id, power=power)
+
+    async def _start_when_ready(self, runner: GameRunner, seat: SeatRow, gone: set[str]) -> None:
+        """A game starts by itself when all seven have joined. A bot that dies first must
+        not stall it: once the person and every bot still running are in, it starts with the
+        missing powers in civil disorder."""
+        master = runner.master
+        while not master.started and not runner.done.is_set():
+            ready = {j.request for j in master.joiners if j.ready_map}
+            missing = set(master.map.powers) - ready
+            if seat.power in ready and missing and missing <= gone:
+                self.start_now(seat)
+                return
+            await trio.sleep(0.1)
+
+    def start_now(self, seat: SeatRow) -> None:
+        """Start without the seats still empty (the person asked): they begin in disorder."""
+        runner = self.server.games.get(seat.game_id)
+        if runner is None or runner.master.started:
+            return
+        ready = {j.request for j in runner.master.joiners if j.ready_map}
+        if seat.power not in ready:
+            return
+        missing = [p for p in runner.master.map.powers if p not in ready]
+        runner.post("start", None, [(p, seat.lineup.get(p)) for p in missing])
+
+    def forming_view(self, seat: SeatRow, joined: int) -> dict[str, Any]:
+        bots = sum(1 for b in seat.lineup.values() if b != OPEN)
+        return {
+            "joined": joined,
+            "seats": len(seat.lineup) + 1,
+            "bots": bots,
+            "open": len(seat.lineup) - bots,
+            "host": self.server.address[0],
+            "port": self.open_ports.get(seat.game_id),
+        }
+
+    # -- pages -----------------------------------------------------------------------------------
+
+    async def on_socket(self, ws: WebSocket, req: Request) -> None:
+        """A page's WebSocket: a hello naming the game and the seat's token, then requests."""
+        text = None
+        with trio.move_on_after(HELLO_TIMEOUT):
+            text = await ws.receive()
+        hello = _json(text)
+        seat = None
+        if hello.get("t") == "hello":
+            try:
+                seat = self.seats.find(int(hello.get("game", 0)), str(hello.get("token", "")))
+            except (TypeError, ValueError):
+                seat = None
+        if seat is None:
+            await ws.send(json.dumps({"t": "error", "text": "This link opens no seat here."}))
+            return
+        session = await self.session_for(seat)
+        session.attach(ws)
+        try:
+            while True:
+                text = await ws.receive()
+                if text is None:
+                    return
+                data = _json(text)
+                if data:
+                    await session.request(ws, data)
+        finally:
+            session.detach(ws)
+
+    async def session_for(self, seat: SeatRow) -> WebSession:
+        old = self.sessions.get(seat.token)
+        if old is not None and not old.done.is_set():
+            if not old.ended or old.finished:
+                return old
+            with trio.move_on_after(5):  # it is leaving the game: let it go first
+                await old.done.wait()
+        runner = self.server.games.get(seat.game_id)
+        if runner is not None:
+            gmap = runner.master.map
+        else:
+            gmap = self.map_named(self.store.game(seat.game_id).settings.get("map", "standard"))
+        session = WebSession(self, seat, runner, gmap)
+        self.sessions[seat.token] = session
+        self.spawn(self._run_session, session)
+        return session
+
+    async def _run_session(self, session: WebSession) -> None:
+        try:
+            await session.run()
+        finally:
+            session.done.set()
+            if self.sessions.get(session.seat.token) is session:
+                del self.sessions[session.seat.token]
+
+    # -- history ---------------------------------------------------------------------------------
+
+    def stored_results(self, game_id: int, phase: str) -> list[tuple[Order, Any]]:
+        out: list[tuple[Order, Any]] = []
+        for _, _, text in self.store.results(game_id, phase):
+            msg = self.codec.parse_text(text)
+            if isinstance(msg, m.Ord) and msg.order is not None:
+                out.append((msg.order, msg.result))
+        return out
+
+    def history_view(self, session: WebSession, index: Any) -> dict[str, Any]:
+        """One stored phase: the position, the orders given and what became of them."""
+        gid = session.seat.game_id
+        states = self.store.states(gid)
+        if not states:
+            return {"t": "history", "count": 0}
+        i = index if isinstance(index, int) and 0 <= index < len(states) else len(states) - 1
+        key = (gid, i)
+        processed = i < len(states) - 1
+        if processed and key in self._history:
+            self._history.move_to_end(key)
+            return self._history[key]
+        name, data = states[i]
+        state = GameState.from_json(data, session.gmap)
+        results = self.stored_results(gid, name) if processed else []
+        view = {
+            "t": "history",
+            "index": i,
+            "count": len(states),
+            "phase": name,
+            "title": phase_title(state),
+            "svg": render_map(session.gmap, state, results=results, legend=False),
+            "lines": result_lines(results),
+            "centres": state.centre_counts(),
+        }
+        if processed:  # a processed phase never changes
+            self._history[key] = view
+            while len(self._history) > 64:
+                self._history.popitem(last=False)
+        return view
+
+
+async def _cancel_after(event: trio.Event, scope: trio.CancelScope, grace: float) -> None:
+    await event.wait()
+    await trio.sleep(grace)
+    scope.cancel()
+
+
+def _json(text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _number(spec: Mapping[str, Any], key: str) -> int | None:
+    value = spec.get(key, DEFAULTS.get(key))
+    if value in (None, "", 0):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise SpecError(f"{key} must be a whole number") from None
+
+
+def _seconds(spec: Mapping[str, Any], key: str) -> int | None:
+    value = _number(spec, key)
+    if value is not None and not 1 <= value <= 8191:
+        raise SpecError(f"{key} must be between 1 and 8191 seconds (or empty for none)")
+    return value
+
+
+def _message(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err.get("loc", ()))
+        return f"{where}: {err['msg']}" if where else str(err["msg"])
+    return str(exc)
+
+
+__all__ = ["DEFAULTS", "OPEN", "SpecError", "WebHub"]

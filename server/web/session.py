@@ -1,0 +1,707 @@
+"""A person's seat in a game, played from web pages: one more kind of connection.
+
+A :class:`WebSession` is a :class:`~server.links.Link` the server serves like any bot's: it
+sends the game typed DAIDE messages (``NME`` or ``IAM``, ``SUB``, ``NOT (SUB ...)``, ``GOF``,
+``NOT (GOF)``) and reads the game's (``HLO``, ``NOW``, ``SCO``, ``THX``, ``ORD``, ``DRW``,
+``SLO``, ``SMR``, ``OFF``), so deadlines, civil disorder, persistence and the end of the game
+work exactly as they do for bots. What DAIDE has no message for (which powers have ordered, the
+deadline, the orders this power has given) the game task reports through a watcher.
+
+The session outlives a page: pages attach and detach (a reload, a lost connection, two tabs);
+only when no page has been attached for ``grace`` seconds does the session leave the game,
+and the power goes into civil disorder as any player's would. The session turns what it knows
+into JSON views for the pages (the map as SVG, what may be clicked, the orders, the status),
+and the pages' requests ("PAR was clicked", "ready") into DAIDE.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from engine.map import GameMap, province_of
+from engine.notation import NotationError, parse_order
+from engine.orders import (
+    NOTE_TEXT,
+    Disband,
+    Hold,
+    Order,
+    Outcome,
+    Result,
+    Waive,
+)
+from engine.orderset import OrderSet
+from engine.state import GameState, Unit
+from protocol import messages as m
+from protocol.codec import Codec, codec_for
+from protocol.connection import Closed, Event, Received
+from protocol.syntax import ParseError
+from server.links import Link
+from server.web.builder import Action, OrderBuilder
+from server.web.mapsvg import KINDS, SEASONS, power_colours, render_map
+
+if TYPE_CHECKING:
+    from server.app import GameRunner
+    from server.game import GameMaster
+    from server.web.http import WebSocket
+    from server.web.hub import WebHub
+    from server.web.seats import SeatRow
+
+HUMAN_NAME = "Human"
+HUMAN_VERSION = "diplomat-web"
+OUTCOMES = {
+    Outcome.SUC: "",
+    Outcome.BNC: "bounced",
+    Outcome.CUT: "cut",
+    Outcome.DSR: "disrupted",
+    Outcome.NSO: "void",
+}
+
+
+@dataclass(frozen=True)
+class GameStatus:
+    """What the game task reports after each event (for the seat's own power only, its
+    orders; for the others, only whether they have ordered: never who they are)."""
+
+    started: bool
+    finished: bool
+    phase: str
+    deadline: float | None  # trio clock
+    paused: float | None  # seconds left while the clock is stopped (DSD)
+    joined: int  # players who have joined, before the start
+    states: tuple[tuple[str, str], ...]  # (power, out/idle/ordering/ordered/ready/disorder)
+    mine: tuple[Order, ...]
+    ready: bool
+
+
+def game_status(master: GameMaster, power: str) -> GameStatus:
+    alive = set(master.state.alive()) if master.started else set(master.map.powers)
+    book = master.book
+    states = []
+    for p in master.map.powers:
+        if not master.started:
+            state = "idle"
+        elif p not in alive:
+            state = "out"
+        elif master.seats.get(p) is None or master.seats[p].client is None:
+            state = "disorder"
+        elif not book.needs_orders(p):
+            state = "idle"
+        elif not book.complete(p):
+            state = "ordering"
+        elif p in master.waiting:
+            state = "ordered"
+        else:
+            state = "ready"
+        states.append((p, state))
+    clock = master.clock
+    return GameStatus(
+        started=master.started,
+        finished=master.finished,
+        phase=master.state.phase.name,
+        deadline=clock.deadline,
+        paused=clock.paused_remaining,
+        joined=sum(1 for j in master.joiners if j.ready_map),
+        states=tuple(states),
+        mine=tuple(book.orders_of(power)) if master.started else (),
+        ready=master.started and power not in master.waiting,
+    )
+
+
+def phase_title(state: GameState) -> str:
+    ph = state.phase
+    return f"{SEASONS.get(ph.season, ph.season)} {ph.year} · {KINDS.get(ph.kind, ph.kind)}"
+
+
+def result_lines(ords: list[tuple[Order, Any]]) -> list[dict[str, Any]]:
+    """The results of a phase as the page lists them."""
+    out = []
+    for order, res in ords:
+        power = order.power if isinstance(order, Waive) else order.unit.power
+        outcome = ""
+        dislodged = False
+        if isinstance(res, Result):
+            outcome = OUTCOMES.get(res.outcome, res.outcome.value)
+            dislodged = res.dislodged
+        elif isinstance(res, m.NoteResult):
+            outcome = NOTE_TEXT.get(res.note, "") if res.note is not None else ""
+            dislodged = res.retreat
+        out.append(
+            {
+                "power": power,
+                "text": str(order) if not isinstance(order, Waive) else f"{power} waives a build",
+                "outcome": outcome,
+                "dislodged": dislodged,
+            }
+        )
+    return out
+
+
+class WebSession(Link):
+    """A seat (game, power) played from web pages; see the module's docstring."""
+
+    def __init__(
+        self, hub: WebHub, seat: SeatRow, runner: GameRunner | None, gmap: GameMap
+    ) -> None:
+        # Not a byte stream: the Link interface is what the server serves, so only its
+        # attributes are set here (no stream, no sans-I/O connection).
+        self.hub = hub
+        self.seat = seat
+        self.runner = runner
+        self.gmap = gmap
+        self.power = seat.power
+        self.kind = "web"
+        self.peer = f"web:{seat.game_id}:{seat.power}"
+        self.timeout = math.inf
+        self.closed = False
+        self.codec: Codec = codec_for()
+        self._inbox_send, self._inbox = trio.open_memory_channel[Event](math.inf)
+        self._wake_send, self._wake = trio.open_memory_channel[None](1)
+        self.sockets: set[WebSocket] = set()
+        self._alone_since = trio.current_time()
+        self.ended = False  # no longer connected to the game
+        self.done = trio.Event()  # set by the hub when run() has returned
+        self.joined = False
+        # What the session knows of the game, from the game's messages and the watcher.
+        self.game_name = ""
+        self.centres: dict[str, str] = {}
+        self.state: GameState | None = None
+        self.status: GameStatus | None = None
+        self.builder: OrderBuilder | None = None
+        self.results: list[tuple[Order, Any]] = []
+        self.results_phase: GameState | None = None
+        self._incoming: list[tuple[Order, Any]] = []
+        self.history: list[str] = []
+        self.finished = False
+        self.end: dict[str, Any] | None = None
+        self.refused: str | None = None  # why the game would not take this seat
+        self._gof_phase: str | None = None
+        self._svg_key: Any = None
+        self._svg = ""
+        self._svg_serial = 0
+        self._sent: dict[WebSocket, int] = {}  # the drawing each page has
+
+    # -- the Link interface (the server's side) -----------------------------------------------
+
+    @property
+    def wire_key(self) -> tuple[str, bytes]:
+        # Each session turns messages into its own view: nothing is shared between sessions.
+        return ("web", str(id(self)).encode())
+
+    async def events(self) -> AsyncIterator[Event]:
+        async for event in self._inbox:
+            yield event
+            if isinstance(event, Closed):
+                return
+
+    def encode(self, message: Any) -> bytes:
+        """A message from the game: update what the session knows; the view is sent by the
+        session's own task (so rendering never holds up the game's)."""
+        self._on_message(message)
+        self._wake_up()
+        return b""
+
+    async def write(self, data: bytes) -> None:
+        return None
+
+    async def close(self, final: bool = True) -> None:
+        self.closed = True
+        self._wake_up()
+
+    # -- running ---------------------------------------------------------------------------------
+
+    def send(self, message: Any) -> None:
+        """To the game, through the server's reader like any client's message."""
+        if not self.closed:
+            self._inbox_send.send_nowait(Received(message, ()))
+
+    async def run(self) -> None:
+        """Play the seat until the game ends or no page has been attached for a while; a
+        finished game's session lingers while pages still look at it."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._flusher)
+            if self.runner is not None and not self.runner.done.is_set():
+                nursery.start_soon(self._watchdog)
+                await self._play(self.runner)
+            else:
+                self.load_finished()
+            self.ended = True
+            self._wake_up()
+            if self.finished:
+                await self._until_alone()
+            nursery.cancel_scope.cancel()
+
+    async def _play(self, runner: GameRunner) -> None:
+        master = runner.master
+        self.game_name = master.name
+        server = self.hub.server
+        seat: tuple[GameRunner, str | None, str | None] | None = None
+        if master.started:
+            passcode = master.seats[self.power].passcode if self.power in master.seats else 0
+            self.send(m.Iam(self.power, passcode))
+        else:
+            seat = (runner, self.power, "human")
+            self.send(m.Nme(HUMAN_NAME, HUMAN_VERSION))
+        self.history = [name for name, _ in self.hub.store.states(self.seat.game_id)]
+        runner.post("watch", None, self, self._look)
+        try:
+            await server.serve_link(self, seat)
+        finally:
+            runner.post("watch", None, self, None)
+        if master.finished:
+            self.finished = True
+            if self.end is None:
+                self.load_finished()
+
+    async def _watchdog(self) -> None:
+        await self._until_alone()
+        if not self.finished:
+            self._inbox_send.send_nowait(Closed(None, by_peer=True, reason="no page attached"))
+
+    async def _until_alone(self) -> None:
+        while True:
+            if not self.sockets and trio.current_time() - self._alone_since >= self.hub.grace:
+                return
+            await trio.sleep(min(0.5, self.hub.grace))
+
+    def attach(self, ws: WebSocket) -> None:
+        self.sockets.add(ws)
+        self._wake_up()
+
+    def detach(self, ws: WebSocket) -> None:
+        self.sockets.discard(ws)
+        self._sent.pop(ws, None)
+        if not self.sockets:
+            self._alone_since = trio.current_time()
+
+    def _wake_up(self) -> None:
+        with contextlib.suppress(trio.WouldBlock):  # a view is due already
+            self._wake_send.send_nowait(None)
+
+    async def _flusher(self) -> None:
+        async for _ in self._wake:
+            if not self.sockets:
+                continue
+            view = self.view()
+            full = json.dumps(view)
+            # The map is most of a view's bytes: a page that has this drawing gets it once.
+            view["svg"] = None
+            lean = json.dumps(view)
+            for ws in list(self.sockets):
+                fresh = self._sent.get(ws) != self._svg_serial
+                self._sent[ws] = self._svg_serial
+                await ws.send(full if fresh else lean)
+
+    # -- what the game tells --------------------------------------------------------------------
+
+    def _look(self, master: GameMaster, now: float) -> None:
+        status = game_status(master, self.power)
+        if status != self.status:
+            self.status = status
+            self._wake_up()
+
+    def _on_message(self, msg: Any) -> None:
+        t = type(msg)
+        if t is m.Yes:
+            inner = msg.inner
+            if isinstance(inner, m.Nme | m.Iam):
+                self.joined = True
+            if isinstance(inner, m.Iam):
+                # After IAM nothing is sent unasked (spec §3.2): ask for the position.
+                self.send(m.Hlo())
+                self.send(m.Sco())
+                self.send(m.Now())
+        elif t is m.Rej:
+            inner = msg.inner
+            if isinstance(inner, m.Nme | m.Iam):
+                self.refused = "The game would not take this seat (it has started without it)."
+                self._inbox_send.send_nowait(Closed(None, by_peer=False, reason="refused"))
+        elif t is m.Map:
+            if msg.name is not None:
+                self.send(m.Yes(m.Map(msg.name)))
+        elif t is m.Sco:
+            self.centres = msg.centres()
+        elif t is m.Now:
+            self._on_now(msg)
+        elif t is m.Ord:
+            if msg.order is not None:
+                self._incoming.append((msg.order, msg.result))
+        elif t is m.Thx:
+            if msg.note.value != "MBV":
+                text = NOTE_TEXT.get(msg.note, msg.note.value)
+                self.notice(f"{msg.order}: refused, {text}.", "error")
+        elif t is m.Drw:
+            self.end = {"kind": "draw", "powers": list(msg.powers or ())}
+        elif t is m.Slo:
+            self.end = {"kind": "solo", "powers": [msg.power]}
+        elif t is m.Smr:
+            self._on_smr(msg)
+        elif t is m.Off:
+            self.finished = True
+
+    def _on_now(self, msg: m.Now) -> None:
+        if msg.turn is None:
+            return
+        state = msg.to_state(self.gmap, self.centres)
+        new_phase = self.state is None or state.phase != self.state.phase
+        if self._incoming:
+            self.results = self._incoming
+            self.results_phase = self.state
+            self._incoming = []
+        if new_phase:
+            self.builder = OrderBuilder(state, self.power)
+            name = state.phase.name
+            if name not in self.history:
+                self.history.append(name)
+            if self.results_phase is None and len(self.history) > 1:
+                self._load_last_results()
+            if self._gof_phase != name and self.seat.ready_phase != name:
+                # DAIDE assumes every player is ready; a person is not, until they say so.
+                self._gof_phase = name
+                if self.power in state.alive():
+                    self.send(m.Not(m.Gof()))
+        self.state = state
+
+    def _load_last_results(self) -> None:
+        """After a (re)join, the results of the phase before this one, from the store."""
+        states = self.hub.store.states(self.seat.game_id)
+        if len(states) < 2:
+            return
+        name, data = states[-2]
+        self.results = self.hub.stored_results(self.seat.game_id, name)
+        self.results_phase = GameState.from_json(data, self.gmap)
+
+    def _on_smr(self, msg: m.Smr) -> None:
+        end = self.end or {"kind": "draw", "powers": []}
+        end["table"] = [
+            {
+                "power": e.power,
+                "name": e.name,
+                "version": e.version,
+                "centres": e.centres,
+                "eliminated": e.eliminated,
+            }
+            for e in msg.entries
+        ]
+        row = self.hub.store.game(self.seat.game_id)
+        if row.result:
+            end["reason"] = row.result.get("reason", "")
+            end["kind"] = row.result.get("kind", end["kind"])
+            end["powers"] = row.result.get("powers", end["powers"])
+        self.end = end
+        self.finished = True
+
+    def load_finished(self) -> None:
+        """A game that is over (or no longer running): its end, from the store."""
+        store = self.hub.store
+        row = store.game(self.seat.game_id)
+        self.game_name = row.name
+        states = store.states(row.id)
+        self.history = [name for name, _ in states]
+        if states:
+            self.state = GameState.from_json(states[-1][1], self.gmap)
+            self.centres = dict(self.state.centres)
+            if len(states) > 1:
+                self._load_last_results()
+        self.finished = row.status == "finished"
+        counts = self.state.centre_counts() if self.state else {}
+        players = store.players(row.id)
+        self.end = {
+            "kind": (row.result or {}).get("kind", "draw" if self.finished else row.status),
+            "powers": (row.result or {}).get("powers", []),
+            "reason": (row.result or {}).get("reason", row.status),
+            "table": [
+                {
+                    "power": p.power,
+                    "name": p.name,
+                    "version": p.version,
+                    "centres": counts.get(p.power, 0),
+                    "eliminated": p.eliminated,
+                }
+                for p in players
+            ],
+        }
+        self.finished = True
+
+    # -- what the pages ask ----------------------------------------------------------------------
+
+    def notice(self, text: str, level: str = "info", ws: WebSocket | None = None) -> None:
+        data = json.dumps({"t": "notice", "level": level, "text": text})
+        for target in [ws] if ws is not None else list(self.sockets):
+            self.hub.spawn(target.send, data)
+
+    def mine(self) -> tuple[dict[str, Order], int]:
+        """This power's orders by province, and its waived builds."""
+        orders: dict[str, Order] = {}
+        waives = 0
+        for o in self.status.mine if self.status else ():
+            if isinstance(o, Waive):
+                waives += 1
+            else:
+                orders[province_of(o.unit.loc)] = o
+        return orders, waives
+
+    def playing(self) -> bool:
+        return (
+            self.joined
+            and not self.finished
+            and self.state is not None
+            and self.status is not None
+            and self.status.started
+            and self.status.phase == self.state.phase.name
+        )
+
+    async def request(self, ws: WebSocket, data: Mapping[str, Any]) -> None:
+        kind = data.get("t")
+        if kind == "history":
+            await ws.send(json.dumps(self.hub.history_view(self, data.get("index"))))
+            return
+        if kind == "start":
+            self.hub.start_now(self.seat)
+            return
+        if not self.playing():
+            return
+        assert self.builder is not None
+        action: Action | None = None
+        mine, _ = self.mine()
+        if kind == "click" and isinstance(data.get("loc"), str):
+            action = self.builder.click(data["loc"], mine)
+        elif kind == "choose" and isinstance(data.get("id"), str):
+            action = self.builder.choose(data["id"], mine)
+        elif kind == "select" and isinstance(data.get("loc"), str):
+            self.builder.select(data["loc"])
+        elif kind == "clear" and isinstance(data.get("loc"), str):
+            given = mine.get(province_of(data["loc"].upper()))
+            if given is not None:
+                action = ("not", given)
+        elif kind == "order" and isinstance(data.get("text"), str):
+            self._typed(data["text"], ws)
+        elif kind == "ready":
+            self._ready(bool(data.get("on", True)), ws)
+        if action is not None:
+            verb, order = action
+            self.send(m.Sub((order,)) if verb == "sub" else m.Not(m.Sub((order,))))
+        self._wake_up()
+
+    def _typed(self, text: str, ws: WebSocket) -> None:
+        """Orders typed in the text box: ``A PAR - BUR`` (one per line), or DAIDE's form."""
+        assert self.state is not None
+        state = self.state
+        board: dict[str, Unit] = dict(state.units)
+        if state.phase.kind == "retreat":
+            board.update({p: d.unit for p, d in state.dislodged.items()})
+        orders: list[Order] = []
+        for line in text.replace(";", "\n").splitlines():
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                daide = line if line.upper().startswith("SUB") else f"SUB ({line})"
+                if line.startswith("(") or line.upper().startswith("SUB"):
+                    msg = self.codec.parse_text(daide)
+                    if not isinstance(msg, m.Sub):
+                        raise NotationError("not an order")
+                    orders.extend(msg.orders)
+                else:
+                    orders.append(parse_order(self.gmap, line, self.power, state.phase.kind, board))
+            except (NotationError, ParseError, ValueError) as exc:
+                self.notice(f"Cannot read {line!r}: {exc}", "error", ws)
+                return
+        if orders:
+            self.send(m.Sub(tuple(orders)))
+
+    def local_book(self) -> OrderSet | None:
+        """This power's orders replayed on the engine: what is still missing."""
+        if self.state is None:
+            return None
+        book = OrderSet(self.state)
+        for o in self.status.mine if self.status else ():
+            book.submit(self.power, o)
+        return book
+
+    def _ready(self, on: bool, ws: WebSocket) -> None:
+        assert self.state is not None
+        phase = self.state.phase.name
+        if not on:
+            self.send(m.Not(m.Gof()))
+            self.hub.seats.set_ready(self.seat.token, None)
+            self.seat.ready_phase = None
+            return
+        book = self.local_book()
+        assert book is not None
+        fill: list[Order] = []
+        kind = self.state.phase.kind
+        if kind == "movement":
+            fill = [Hold(u) for u in book.missing_units(self.power)]
+        elif kind == "retreat":
+            fill = [Disband(d.unit) for d in book.missing_retreats(self.power)]
+        elif book.needs_orders(self.power):
+            owed = book.missing_adjustments(self.power)
+            if owed > 0:
+                self.notice(f"Choose {owed} more unit(s) to remove first.", "error", ws)
+                return
+            fill = [Waive(self.power)] * -owed
+        if fill:
+            self.send(m.Sub(tuple(fill)))
+        self.send(m.Gof())
+        self.hub.seats.set_ready(self.seat.token, phase)
+        self.seat.ready_phase = phase
+
+    # -- the view --------------------------------------------------------------------------------
+
+    def view(self) -> dict[str, Any]:
+        gmap = self.gmap
+        st = self.status
+        state = self.state
+        stage = "finished" if self.finished else ("playing" if st and st.started else "forming")
+        view: dict[str, Any] = {
+            "t": "view",
+            "game": self.seat.game_id,
+            "name": self.game_name,
+            "power": self.power,
+            "power_name": gmap.power_info[self.power].name,
+            "stage": stage,
+            "phase": state.phase.name if state else None,
+            "phase_title": self._title(stage),
+            "history": self.history,
+            "powers": self._powers(),
+            "refused": self.refused,
+        }
+        if stage == "forming":
+            view["forming"] = self.hub.forming_view(self.seat, st.joined if st else 0)
+        mine, waives = self.mine()
+        offer = None
+        if self.playing() and self.builder is not None:
+            offer = self.builder.offer(mine, waives)
+            view["prompt"] = offer.prompt
+            view["menu"] = [{"id": i.id, "label": i.label} for i in offer.menu]
+            view["orders"] = self._orders_view(mine, waives)
+            view.update(self._ready_view(st))
+        if st is not None and st.started and not st.finished:
+            if st.deadline is not None:
+                view["deadline"] = max(0.0, st.deadline - trio.current_time())
+            elif st.paused is not None:
+                view["deadline"] = st.paused
+                view["paused"] = True
+        if self.results and self.results_phase is not None:
+            view["results"] = {
+                "phase": self.results_phase.phase.name,
+                "title": phase_title(self.results_phase),
+                "lines": result_lines(self.results),
+            }
+        if self.finished and self.end is not None:
+            view["end"] = self._end_view()
+        view["svg"] = self._map_svg(offer, mine) if state is not None else ""
+        view["svg_serial"] = self._svg_serial
+        return view
+
+    def _title(self, stage: str) -> str:
+        state = self.state
+        if state is None:
+            return "Waiting for the players" if stage == "forming" else "No position"
+        if stage == "finished":
+            ph = state.phase
+            return f"Game over · the board in {SEASONS.get(ph.season, ph.season)} {ph.year}"
+        return phase_title(state)
+
+    def _map_svg(self, offer: Any, mine: dict[str, Order]) -> str:
+        assert self.state is not None
+        pending = list(mine.values()) if self.playing() else []
+        selected = offer.selected if offer else []
+        highlight = offer.highlight if offer else []
+        key = (self.state, tuple(pending), tuple(selected), tuple(highlight), self.finished)
+        if key != self._svg_key:
+            self._svg = render_map(
+                self.gmap,
+                self.state,
+                pending=pending,
+                selected=selected,
+                highlight=highlight,
+                title="Game over" if self.finished else None,
+                legend=False,
+            )
+            self._svg_key = key
+            self._svg_serial += 1
+        return self._svg
+
+    def _powers(self) -> list[dict[str, Any]]:
+        colours = power_colours(self.gmap)
+        state = self.state
+        centres = state.centre_counts() if state else {}
+        units = state.unit_counts() if state else {}
+        states = dict(self.status.states) if self.status else {}
+        return [
+            {
+                "power": p,
+                "name": self.gmap.power_info[p].name,
+                "colour": colours[p],
+                "centres": centres.get(p, 0),
+                "units": units.get(p, 0),
+                "state": states.get(p, "idle"),
+                "you": p == self.power,
+            }
+            for p in self.gmap.powers
+        ]
+
+    def _orders_view(self, mine: dict[str, Order], waives: int) -> list[dict[str, Any]]:
+        assert self.builder is not None
+        rows: list[dict[str, Any]] = []
+        for prov, key in self.builder.keys.items():
+            order = mine.get(prov)
+            if self.builder.kind == "adjustment" and order is None:
+                continue
+            legal = self.builder.legal[key]
+            unit = legal[0].unit if legal and not isinstance(legal[0], Waive) else None
+            rows.append(
+                {
+                    "loc": key,
+                    "unit": str(unit) if unit and self.builder.kind != "adjustment" else prov,
+                    "order": str(order) if order is not None else None,
+                }
+            )
+        rows.extend({"loc": None, "unit": "", "order": "WAIVE"} for _ in range(waives))
+        return rows
+
+    def _ready_view(self, st: GameStatus | None) -> dict[str, Any]:
+        book = self.local_book()
+        assert book is not None and self.state is not None
+        kind = self.state.phase.kind
+        needs = book.needs_orders(self.power) and self.power in self.state.alive()
+        todo = ""
+        can = needs
+        if kind == "movement":
+            n = len(book.missing_units(self.power))
+            todo = f"{n} unit{'s' if n != 1 else ''} without orders will hold." if n else ""
+        elif kind == "retreat":
+            n = len(book.missing_retreats(self.power))
+            todo = f"{n} unit{'s' if n != 1 else ''} without orders will disband." if n else ""
+        elif needs:
+            owed = book.missing_adjustments(self.power)
+            if owed > 0:
+                can = False
+                todo = f"Choose {owed} more unit{'s' if owed != 1 else ''} to remove."
+            elif owed < 0:
+                todo = f"{-owed} build{'s' if owed != -1 else ''} not chosen will be waived."
+        return {"ready": bool(st and st.ready), "can_ready": can, "todo": todo}
+
+    def _end_view(self) -> dict[str, Any]:
+        assert self.end is not None
+        end = dict(self.end)
+        names = [self.gmap.power_info[p].name for p in end.get("powers", [])]
+        if end.get("kind") == "solo" and names:
+            end["text"] = f"{names[0]} wins outright."
+        elif names:
+            reason = end.get("reason") or ""
+            end["text"] = f"Draw between {', '.join(names)}" + (f" ({reason})." if reason else ".")
+        else:
+            end["text"] = "The game is over."
+        return end
+
+
+__all__ = ["GameStatus", "WebSession", "game_status", "phase_title", "result_lines"]

@@ -1,0 +1,391 @@
+// The page of diplomat: a lobby that creates games, and a game page that shows what the
+// server sends. No rule of the game lives here: the server says what to draw, what may be
+// clicked and what the menu offers; the page reports clicks and choices.
+"use strict";
+
+const $ = (sel) => document.querySelector(sel);
+const el = (tag, attrs = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (v !== null && v !== undefined && v !== false) node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+};
+
+function toast(text, level = "info") {
+  const box = $("#toast");
+  box.textContent = text;
+  box.className = level;
+  box.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { box.hidden = true; }, level === "error" ? 6000 : 3500);
+}
+
+// -- the lobby -------------------------------------------------------------------------------
+
+function seatKey(game) { return `diplomat-seat-${game}`; }
+
+function myGames() {
+  const out = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const key = localStorage.key(i);
+    if (!key.startsWith("diplomat-seat-")) continue;
+    try { out.push(JSON.parse(localStorage.getItem(key))); } catch (e) { /* ignore */ }
+  }
+  return out.sort((a, b) => b.game - a.game);
+}
+
+async function lobby() {
+  document.body.dataset.page = "lobby";
+  $("#lobby").hidden = false;
+  $("#title").textContent = "gunboat Diplomacy against bots";
+  const options = await (await fetch("/api/options")).json();
+  const d = options.defaults;
+  const power = $("#f-power");
+  power.append(el("option", { value: "random" }, "Random"));
+  for (const p of options.powers) power.append(el("option", { value: p.id }, p.name));
+  power.value = d.power;
+  const opps = $("#f-opponents");
+  d.opponents.forEach((name, i) => {
+    const sel = el("select", { name: "opponent", "aria-label": `opponent ${i + 1}` });
+    for (const b of options.bots) sel.append(el("option", { value: b }, b));
+    sel.append(el("option", { value: "open" }, "open seat (a bot connects over TCP)"));
+    sel.value = name;
+    opps.append(sel);
+  });
+  const form = $("#create");
+  for (const key of ["move_time", "retreat_time", "build_time", "max_year"]) {
+    form.elements[key].value = d[key] ?? "";
+  }
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const num = (key) => (form.elements[key].value === "" ? null : Number(form.elements[key].value));
+    const spec = {
+      power: power.value,
+      opponents: [...opps.querySelectorAll("select")].map((s) => s.value),
+      move_time: num("move_time"), retreat_time: num("retreat_time"),
+      build_time: num("build_time"), max_year: num("max_year"),
+    };
+    $("#create-button").disabled = true;
+    const res = await fetch("/api/games", {
+      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(spec),
+    });
+    const data = await res.json();
+    $("#create-button").disabled = false;
+    if (!res.ok) {
+      $("#create-error").textContent = data.error;
+      $("#create-error").hidden = false;
+      return;
+    }
+    localStorage.setItem(seatKey(data.game), JSON.stringify(
+      { game: data.game, token: data.token, power: data.power, created: Date.now() }));
+    location.href = data.path;
+  });
+  const list = $("#my-games");
+  const mine = myGames();
+  if (mine.length) {
+    list.textContent = "";
+    const status = {};
+    for (const g of await (await fetch("/api/games")).json()) status[g.id] = g;
+    for (const g of mine) {
+      const s = status[g.game];
+      const what = s ? `${s.status}${s.phase ? ", " + s.phase : ""}` : "not on this server";
+      list.append(el("li", {}, el("a", { href: `/game/${g.game}?t=${g.token}` },
+        `Game ${g.game}: ${g.power}`), ` (${what})`));
+    }
+  }
+}
+
+// -- the game --------------------------------------------------------------------------------
+
+const game = {
+  id: null, token: null, ws: null, view: null, svg: "", historyIndex: null,
+  history: null, deadline: null, deadlineAt: 0, retry: 0, over: false, serial: -1,
+};
+
+function send(msg) {
+  if (game.ws && game.ws.readyState === WebSocket.OPEN) game.ws.send(JSON.stringify(msg));
+}
+
+function connect() {
+  const proto = location.protocol === "https:" ? "wss" : "ws";
+  const ws = new WebSocket(`${proto}://${location.host}/ws`);
+  game.ws = ws;
+  ws.addEventListener("open", () => {
+    game.retry = 0;
+    $("#banner").hidden = game.historyIndex === null;
+    ws.send(JSON.stringify({ t: "hello", game: game.id, token: game.token }));
+  });
+  ws.addEventListener("message", (ev) => {
+    const msg = JSON.parse(ev.data);
+    if (msg.t === "view") showView(msg);
+    else if (msg.t === "history") showHistory(msg);
+    else if (msg.t === "notice") toast(msg.text, msg.level);
+    else if (msg.t === "error") { game.over = true; fatal(msg.text); }
+  });
+  ws.addEventListener("close", () => {
+    if (game.over) return;
+    document.body.dataset.connected = "no";
+    const wait = Math.min(5000, 500 * 2 ** game.retry++);
+    toast("Connection lost: reconnecting…", "error");
+    setTimeout(connect, wait);
+  });
+}
+
+function fatal(text) {
+  $("#game").hidden = true;
+  $("#lobby").hidden = true;
+  document.body.append(el("p", { class: "card fatal" }, text, " ", el("a", { href: "/" }, "Back")));
+}
+
+function startGame(id) {
+  document.body.dataset.page = "game";
+  game.id = id;
+  const url = new URL(location.href);
+  let token = url.searchParams.get("t");
+  const saved = JSON.parse(localStorage.getItem(seatKey(id)) || "null");
+  if (!token && saved) token = saved.token;
+  if (!token) { fatal("This page needs the link with the seat's token."); return; }
+  game.token = token;
+  if (!saved || saved.token !== token) {
+    localStorage.setItem(seatKey(id), JSON.stringify({ game: id, token, created: Date.now() }));
+  }
+  $("#game").hidden = false;
+  $("#map").addEventListener("click", onMapClick);
+  $("#ready").addEventListener("click", () => {
+    send({ t: "ready", on: !(game.view && game.view.ready) });
+  });
+  $("#typed").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const text = $("#typed-text").value.trim();
+    if (text) send({ t: "order", text });
+    $("#typed-text").value = "";
+  });
+  $("#steps").addEventListener("click", (ev) => {
+    const b = ev.target.closest("button");
+    if (b) step(b.dataset.step);
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape") send({ t: "choose", id: "cancel" });
+  });
+  setInterval(tick, 250);
+  connect();
+}
+
+function onMapClick(ev) {
+  if (game.historyIndex !== null || !game.view || game.view.stage !== "playing") return;
+  const hit = ev.target.closest("[data-loc], [data-prov]");
+  if (!hit) return;
+  const loc = hit.dataset.loc || hit.dataset.prov;
+  send({ t: "click", loc });
+}
+
+function showView(v) {
+  const first = !game.view;
+  const phaseChanged = game.view && game.view.phase !== v.phase;
+  game.view = v;
+  document.body.dataset.connected = "yes";
+  document.body.dataset.stage = v.stage;
+  document.title = `${v.power_name} · ${v.phase_title} · diplomat`;
+  $("#title").textContent = `${v.name} · you are ${v.power_name}`;
+  $("#phase").textContent = v.phase_title;
+  if (v.svg !== null && v.svg !== undefined) game.svg = v.svg;
+  if (game.historyIndex === null) { $("#map").innerHTML = game.svg; }
+  game.over = v.stage === "finished";
+  // Deadline.
+  game.deadline = v.deadline ?? null;
+  game.deadlineAt = performance.now();
+  game.paused = !!v.paused;
+  tick();
+  // Ready.
+  const ready = $("#ready");
+  ready.hidden = v.stage !== "playing" || !v.can_ready && !v.ready;
+  ready.textContent = v.ready ? "Not ready" : "Ready";
+  ready.dataset.ready = v.ready ? "yes" : "no";
+  ready.classList.toggle("on", !!v.ready);
+  ready.title = v.ready ? "You are done: the phase is processed once everyone is."
+    : (v.todo || "Say you are done with this phase.");
+  renderForming(v);
+  renderOrdering(v);
+  renderPowers(v.powers, v.stage === "finished");
+  renderResults(v);
+  renderEnd(v);
+  renderSteps();
+  if (phaseChanged && v.results) toast(`${v.results.title} resolved: see the results below.`);
+  if (first && v.refused) toast(v.refused, "error");
+}
+
+function renderForming(v) {
+  const box = $("#forming");
+  box.hidden = v.stage !== "forming";
+  if (box.hidden) return;
+  const f = v.forming;
+  box.textContent = "";
+  box.append(el("h2", {}, "Waiting for the players"),
+    el("p", { id: "joined" }, `${f.joined} of ${f.seats} have joined.`));
+  if (f.open) {
+    box.append(el("p", {}, `${f.open} seat${f.open > 1 ? "s" : ""} wait for bots connecting over TCP` +
+      (f.port ? ` to ${f.host}:${f.port}` : "") + "."));
+  }
+  box.append(el("button", { type: "button", id: "start-now",
+    onclick: () => send({ t: "start" }) }, "Start now"),
+    el("p", { class: "hint" }, "Starting now leaves the empty seats in civil disorder."));
+}
+
+function renderOrdering(v) {
+  const box = $("#ordering");
+  box.hidden = v.stage !== "playing" || !v.menu;
+  if (box.hidden) return;
+  $("#prompt").textContent = v.prompt || "";
+  const menu = $("#menu");
+  menu.textContent = "";
+  for (const item of v.menu) {
+    menu.append(el("button", { type: "button", "data-id": item.id,
+      onclick: () => send({ t: "choose", id: item.id }) }, item.label));
+  }
+  const list = $("#orders");
+  list.textContent = "";
+  for (const row of v.orders || []) {
+    const li = el("li", { "data-loc": row.loc || "", class: row.order ? "given" : "missing" });
+    const text = el("span", { class: "order" }, row.order || `${row.unit}: no order`);
+    li.append(text);
+    if (row.loc) {
+      text.addEventListener("click", () => send({ t: "select", loc: row.loc }));
+      if (row.order) {
+        li.append(el("button", { type: "button", class: "x", title: "remove this order",
+          onclick: () => send({ t: "clear", loc: row.loc }) }, "×"));
+      }
+    }
+    list.append(li);
+  }
+  $("#todo").textContent = v.todo || "";
+}
+
+const STATE_TEXT = {
+  out: "eliminated", idle: "—", ordering: "ordering", ordered: "ordered",
+  ready: "ready", disorder: "civil disorder",
+};
+
+function renderPowers(powers, over) {
+  const body = $("#powers tbody");
+  body.textContent = "";
+  for (const p of powers) {
+    const tr = el("tr", { class: `${p.you ? "you " : ""}state-${p.state}`, "data-power": p.power });
+    const sw = el("span", { class: "swatch" });
+    sw.style.background = p.colour;
+    tr.append(el("td", {}, sw, p.name + (p.you ? " (you)" : "")),
+      el("td", {}, String(p.centres)), el("td", {}, String(p.units)),
+      el("td", { class: "state" }, over ? "" : STATE_TEXT[p.state] || p.state));
+    body.append(tr);
+  }
+}
+
+function resultItems(list, lines) {
+  list.textContent = "";
+  for (const r of lines) {
+    const note = [r.outcome, r.dislodged ? "dislodged" : ""].filter(Boolean).join(", ");
+    list.append(el("li", { class: r.outcome ? "failed" : "ok" },
+      el("b", {}, r.power), " ", r.text, note ? el("em", {}, ` ${note}`) : ""));
+  }
+  if (!lines.length) list.append(el("li", { class: "hint" }, "No orders."));
+}
+
+function renderResults(v) {
+  const box = $("#results");
+  box.hidden = !v.results || game.historyIndex !== null;
+  if (!v.results) return;
+  $("#results-title").textContent = `Results of ${v.results.title}`;
+  resultItems($("#results-lines"), v.results.lines);
+}
+
+function renderEnd(v) {
+  const box = $("#end");
+  box.hidden = !v.end;
+  if (!v.end) return;
+  box.textContent = "";
+  const table = el("table", { id: "summary" });
+  table.append(el("tr", {}, el("th", {}, "Power"), el("th", {}, "Player"),
+    el("th", {}, "SCs"), el("th", {}, "")));
+  for (const r of v.end.table || []) {
+    table.append(el("tr", { "data-power": r.power }, el("td", {}, r.power),
+      el("td", {}, `${r.name} ${r.version}`.trim()), el("td", {}, String(r.centres)),
+      el("td", {}, r.eliminated ? `out in ${r.eliminated}` : "")));
+  }
+  box.append(el("h2", {}, "The game is over"), el("p", { id: "end-text" }, v.end.text), table);
+}
+
+// -- history ---------------------------------------------------------------------------------
+
+function renderSteps() {
+  const h = game.view ? game.view.history : [];
+  const live = game.historyIndex === null;
+  const i = live ? h.length - 1 : game.historyIndex;
+  $("#step-label").textContent = h.length ? `${h[i]}${live ? " (now)" : ""}` : "";
+  const b = (s) => $(`#steps [data-step="${s}"]`);
+  b("first").disabled = b("prev").disabled = i <= 0;
+  b("next").disabled = b("last").disabled = live;
+}
+
+function step(where) {
+  const h = game.view ? game.view.history : [];
+  const last = h.length - 1;
+  let i = game.historyIndex === null ? last : game.historyIndex;
+  if (where === "first") i = 0;
+  else if (where === "prev") i = Math.max(0, i - 1);
+  else if (where === "next") i = i + 1;
+  else i = last;
+  if (i >= last) {
+    game.historyIndex = null;
+    $("#map").innerHTML = game.svg;
+    $("#banner").hidden = true;
+    $("#history-results").hidden = true;
+    document.body.dataset.history = "no";
+    renderResults(game.view);
+    renderSteps();
+    return;
+  }
+  send({ t: "history", index: i });
+}
+
+function showHistory(msg) {
+  if (msg.count === 0) return;
+  game.historyIndex = msg.index;
+  document.body.dataset.history = "yes";
+  $("#map").innerHTML = msg.svg;
+  const banner = $("#banner");
+  banner.hidden = false;
+  banner.textContent = "";
+  banner.append(`Looking back at ${msg.title}. `,
+    el("button", { type: "button", onclick: () => step("last") }, "Back to now"));
+  $("#history-results").hidden = false;
+  $("#history-title").textContent = `Orders of ${msg.title}`;
+  resultItems($("#history-lines"), msg.lines);
+  $("#results").hidden = true;
+  $("#map svg").dataset.history = msg.phase;
+  renderSteps();
+}
+
+// -- the clock -------------------------------------------------------------------------------
+
+function tick() {
+  const clock = $("#clock");
+  const v = game.view;
+  if (!v || v.stage !== "playing" || game.deadline === null) { clock.hidden = true; return; }
+  const left = game.paused ? game.deadline
+    : Math.max(0, game.deadline - (performance.now() - game.deadlineAt) / 1000);
+  const s = Math.ceil(left);
+  const text = s >= 3600 ? `${Math.floor(s / 3600)}h ${String(Math.floor(s / 60) % 60).padStart(2, "0")}m`
+    : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  clock.hidden = false;
+  clock.textContent = game.paused ? `${text} (stopped)` : text;
+  clock.classList.toggle("urgent", s <= 30);
+}
+
+// -- start -----------------------------------------------------------------------------------
+
+const match = location.pathname.match(/^\/game\/(\d+)/);
+if (match) startGame(Number(match[1]));
+else lobby().catch((e) => toast(`Cannot reach the server: ${e}`, "error"));
