@@ -243,8 +243,23 @@ class Server:
                 with trio.CancelScope(shield=True):
                     await self._shutdown()
 
+    async def stop(self) -> None:
+        """Say OFF to every client and close each connection (FM for binary ones), while the
+        writers still run; returns when all are closed or after 3 seconds. The games' state
+        is already saved. Cancel the server's nursery afterwards."""
+        self.log.info("stopping", clients=len(self.clients))
+        for client in list(self.clients.values()):
+            try:
+                client.send.send_nowait(m.Off())
+                client.send.send_nowait(_CLOSE)
+            except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+                client.scope.cancel()
+        with trio.move_on_after(3):
+            while self.clients:
+                await trio.sleep(0.02)
+
     async def _shutdown(self) -> None:
-        """OFF then FM to every client (the games' state is already saved)."""
+        """Last resort when cancelled without :meth:`stop`: OFF then FM to whoever is left."""
         self.log.info("shutting down", clients=len(self.clients))
         with trio.move_on_after(3):
             for client in list(self.clients.values()):

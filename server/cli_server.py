@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -176,6 +177,14 @@ def _serve(args: argparse.Namespace) -> int:
                         nursery.cancel_scope.cancel()
                         return
                     print(f"your game ({seat.power}): {server.web.url_for(seat)}", flush=True)
+            # Ctrl-C and SIGTERM (docker stop) end the server the same clean way: OFF and FM
+            # to every client; the games' state is already saved.
+            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for signum in signals:
+                    print(f"stopping ({signal.Signals(signum).name})", file=sys.stderr)
+                    await server.stop()
+                    nursery.cancel_scope.cancel()
+                    break
 
     try:
         trio.run(main)
