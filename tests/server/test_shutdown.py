@@ -17,22 +17,9 @@ from .daide_client import WireClient
 
 
 async def test_sigterm_sends_off_and_fm(tmp_path: Path) -> None:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "server.cli",
-            "serve",
-            "--port",
-            "0",
-            "--no-web",
-            "--db",
-            str(tmp_path / "db.sqlite"),
-        ],  # fmt: skip
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+    argv = [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--no-web"]
+    argv += ["--db", str(tmp_path / "db.sqlite")]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert proc.stdout is not None
         line = await trio.to_thread.run_sync(proc.stdout.readline)
