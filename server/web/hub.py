@@ -245,8 +245,9 @@ class WebHub:
             self.log.warning("bot failed to start", bot=bot, error=str(exc))
         finally:
             gone.add(power)
-            if not runner.master.finished:
-                self.log.warning("bot left its game", game=runner.id, power=power)
+        # (Not when cancelled: the server is shutting down, and no one needs telling.)
+        if not runner.master.finished:
+            self.log.warning("bot left its game", game=runner.id, power=power)
 
     async def _start_when_ready(self, runner: GameRunner, seat: SeatRow, gone: set[str]) -> None:
         """A game starts by itself when all seven have joined. A bot that dies first must

@@ -688,7 +688,10 @@ class WebSession(Link):
                 todo = f"Choose {owed} more unit{'s' if owed != 1 else ''} to remove."
             elif owed < 0:
                 todo = f"{-owed} build{'s' if owed != -1 else ''} not chosen will be waived."
-        return {"ready": bool(st and st.ready), "can_ready": can, "todo": todo}
+        # Until the game has the NOT (GOF) sent at the start of a phase, its flag still
+        # says "ready": what counts is that the person said so in this phase.
+        ready = bool(st and st.ready) and self.seat.ready_phase == self.state.phase.name
+        return {"ready": ready, "can_ready": can, "todo": todo}
 
     def _end_view(self) -> dict[str, Any]:
         assert self.end is not None

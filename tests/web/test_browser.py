@@ -1,0 +1,268 @@
+"""A person plays a whole gunboat game in Chromium: creates it on the page against six bundled
+bots, orders every unit by clicking, presses Ready, reloads, plays to the year limit, and steps
+through the history. Screenshots go to test-artifacts/ (start, middle, end, a phone)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from .conftest import LiveServer, start_server, stop_server
+
+LOCAL = {"127.0.0.1", "localhost"}
+
+
+class Watch:
+    """Console errors, page errors, and every request the page makes."""
+
+    def __init__(self, page: Any) -> None:
+        self.errors: list[str] = []
+        self.foreign: list[str] = []
+        page.on("console", self._console)
+        page.on("pageerror", lambda exc: self.errors.append(f"page error: {exc}"))
+        page.on("request", lambda req: self._url(req.url))
+        page.on("websocket", lambda ws: self._url(ws.url))
+
+    def _console(self, msg: Any) -> None:
+        if msg.type == "error":
+            self.errors.append(msg.text)
+
+    def _url(self, url: str) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("data", "about", "blob") and parts.hostname not in LOCAL:
+            self.foreign.append(url)
+
+
+def _phase(page: Any) -> str:
+    return page.eval_on_selector("#map svg", "s => s.dataset.phase") or ""
+
+
+def _wait_view(page: Any, js: str, timeout: float = 20_000) -> None:
+    page.wait_for_function(js, timeout=timeout)
+
+
+def _click_loc(page: Any, prov: str) -> None:
+    """A real mouse click inside a province: on its unit if it has one, else on its name
+    (names let clicks through to the province beneath)."""
+    for selector in (f"#map #dislodged-{prov}", f"#map #unit-{prov}", f"#map #label-{prov}"):
+        if page.query_selector(selector) is not None:
+            break
+    # A new view may replace the drawing at any moment: measure again then.
+    box = None
+    for _ in range(20):
+        box = page.locator(selector).bounding_box()
+        if box is not None:
+            break
+        page.wait_for_timeout(50)
+    assert box is not None, prov
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def _shot(page: Any, path: Path) -> None:
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(path))
+
+
+def _order_count(page: Any) -> int:
+    return int(page.eval_on_selector_all("#orders li.given", "els => els.length"))
+
+
+def _order_phase(page: Any, plan: dict[str, str]) -> int:
+    """Give every unit an order by clicking: the planned destination when it is offered,
+    else the first choice the page highlights. Returns how many orders were clicked."""
+    clicked = 0
+    if page.is_hidden("#ordering"):
+        return 0
+    for _ in range(12):
+        missing = page.eval_on_selector_all(
+            "#orders li.missing", "els => els.map(e => e.dataset.loc)"
+        )
+        highlighted = page.eval_on_selector_all(
+            "#map .outline.target", "els => els.map(e => e.dataset.prov)"
+        )
+        kind = _phase(page)[-1]
+        before = _order_count(page)
+        if kind == "A":
+            if not highlighted:
+                break
+            _click_loc(page, highlighted[0])  # a build site or a unit to remove
+            page.wait_for_timeout(50)
+            if page.query_selector("#menu button[data-id^='build:']"):
+                page.click("#menu button[data-id^='build:']")
+        else:
+            if not missing:
+                break
+            loc = missing[0]
+            prov = loc.split("/")[0]
+            _click_loc(page, prov)
+            _wait_view(page, f"document.querySelector('#prompt').textContent.includes('{prov}')")
+            targets = page.eval_on_selector_all(
+                "#map .outline.target", "els => els.map(e => e.dataset.prov)"
+            )
+            want = plan.get(prov)
+            dest = want if want in targets else (targets[0] if targets else None)
+            if dest is None:
+                page.click("#menu button[data-id='disband'], #menu button[data-id='hold']")
+            else:
+                _click_loc(page, dest)
+                coast = page.query_selector("#map .coast-target.target")
+                if coast is not None and "coast" in page.inner_text("#prompt"):
+                    coast.click()
+        _wait_view(page, f"document.querySelectorAll('#orders li.given').length > {before}")
+        clicked += 1
+    return clicked
+
+
+def test_play_a_game_in_the_browser(browser: Any, tmp_path: Path, artifacts: Path) -> None:
+    server = start_server(tmp_path / "web.sqlite")
+    started = time.monotonic()
+    try:
+        _play(browser, server, artifacts)
+    finally:
+        stop_server(server)
+    assert time.monotonic() - started < 150
+
+
+def _play(browser: Any, server: LiveServer, artifacts: Path) -> None:
+    # The page forbids eval (CSP); Playwright's waits need it.
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    page = context.new_page()
+    watch = Watch(page)
+    page.goto(server.url)
+    page.wait_for_selector("#f-power option[value=FRA]", state="attached")
+    _shot(page, artifacts / "web-lobby.png")
+    page.select_option("#f-power", "FRA")
+    assert page.eval_on_selector_all("#f-opponents select", "s => s.length") == 6
+    page.fill("input[name=move_time]", "120")
+    page.fill("input[name=retreat_time]", "60")
+    page.fill("input[name=build_time]", "60")
+    page.fill("input[name=max_year]", "1902")
+    page.click("#create-button")
+    page.wait_for_url("**/game/*")
+    _wait_view(page, "document.body.dataset.stage === 'playing'", 40_000)
+    assert page.inner_text("#title").endswith("you are France")
+    assert _phase(page) == "S1901M"
+    # Gunboat: nothing on the page names who plays the other powers.
+    text = page.inner_text("body").lower()
+    assert "dumbbot" not in text and "randombot" not in text
+    _shot(page, artifacts / "web-start.png")
+
+    # Spring 1901: order each unit by clicking, with a support and the map drawing them.
+    _click_loc(page, "PAR")
+    _wait_view(page, "document.querySelector('#map .unit.selected') !== null")
+    menu = page.eval_on_selector_all("#menu button", "bs => bs.map(b => b.dataset.id)")
+    assert {"hold", "move", "support", "cancel"} <= set(menu)
+    _click_loc(page, "BUR")
+    _wait_view(page, "document.querySelector('#map #pending-PAR') !== null")
+    _click_loc(page, "MAR")
+    page.click("#menu button[data-id=support]")
+    _wait_view(page, "document.querySelector('#prompt').textContent.includes('click the unit')")
+    _click_loc(page, "PAR")
+    _wait_view(page, "document.querySelector('#prompt').textContent.includes('Support the')")
+    _click_loc(page, "BUR")
+    _wait_view(page, "document.querySelector('#map #pending-MAR.support') !== null")
+    page.fill("#typed-text", "F BRE - MAO")
+    page.press("#typed-text", "Enter")
+    _wait_view(page, "document.querySelectorAll('#orders li.given').length === 3")
+    given = page.eval_on_selector_all("#orders .order", "els => els.map(e => e.textContent)")
+    assert sorted(given) == ["A MAR S A PAR - BUR", "A PAR - BUR", "F BRE - MAO"]
+
+    # Reload: the same power, the same orders, and the game goes on.
+    page.reload()
+    _wait_view(page, "document.body.dataset.stage === 'playing'")
+    _wait_view(page, "document.querySelectorAll('#orders li.given').length === 3")
+    assert page.inner_text("#title").endswith("you are France")
+    assert page.is_visible("#clock")  # the deadline counts down
+    _shot(page, artifacts / "web-orders.png")
+    page.click("#ready")
+    _wait_view(page, "document.querySelector('#map svg').dataset.phase === 'F1901M'", 30_000)
+    assert "Results of Spring 1901" in page.inner_text("#results")
+    assert page.is_visible("#map #unit-BUR")
+
+    plans = {"BUR": "BEL", "MAO": "POR", "SPA": "SPA", "BEL": "HOL"}
+    phases = ["S1901M"]
+    mid_shot = False
+    clicks = 0
+    deadline = time.monotonic() + 100
+    while page.evaluate("document.body.dataset.stage") != "finished":
+        assert time.monotonic() < deadline, f"stuck in {_phase(page)}"
+        phase = _phase(page)
+        if phase not in phases:
+            phases.append(phase)
+        clicks += _order_phase(page, plans)
+        if phase[-1] in "MR" and page.is_visible("#ordering"):
+            assert not page.query_selector("#orders li.missing")  # every unit, by clicking
+        if phase.startswith("W1901") and not mid_shot:
+            _shot(page, artifacts / "web-middle.png")
+            mid_shot = True
+        if page.is_visible("#ready") and page.get_attribute("#ready", "data-ready") == "no":
+            page.click("#ready")
+        _wait_view(
+            page,
+            f"document.body.dataset.stage === 'finished' || "
+            f"document.querySelector('#map svg').dataset.phase !== '{phase}'",
+            60_000,
+        )
+    assert phases[0:2] == ["S1901M", "F1901M"] and any(p.startswith("W1901") for p in phases)
+    assert "S1902M" in phases and "F1902M" in phases
+    assert clicks >= 12  # four movement phases of three or more units, and builds
+
+    # The end: the summary names every player now.
+    page.wait_for_selector("#end table tr[data-power]")
+    assert "year limit" in page.inner_text("#end-text")
+    rows = page.eval_on_selector_all("#summary tr[data-power]", "rs => rs.map(r => r.innerText)")
+    assert len(rows) == 7
+    assert (
+        any("Human" in r for r in rows)
+        and sum("DumbBot" in r or "dumbbot" in r.lower() for r in rows) == 6
+    )
+    _shot(page, artifacts / "web-end.png")
+
+    # History: back to the first phase, forward one, back to now.
+    page.click("#steps [data-step=first]")
+    _wait_view(page, "document.querySelector('#map svg').dataset.history === 'S1901M'")
+    assert "Orders of Spring 1901" in page.inner_text("#history-results")
+    assert page.query_selector("#map #order-PAR.move") is not None
+    _shot(page, artifacts / "web-history.png")
+    page.click("#steps [data-step=next]")
+    _wait_view(page, "document.querySelector('#map svg').dataset.history === 'F1901M'")
+    page.click("#steps [data-step=last]")
+    _wait_view(page, "document.body.dataset.history === 'no'")
+    assert not watch.errors, watch.errors
+    assert not watch.foreign, watch.foreign
+    context.close()
+
+
+def test_a_phone_joins_a_game_made_on_the_command_line(
+    browser: Any, tmp_path: Path, artifacts: Path
+) -> None:
+    server = start_server(tmp_path / "phone.sqlite", "--play", "TUR", "--against", "holdbot:6")
+    try:
+        link = next(x for x in server.lines if "your game (TUR)" in x).split(": ", 1)[1]
+        context = browser.new_context(
+            viewport={"width": 390, "height": 844}, bypass_csp=True, has_touch=True
+        )
+        page = context.new_page()
+        watch = Watch(page)
+        page.goto(link)
+        _wait_view(page, "document.body.dataset.stage === 'playing'")
+        assert page.inner_text("#title").endswith("you are Turkey")
+        # The map fits the screen's width; nothing scrolls sideways.
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        width = page.eval_on_selector("#map svg", "s => s.getBoundingClientRect().width")
+        assert 360 <= width <= 390
+        unit = page.query_selector("#map #unit-SMY")
+        assert unit is not None
+        unit.tap()
+        _wait_view(page, "document.querySelector('#menu button[data-id=hold]') !== null")
+        page.tap("#menu button[data-id=hold]")
+        _wait_view(page, "document.querySelectorAll('#orders li.given').length === 1")
+        _shot(page, artifacts / "web-phone.png")
+        page.screenshot(path=str(artifacts / "web-phone-full.png"), full_page=True)
+        assert not watch.errors, watch.errors
+        assert not watch.foreign, watch.foreign
+        context.close()
+    finally:
+        stop_server(server)

@@ -1,0 +1,255 @@
+"""The page's side of the server without a browser: HTTP, the JSON API, and the WebSocket
+protocol of a seat (hello, click, choose, order, ready, history, start), against a real server
+on loopback with real subprocess bots."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+import trio_websocket
+
+from protocol import messages as m
+from server.app import Server
+from server.settings import GameSettings
+from server.store import Store
+from tests.server.daide_client import WireClient
+
+
+@pytest.fixture
+async def server(nursery: trio.Nursery, tmp_path: Path) -> AsyncIterator[Server]:
+    store = Store(tmp_path / "web.sqlite")
+    srv = Server(store, GameSettings(), port=0, web_port=0, open_games=False, seed=3)
+    await nursery.start(srv.run)
+    srv.web.grace = 0.5
+    yield srv
+    store.close()
+
+
+async def http(
+    port: int, method: str, path: str, body: Any = None
+) -> tuple[int, dict[str, str], bytes]:
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    data = json.dumps(body).encode() if body is not None else b""
+    await stream.send_all(
+        f"{method} {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n".encode()
+        + data
+    )
+    raw = b""
+    while chunk := await stream.receive_some(65536):
+        raw += chunk
+    head, _, payload = raw.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    headers = dict(line.lower().split(": ", 1) for line in lines[1:])
+    return int(lines[0].split()[1]), headers, payload
+
+
+class Page:
+    """A page's WebSocket: sends requests, waits for views."""
+
+    def __init__(self, ws: trio_websocket.WebSocketConnection) -> None:
+        self.ws = ws
+        self.view: dict[str, Any] = {}
+        self.svg = ""
+        self.notices: list[dict[str, Any]] = []
+        self.other: list[dict[str, Any]] = []
+
+    async def send(self, **msg: Any) -> None:
+        await self.ws.send_message(json.dumps(msg))
+
+    async def until(
+        self, pred: Callable[[dict[str, Any]], bool], timeout: float = 20
+    ) -> dict[str, Any]:
+        with trio.fail_after(timeout):
+            if self.view and pred(self.view):
+                return self.view
+            while True:
+                msg = json.loads(await self.ws.get_message())
+                if msg["t"] == "view":
+                    if msg["svg"] is not None:
+                        self.svg = msg["svg"]
+                    self.view = msg
+                    if pred(msg):
+                        return msg
+                elif msg["t"] == "notice":
+                    self.notices.append(msg)
+                    if pred(self.view):
+                        return self.view
+                else:
+                    self.other.append(msg)
+                    if pred(msg):
+                        return msg
+
+
+async def open_page(srv: Server, game: int, token: str) -> tuple[Page, Any]:
+    port = srv.web.address[1]
+    cm = trio_websocket.open_websocket("127.0.0.1", port, "/ws", use_ssl=False)
+    ws = await cm.__aenter__()
+    page = Page(ws)
+    await page.send(t="hello", game=game, token=token)
+    return page, cm
+
+
+def given(view: dict[str, Any]) -> list[str]:
+    return sorted(o["order"] for o in view.get("orders", []) if o["order"])
+
+
+async def test_static_files_and_api(server: Server) -> None:
+    port = server.web.address[1]
+    status, headers, body = await http(port, "GET", "/")
+    assert status == 200 and b"/static/app.js" in body
+    assert "default-src 'self'" in headers["content-security-policy"]
+    assert (await http(port, "GET", "/game/12"))[0] == 200  # the same page
+    status, headers, _ = await http(port, "GET", "/static/app.js")
+    assert status == 200 and headers["content-type"].startswith("text/javascript")
+    assert (await http(port, "GET", "/static/../hub.py"))[0] == 404
+    assert (await http(port, "GET", "/nothing"))[0] == 404
+    assert (await http(port, "DELETE", "/api/games"))[0] == 405
+    status, _, body = await http(port, "GET", "/api/options")
+    options = json.loads(body)
+    assert len(options["powers"]) == 7 and "dumbbot" in options["bots"]
+    for bad in (
+        {"power": "XYZ"},
+        {"opponents": ["dumbbot"] * 5},
+        {"opponents": ["nobot"] * 6},
+        {"move_time": 0.5},
+        {"move_time": 9000},
+        {"max_year": 1800},
+    ):
+        status, _, body = await http(port, "POST", "/api/games", bad)
+        assert status == 400 and json.loads(body)["error"], bad
+    assert (await http(port, "POST", "/api/games", []))[0] == 400
+
+
+async def test_wrong_token_opens_nothing(server: Server) -> None:
+    seat = server.web.create_game({"power": "ENG", "opponents": ["holdbot"] * 6})
+    page, cm = await open_page(server, seat.game_id, "not-the-token")
+    msg = await page.until(lambda v: v.get("t") == "error")
+    assert "no seat" in msg["text"]
+    await cm.__aexit__(None, None, None)
+
+
+async def test_a_game_by_clicks_typed_orders_and_ready(server: Server) -> None:
+    seat = server.web.create_game(
+        {"power": "FRA", "opponents": ["holdbot"] * 6, "max_year": 1901, "move_time": 60}
+    )
+    page, cm = await open_page(server, seat.game_id, seat.token)
+    try:
+        view = await page.until(lambda v: v["stage"] == "playing" and "orders" in v)
+        assert view["power"] == "FRA" and view["phase"] == "S1901M"
+        assert 50 < view["deadline"] <= 60
+        assert page.svg.startswith("<svg") and 'data-phase="S1901M"' in page.svg
+        # Nobody's name, bot or person, is in the view before the end.
+        assert "HoldBot" not in json.dumps(view) and "holdbot" not in json.dumps(view)
+        # The others' progress is shown (not who they are).
+        await page.until(
+            lambda v: all(p["state"] == "ready" for p in v["powers"] if p["power"] != "FRA")
+        )
+        await page.send(t="click", loc="PAR")
+        view = await page.until(lambda v: "Move the army in PAR" in v.get("prompt", ""))
+        assert 'id="unit-PAR"' in page.svg and "selected" in page.svg
+        assert [i["id"] for i in view["menu"]] == ["hold", "move", "support", "cancel"]
+        await page.send(t="click", loc="BUR")
+        await page.until(lambda v: given(v) == ["A PAR - BUR"])
+        assert 'id="pending-PAR"' in page.svg
+        await page.send(t="order", text="(FRA FLT BRE) MTO MAO")  # DAIDE's form
+        await page.until(lambda v: len(given(v)) == 2)
+        await page.send(t="order", text="A MAR - MUN")  # not adjacent: the game says FAR
+        await page.until(lambda v: bool(page.notices))
+        assert "A MAR - MUN" in page.notices[-1]["text"] and page.notices[-1]["level"] == "error"
+        await page.send(t="order", text="A MAR jumps")
+        await page.until(lambda v: len(page.notices) == 2)
+        assert "Cannot read" in page.notices[-1]["text"]
+        await page.send(t="clear", loc="PAR")
+        await page.until(lambda v: given(v) == ["F BRE - MAO"])
+        assert view["todo"] == "3 units without orders will hold."
+        # Ready: the units still without orders hold, and the phase is processed.
+        await page.send(t="ready", on=True)
+        view = await page.until(lambda v: v["phase"] == "F1901M" and "orders" in v)
+        assert view["results"]["phase"] == "S1901M"
+        lines = {(r["power"], r["text"]) for r in view["results"]["lines"]}
+        assert ("FRA", "F BRE - MAO") in lines and ("FRA", "A PAR H") in lines
+        assert view["ready"] is False  # a new phase: not ready until one says so
+        # The history: the first phase with its orders.
+        await page.send(t="history", index=0)
+        hist = await page.until(lambda v: v.get("t") == "history")
+        assert hist["phase"] == "S1901M" and hist["count"] == 2
+        assert 'id="order-BRE"' in hist["svg"] and ("FRA", "F BRE - MAO") in {
+            (r["power"], r["text"]) for r in hist["lines"]
+        }
+        # Fall, then Winter (France may build), then the year limit ends the game.
+        await page.send(t="click", loc="MAO")
+        await page.send(t="click", loc="POR")
+        await page.until(lambda v: given(v) == ["F MAO - POR"])
+        await page.send(t="ready", on=True)
+        view = await page.until(lambda v: v["phase"] == "W1901A" and "orders" in v)
+        assert "build" in view["prompt"]
+        await page.send(t="click", loc="BRE")  # PAR and MAR are occupied
+        await page.until(lambda v: any(i["id"].startswith("build:") for i in v.get("menu", [])))
+        await page.send(t="choose", id="build:1")
+        await page.until(lambda v: given(v) == ["F BRE B"])
+        await page.send(t="ready", on=True)
+        view = await page.until(lambda v: v["stage"] == "finished" and "end" in v)
+        end = view["end"]
+        assert end["kind"] == "draw" and "year limit" in end["text"]
+        names = {r["power"]: r["name"] for r in end["table"]}
+        assert names["FRA"] == "Human" and set(names.values()) == {"Human", "HoldBot"}
+    finally:
+        await cm.__aexit__(None, None, None)
+
+
+async def test_leaving_means_civil_disorder_and_the_link_brings_you_back(
+    server: Server,
+) -> None:
+    seat = server.web.create_game({"power": "TUR", "opponents": ["holdbot"] * 6})
+    page, cm = await open_page(server, seat.game_id, seat.token)
+    await page.until(lambda v: v["stage"] == "playing" and "orders" in v)
+    await page.send(t="order", text="A CON - BUL")
+    await page.until(lambda v: given(v) == ["A CON - BUL"])
+    await cm.__aexit__(None, None, None)
+    master = server.games[seat.game_id].master
+    with trio.fail_after(10):
+        while master.seats["TUR"].client is not None:
+            await trio.sleep(0.05)
+    # In civil disorder the power is not waited for: the bots played on, and the order
+    # given before leaving stood.
+    with trio.fail_after(10):
+        while not master.history:
+            await trio.sleep(0.05)
+    first = {str(o.order) for o in master.history[0][1]}
+    assert "A CON - BUL" in first
+    page, cm = await open_page(server, seat.game_id, seat.token)
+    view = await page.until(lambda v: v["stage"] == "playing" and "orders" in v)
+    assert view["power"] == "TUR" and master.seats["TUR"].client is not None
+    assert view["phase"] == master.state.phase.name
+    # A reload within the grace period does not leave the game at all.
+    client = master.seats["TUR"].client
+    await cm.__aexit__(None, None, None)
+    page, cm = await open_page(server, seat.game_id, seat.token)
+    await page.until(lambda v: v["stage"] == "playing" and "orders" in v)
+    assert master.seats["TUR"].client == client
+    await cm.__aexit__(None, None, None)
+
+
+async def test_open_seats_wait_for_tcp_bots_or_start_now(server: Server) -> None:
+    seat = server.web.create_game({"power": "GER", "opponents": ["holdbot"] * 4 + ["open", "open"]})
+    page, cm = await open_page(server, seat.game_id, seat.token)
+    view = await page.until(lambda v: v["stage"] == "forming" and v["forming"]["port"])
+    forming = view["forming"]
+    assert forming["open"] == 2 and forming["bots"] == 4
+    bot = await WireClient.connect(forming["port"])
+    await bot.join("tcp-bot")
+    await page.until(lambda v: v["stage"] == "forming" and v["forming"]["joined"] == 6)
+    await page.send(t="start")
+    view = await page.until(lambda v: v["stage"] == "playing" and "orders" in v)
+    states = {p["state"] for p in view["powers"]}
+    assert "disorder" in states  # the seat nobody took
+    hlo = await bot.expect(m.Hlo)
+    assert hlo.power in seat.lineup and seat.lineup[hlo.power] == "open"
+    await bot.aclose()
+    await cm.__aexit__(None, None, None)
