@@ -190,12 +190,28 @@ def _serve(args: argparse.Namespace) -> int:
         trio.run(main)
     except KeyboardInterrupt:
         print("stopped", file=sys.stderr)
-    except OSError as exc:
-        print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror}", file=sys.stderr)
+    except (OSError, ExceptionGroup) as exc:
+        # A port in use surfaces from inside the server's nurseries, wrapped in groups.
+        error = _os_error(exc)
+        if error is None:
+            raise
+        ports = f"port {args.port}" + ("" if args.no_web else f", web port {args.web_port}")
+        print(f"error: cannot listen on {args.host} ({ports}): {error.strerror}", file=sys.stderr)
         return 1
     finally:
         store.close()
     return failed[0] if failed else 0
+
+
+def _os_error(exc: BaseException) -> OSError | None:
+    if isinstance(exc, OSError):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _os_error(inner)
+            if found is not None:
+                return found
+    return None
 
 
 def _first_error(exc: ValidationError) -> str:

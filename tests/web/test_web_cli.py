@@ -1,0 +1,43 @@
+"""``diplomat serve``'s web options: errors are one line on stderr and an exit status."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from .conftest import ROOT
+
+
+def _serve(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--db",
+         str(tmp_path / "cli.sqlite"), "--log-level", "warning", *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=ROOT,
+    )  # fmt: skip
+
+
+def test_web_port_in_use(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = _serve(tmp_path, "--web-port", str(port))
+    assert done.returncode == 1
+    assert f"web port {port}): Address already in use" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_play_options_checked(tmp_path: Path) -> None:
+    done = _serve(tmp_path, "--play", "FRA", "--no-web")
+    assert done.returncode == 2 and "--play needs the web page" in done.stderr
+    done = _serve(tmp_path, "--web-port", "0", "--play", "FRA", "--against", "dumbbot:x")
+    assert done.returncode == 2 and "count after ':'" in done.stderr
+    done = _serve(tmp_path, "--web-port", "0", "--play", "XYZ")
+    assert done.returncode == 2 and "no power XYZ" in done.stderr
+    done = _serve(tmp_path, "--web-port", "0", "--play", "FRA", "--against", "dumbbot:5")
+    assert done.returncode == 2 and "choose 6 opponents" in done.stderr
