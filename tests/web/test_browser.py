@@ -179,6 +179,11 @@ def _play(browser: Any, server: LiveServer, artifacts: Path) -> None:
     page.click("#ready")
     _wait_view(page, "document.querySelector('#map svg').dataset.phase === 'F1901M'", 30_000)
     assert "Results of Spring 1901" in page.inner_text("#results")
+    page.click("#results-show")  # the results drawn: arrows, bounces
+    _wait_view(page, "document.querySelector('#map svg').dataset.history === 'S1901M'")
+    assert page.query_selector("#map #order-PAR.move.result-SUC, #map #order-PAR.move")
+    page.click("#banner button")  # back to now
+    _wait_view(page, "document.body.dataset.history === 'no'")
     assert page.is_visible("#map #unit-BUR")
 
     plans = {"BUR": "BEL", "MAO": "POR", "SPA": "SPA", "BEL": "HOL"}

@@ -298,6 +298,10 @@ function renderResults(v) {
   box.hidden = !v.results || game.historyIndex !== null;
   if (!v.results) return;
   $("#results-title").textContent = `Results of ${v.results.title}`;
+  const index = v.history.indexOf(v.results.phase);
+  const show = $("#results-show");
+  show.hidden = index < 0;
+  show.onclick = () => send({ t: "history", index });
   resultItems($("#results-lines"), v.results.lines);
 }
 
