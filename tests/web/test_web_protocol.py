@@ -253,3 +253,39 @@ async def test_open_seats_wait_for_tcp_bots_or_start_now(server: Server) -> None
     assert hlo.power in seat.lineup and seat.lineup[hlo.power] == "open"
     await bot.aclose()
     await cm.__aexit__(None, None, None)
+
+
+async def test_a_retreat_by_clicks(server: Server) -> None:
+    from engine.orderset import OrderSet
+    from engine.state import Dislodged, Phase, Unit, make_state
+
+    seat = server.web.create_game({"power": "FRA", "opponents": ["holdbot"] * 6})
+    master = server.games[seat.game_id].master
+    start = master.state
+    # The game has not started: begin it at a retreat phase where France must retreat.
+    units = [u for u in start.units.values() if u.province != "BUR"]
+    units = [u for u in units if u.province != "MUN"] + [Unit("GER", "A", "BUR")]
+    retreat = make_state(
+        master.map,
+        Phase.parse("S1901R"),
+        units,
+        dict(start.centres),
+        [Dislodged(Unit("FRA", "A", "BUR"), "MUN", ("BEL", "PIC", "RUH"))],
+    )
+    master.state = retreat
+    master.book = OrderSet(retreat)
+    page, cm = await open_page(server, seat.game_id, seat.token)
+    try:
+        view = await page.until(lambda v: v["stage"] == "playing" and "orders" in v)
+        assert view["phase"] == "S1901R" and 'id="dislodged-BUR"' in page.svg
+        assert view["orders"] == [{"loc": "BUR", "unit": "A BUR", "order": None}]
+        await page.send(t="click", loc="BUR")
+        view = await page.until(lambda v: "Retreat the army in BUR" in v.get("prompt", ""))
+        assert view["menu"][0]["id"] == "disband"
+        await page.send(t="click", loc="PIC")
+        await page.until(lambda v: given(v) == ["A BUR R PIC"])
+        await page.send(t="ready", on=True)
+        view = await page.until(lambda v: v["phase"] == "F1901M")
+        assert ("FRA", "A BUR R PIC") in {(r["power"], r["text"]) for r in view["results"]["lines"]}
+    finally:
+        await cm.__aexit__(None, None, None)
