@@ -130,7 +130,8 @@ def _word(tok: Any) -> str:
 
 def _name_check(tok: Token, max_len: int | None, what: str) -> str:
     name: str = tok.value
-    if not name.replace("_", "").isalnum() or not name.isascii():
+    # "_" alone is a name too: replace, do not drop, the underscores before isalnum().
+    if not name.replace("_", "a").isalnum() or not name.isascii():
         raise _Reject(tok, f"{what} must be letters, digits and underscores")
     if max_len is not None and len(name) > max_len:
         raise _Reject(tok, f"{what} is longer than {max_len} characters")
