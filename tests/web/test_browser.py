@@ -258,6 +258,10 @@ def test_a_phone_joins_a_game_made_on_the_command_line(
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         width = page.eval_on_selector("#map svg", "s => s.getBoundingClientRect().width")
         assert 360 <= width <= 390
+        page.tap("#zoom")  # twice as big, scrolled in its box
+        assert page.eval_on_selector("#map svg", "s => s.getBoundingClientRect().width") > 700
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.eval_on_selector("#map", "m => { m.scrollLeft = m.scrollWidth; m.scrollTop = 300; }")
         unit = page.query_selector("#map #unit-SMY")
         assert unit is not None
         unit.tap()

@@ -165,8 +165,12 @@ function startGame(id) {
     $("#typed-text").value = "";
   });
   $("#steps").addEventListener("click", (ev) => {
-    const b = ev.target.closest("button");
+    const b = ev.target.closest("button[data-step]");
     if (b) step(b.dataset.step);
+  });
+  $("#zoom").addEventListener("click", () => {
+    const on = $("#map").classList.toggle("zoomed");
+    $("#zoom").setAttribute("aria-pressed", on ? "true" : "false");
   });
   document.addEventListener("keydown", (ev) => {
     if (ev.key === "Escape") send({ t: "choose", id: "cancel" });
