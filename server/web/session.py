@@ -233,6 +233,8 @@ class WebSession(Link):
                 self.load_finished()
             self.ended = True
             self._wake_up()
+            if not self.finished:
+                await self._let_pages_go()
             if self.finished:
                 await self._until_alone()
             nursery.cancel_scope.cancel()
@@ -258,6 +260,14 @@ class WebSession(Link):
             self.finished = True
             if self.end is None:
                 self.load_finished()
+
+    async def _let_pages_go(self) -> None:
+        """The seat left the game while pages were open (the server is stopping, or the
+        game refused it): close them, so that they come back to a new session."""
+        for ws in list(self.sockets):
+            if self.refused:
+                await ws.send(json.dumps({"t": "error", "text": self.refused}))
+            await ws.close(1012)
 
     async def _watchdog(self) -> None:
         await self._until_alone()
@@ -342,8 +352,8 @@ class WebSession(Link):
             self.end = {"kind": "solo", "powers": [msg.power]}
         elif t is m.Smr:
             self._on_smr(msg)
-        elif t is m.Off:
-            self.finished = True
+        # OFF is no sign of the end: it also comes when the server shuts down. The game's
+        # end is its SMR (and the game's own flag, once the link is closed).
 
     def _on_now(self, msg: m.Now) -> None:
         if msg.turn is None:
