@@ -22,6 +22,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -130,38 +131,51 @@ def _print_latencies(what: str, latencies: list[float]) -> None:
 UNIT = re.compile(rb"\( (\w{3}) (AMY|FLT) (\w{3}|\( \w{3} \w{3} \)) \)")
 
 
-async def holder(
-    server: Server, runner: GameRunner, power: str, log: list[tuple[float, float]]
+async def line_client(
+    server: Server,
+    runner: GameRunner,
+    power: str,
+    answer: Callable[[bytes], bytes | None],
 ) -> None:
-    """A client that costs next to nothing: it holds every unit, reading its units off the
-    NOW text, so the latency measured is the server's."""
+    """A client that costs next to nothing: DAIDE text lines on a memory stream. It joins,
+    accepts the map, and sends whatever ``answer`` returns for each line, until OFF."""
     client_end, server_end = trio.testing.memory_stream_pair()
-    link = Link(server_end, TextConnection(), "memory", f"holder {power}")
+    link = Link(server_end, TextConnection(), "memory", f"light {power}")
     async with trio.open_nursery() as n:
-        n.start_soon(server.serve_link, link, (runner, power, "holder"))
-        await client_end.send_all(b"NME ( 'holder' ) ( '1' )\n")
+        n.start_soon(server.serve_link, link, (runner, power, "light"))
+        await client_end.send_all(b"NME ( 'light' ) ( '1' )\n")
         buf = b""
-        sent: float | None = None
         while True:
             data = await client_end.receive_some(65536)
             if not data:
                 break
             buf += data
             *lines, buf = buf.split(b"\n")
+            ending = any(x.startswith(b"OFF") for x in lines)
             for line in lines:
-                if line.startswith(b"MAP"):
-                    await client_end.send_all(b"YES ( " + line + b" )\n")
-                elif line.startswith(b"NOW"):
-                    if sent is not None:
-                        log.append((time.perf_counter(), sent))
-                    mine = [u for u in UNIT.findall(line) if u[0] == power.encode()]
-                    orders = b" ".join(b"( ( %s %s %s ) HLD )" % u for u in mine)
-                    sent = time.perf_counter()
-                    if b"OFF" not in buf and not any(x.startswith(b"OFF") for x in lines):
-                        await client_end.send_all(b"SUB " + orders + b"\n")
-                elif line.startswith(b"OFF"):
+                if line.startswith(b"OFF"):
                     n.cancel_scope.cancel()
                     return
+                reply = b"YES ( " + line + b" )" if line.startswith(b"MAP") else answer(line)
+                if reply is not None and not ending:
+                    await client_end.send_all(reply + b"\n")
+
+
+def holder(power: str, log: list[tuple[float, float]]) -> Callable[[bytes], bytes | None]:
+    """Holds every unit, reading its units off the NOW text, and notes when its orders left
+    and when the next NOW came (the server's latency, not a bot's)."""
+    sent: list[float] = []
+
+    def answer(line: bytes) -> bytes | None:
+        if not line.startswith(b"NOW"):
+            return None
+        if sent:
+            log.append((time.perf_counter(), sent[-1]))
+        mine = [u for u in UNIT.findall(line) if u[0] == power.encode()]
+        sent.append(time.perf_counter())
+        return b"SUB " + b" ".join(b"( ( %s %s %s ) HLD )" % u for u in mine)
+
+    return answer
 
 
 async def latency(args: argparse.Namespace) -> None:
@@ -177,7 +191,7 @@ async def latency(args: argparse.Namespace) -> None:
                 logs: list[list[tuple[float, float]]] = [[] for _ in range(7)]
                 async with trio.open_nursery() as game:
                     for i, power in enumerate(runner.master.map.powers):
-                        game.start_soon(holder, server, runner, power, logs[i])
+                        game.start_soon(line_client, server, runner, power, holder(power, logs[i]))
                 for k in range(min(len(x) for x in logs)):
                     out.append(max(x[k][0] for x in logs) - max(x[k][1] for x in logs))
             nursery.cancel_scope.cancel()
@@ -197,37 +211,21 @@ def _latencies(logs: list[dict[str, Any]]) -> list[float]:
     return out
 
 
-async def waiting_player(server: Server, runner: GameRunner, power: str, late: list[float]) -> None:
-    """A light client: NOT (GOF) after every NOW, so every phase runs to its deadline; notes
-    how long after the deadline (NOW time + TME seconds) the next NOW comes."""
-    client_end, server_end = trio.testing.memory_stream_pair()
-    link = Link(server_end, TextConnection(), "memory", f"waiter {power}")
-    async with trio.open_nursery() as n:
-        n.start_soon(server.serve_link, link, (runner, power, "waiter"))
-        await client_end.send_all(b"NME ( 'waiter' ) ( '1' )\n")
-        buf = b""
-        due: float | None = None
-        while True:
-            data = await client_end.receive_some(65536)
-            if not data:
-                break
-            buf += data
-            *lines, buf = buf.split(b"\n")
-            for line in lines:
-                if line.startswith(b"MAP"):
-                    await client_end.send_all(b"YES ( " + line + b" )\n")
-                elif line.startswith(b"NOW"):
-                    now = time.perf_counter()
-                    if due is not None:
-                        late.append(now - due)
-                    due = None
-                    if not any(x.startswith(b"OFF") for x in lines):
-                        await client_end.send_all(b"NOT ( GOF )\n")
-                elif line.startswith(b"TME"):
-                    due = time.perf_counter() + int(line.split()[2])
-                elif line.startswith(b"OFF"):
-                    n.cancel_scope.cancel()
-                    return
+def waiter(late: list[float]) -> Callable[[bytes], bytes | None]:
+    """NOT (GOF) after every NOW, so every phase runs to its deadline; notes how long after
+    the deadline (NOW time + TME seconds) the next NOW comes."""
+    due: list[float] = []
+
+    def answer(line: bytes) -> bytes | None:
+        if line.startswith(b"TME"):
+            due[:] = [time.perf_counter() + int(line.split()[2])]
+        elif line.startswith(b"NOW"):
+            if due:
+                late.append(time.perf_counter() - due.pop())
+            return b"NOT ( GOF )"
+        return None
+
+    return answer
 
 
 async def capacity(args: argparse.Namespace) -> None:
@@ -245,7 +243,7 @@ async def capacity(args: argparse.Namespace) -> None:
                     for _ in range(k):
                         runner = server.create_game(settings)
                         for power in runner.master.map.powers:
-                            games.start_soon(waiting_player, server, runner, power, late)
+                            games.start_soon(line_client, server, runner, power, waiter(late))
                 nursery.cancel_scope.cancel()
             store.close()
         worst = max(late) if late else float("nan")
