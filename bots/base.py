@@ -30,7 +30,9 @@ from engine.orders import (
     Remove,
     Waive,
 )
+from engine.orderset import build_sites
 from engine.state import Dislodged, GameState, Phase, PhaseKind, Unit
+from engine.turn import removal_order
 from protocol import messages as m
 
 
@@ -78,12 +80,7 @@ class View:
     @property
     def build_sites(self) -> list[str]:
         """Our vacant home centres that we own, in map order."""
-        s = self.state
-        return [
-            h
-            for h in s.map.homes.get(self.power, ())
-            if s.centres.get(h) == self.power and h not in s.units
-        ]
+        return build_sites(self.state, self.power)
 
     def legal_orders(self) -> dict[str, list[Order]]:
         """Every legal order of ours, keyed by the unit's location (or build site, or
@@ -181,12 +178,8 @@ def complete_orders(state: GameState, power: str, orders: Iterable[Order]) -> li
 
 
 def _removal_order(state: GameState, power: str, skip: set[str]) -> list[Unit]:
-    owned = frozenset(c for c, p in state.centres.items() if p == power)
-    dist = state.map.distances_to(owned) if owned else {}
-    far = len(state.map.provinces)
-    units = [u for u in state.units_of(power) if u.province not in skip]
-    units.sort(key=lambda u: (-dist.get(u.province, far), u.type != "F", u.loc))
-    return units
+    """The units civil disorder would remove, in its order (the engine's rule)."""
+    return [u for u in removal_order(state, power) if u.province not in skip]
 
 
 __all__ = [

@@ -81,6 +81,7 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
+from engine.orderset import build_sites
 from engine.state import GameState, Unit
 
 # Power size: A*x*x + B*x + C for x supply centres.
@@ -449,11 +450,7 @@ def build_orders(
     """Step I, builds: on the most valuable nodes of the free home centres; waive the rest."""
     g = ev.graph
     need = state.adjustments().get(power, 0)
-    sites = [
-        h
-        for h in state.map.homes.get(power, ())
-        if state.centres.get(h) == power and h not in state.units
-    ]
+    sites = build_sites(state, power)
     sites.sort(key=lambda p: g.nodes_of[p][0])
     out: list[Order] = []
     while need > 0 and sites:

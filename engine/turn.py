@@ -92,8 +92,21 @@ def _after_retreats(state: GameState, book: OrderSet) -> PhaseResult:
     return _advance(state.phase, results, after.replace(phase=state.phase.next()))
 
 
-def _after_adjustments(state: GameState, book: OrderSet) -> PhaseResult:
+def removal_order(state: GameState, power: str) -> list[Unit]:
+    """The power's units in the order civil disorder removes them (2023 rulebook, DATC
+    4.D.8): farthest from its nearest owned centre first, counting moves over land and sea for
+    both unit types; fleets before armies on a tie, then by the English province name."""
     gmap = state.map
+    owned = frozenset(c for c, p in state.centres.items() if p == power)
+    dist = gmap.distances_to(owned)
+    far = len(gmap.provinces) + 1
+    return sorted(
+        state.units_of(power),
+        key=lambda u: (-dist.get(u.province, far), u.type != "F", gmap.provinces[u.province].name),
+    )
+
+
+def _after_adjustments(state: GameState, book: OrderSet) -> PhaseResult:
     units = dict(state.units)
     results: list[tuple[Order, Result]] = []
     for power, need in state.adjustments().items():
@@ -111,18 +124,8 @@ def _after_adjustments(state: GameState, book: OrderSet) -> PhaseResult:
                 results.append((r, Result(Outcome.SUC)))
             short = -need - len(removes)
             if short > 0:
-                owned = frozenset(c for c, p in state.centres.items() if p == power)
-                dist = gmap.distances_to(owned)
-                far = len(gmap.provinces) + 1
-                mine = [u for u in units.values() if u.power == power]
-                mine.sort(
-                    key=lambda u: (
-                        -dist.get(u.province, far),
-                        u.type != "F",
-                        gmap.provinces[u.province].name,
-                    )
-                )
-                for u in mine[:short]:
+                gone = {r.unit.province for r in removes}
+                for u in [u for u in removal_order(state, power) if u.province not in gone][:short]:
                     del units[u.province]
                     results.append((Remove(u), Result(Outcome.SUC)))
     nxt = state.replace(phase=state.phase.next(), units=FrozenDict(units))

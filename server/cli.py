@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_engine.register(sub)
     cli_daide.register(sub)
     from server import cli_render
+
     cli_render.register(sub)
     return parser
 

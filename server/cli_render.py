@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from server.cli_server import _open_store, add_db_option
+from server.cli_server import add_db_option, open_game
 
 
 def register(sub: Any) -> None:
@@ -64,18 +64,13 @@ def _render_game(args: argparse.Namespace) -> str | int:
     from engine.state import GameState, Phase, StateError
     from protocol import messages as m
     from protocol.codec import parse_text
-    from server.store import StoreError
     from server.web.mapsvg import AnyResult, render_map
 
-    store = _open_store(args, must_exist=True)
-    if store is None:
+    opened = open_game(args)
+    if opened is None:
         return 2
+    store, row = opened
     try:
-        try:
-            row = store.game(args.game)
-        except StoreError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
         states = store.states(row.id)
         if not states:
             print(f"error: game {row.id} has not started: no phase to draw", file=sys.stderr)

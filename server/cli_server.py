@@ -122,6 +122,21 @@ def _open_store(args: argparse.Namespace, must_exist: bool) -> Any:
         return None
 
 
+def open_game(args: argparse.Namespace) -> tuple[Any, Any] | None:
+    """The store and the row of ``args.game``, or None after printing why not."""
+    from server.store import StoreError
+
+    store = _open_store(args, must_exist=True)
+    if store is None:
+        return None
+    try:
+        return store, store.game(args.game)
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        store.close()
+        return None
+
+
 def _serve(args: argparse.Namespace) -> int:
     import trio
 
@@ -269,16 +284,10 @@ def _game_json(store: Any, row: Any) -> dict[str, Any]:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from server.store import StoreError
-
-    store = _open_store(args, must_exist=True)
-    if store is None:
+    opened = open_game(args)
+    if opened is None:
         return 2
-    try:
-        row = store.game(args.game)
-    except StoreError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    store, row = opened
     states = store.states(row.id)
     results = store.results(row.id)
     by_phase: dict[str, list[tuple[str, str]]] = {}
