@@ -9,6 +9,7 @@ COPY grammar grammar
 COPY protocol protocol
 COPY server server
 COPY bots bots
+COPY replay replay
 RUN pip install --no-cache-dir . && useradd --create-home diplomat && mkdir /data && chown diplomat /data
 USER diplomat
 VOLUME /data

@@ -91,7 +91,7 @@ def register_replay(sub: Any) -> None:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from engine.replay import replay_file
+    from replay.games import replay_file
 
     status, lines = replay_file(args.file, every_diff=args.all, verbose=args.verbose)
     out = sys.stderr if status == 2 else sys.stdout

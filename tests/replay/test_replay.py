@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from engine.replay import (
+from replay.games import (
     ReplayError,
     load_saved_games,
     read_saved_game,
@@ -18,7 +18,7 @@ from engine.replay import (
 )
 from server.cli import main
 
-REPLAY_DIR = Path(__file__).parent.parent / "replay"
+REPLAY_DIR = Path(__file__).parent
 AGREEING = [
     "random_18.json",
     "random_39.json",

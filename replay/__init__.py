@@ -1,0 +1,1 @@
+"""Re-adjudicating games saved by other engines, to compare them with ours (not part of our rules)."""
