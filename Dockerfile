@@ -8,6 +8,10 @@ COPY engine engine
 COPY grammar grammar
 COPY protocol protocol
 COPY server server
+COPY mapdraw mapdraw
+COPY tournament tournament
+COPY web web
+COPY cli cli
 COPY bots bots
 COPY replay replay
 RUN pip install --no-cache-dir . && useradd --create-home diplomat && mkdir /data && chown diplomat /data

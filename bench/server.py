@@ -204,10 +204,10 @@ def _latencies(logs: list[dict[str, Any]]) -> list[float]:
     per_phase: list[list[tuple[float, float | None]]] = [log.get("now", []) for log in logs]
     out = []
     for k in range(1, min(len(p) for p in per_phase)):
-        subs = [p[k][1] for p in per_phase if p[k][1] is not None and p[k][1] > p[k - 1][0]]
+        subs = [s for p in per_phase if (s := p[k][1]) is not None and s > p[k - 1][0]]
         if len(subs) < 7:
             continue  # a power with nothing to order (no SUB) this phase
-        out.append(max(p[k][0] for p in per_phase) - max(subs))  # type: ignore[type-var]
+        out.append(max(p[k][0] for p in per_phase) - max(subs))
     return out
 
 

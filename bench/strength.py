@@ -22,10 +22,10 @@ import trio
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from server.logs import configure_logging
-from server.scoring import summarise
 from server.settings import GameSettings
 from server.store import Store
-from server.tournament import Tournament, parse_lineup
+from tournament.runner import Tournament, parse_lineup
+from tournament.scoring import summarise
 
 
 def wilson(k: int, n: int) -> tuple[float, float]:

@@ -33,7 +33,7 @@ from server import store as store_module
 from server.logs import configure_logging
 from server.settings import GameSettings
 from server.store import Store
-from server.tournament import Tournament, parse_lineup
+from tournament.runner import Tournament, parse_lineup
 
 SPENT: dict[str, float] = {"adjudication": 0.0, "protocol": 0.0, "persistence": 0.0}
 
@@ -51,7 +51,7 @@ def timed(bucket: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def instrument() -> None:
-    game_module.process = timed("adjudication", game_module.process)  # type: ignore[attr-defined]
+    game_module.process = timed("adjudication", game_module.process)
     for name in ("parse_atoms", "parse_text", "parse_payload", "text", "payload", "dm"):
         setattr(codec_module.Codec, name, timed("protocol", getattr(codec_module.Codec, name)))
     for name in dir(store_module.Store):

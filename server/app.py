@@ -84,6 +84,25 @@ class GameRunner:
     def post(self, *item: Any) -> None:
         self.inbox_send.send_nowait(item)
 
+    # -- the public API for those who seat players (tournaments, the web page) ---------------
+
+    def joined(self) -> set[str | None]:
+        """The powers asked for by players who have joined and accepted the map (None for a
+        player who asked for none)."""
+        return {j.request for j in self.master.joiners if j.ready_map}
+
+    def has_joiner_for(self, power: str) -> bool:
+        """Whether a player asking for ``power`` has sent NME (accepted the map or not)."""
+        return any(j.request == power for j in self.master.joiners)
+
+    def start_without(self, missing: Sequence[tuple[str, str | None]]) -> None:
+        """Start now; the ``(power, label)`` seats still empty begin in civil disorder."""
+        self.post("start", None, list(missing))
+
+    def watch(self, key: object, look: Callable[[GameMaster, float], None] | None) -> None:
+        """Call ``look(master, now)`` in the game's task after every event (None: stop)."""
+        self.post("watch", None, key, look)
+
     async def run(self) -> None:
         master = self.master
         try:
@@ -188,10 +207,7 @@ class Server:
         im_timeout: float = 30.0,
         send_queue: int = SEND_QUEUE,
         resume: bool = True,
-        web_port: int | None = None,
     ) -> None:
-        self.web_port = web_port  # the browser's HTTP/WebSocket port (None: no web page)
-        self.web: Any = None  # the server.web.hub.WebHub once running
         self.resume = resume  # pick up the database's unfinished games at start
         self.im_timeout = im_timeout  # spec: 30 s; shorter in tests
         self.send_queue = send_queue
@@ -227,12 +243,6 @@ class Server:
                 self._resume_games()
             if self.open_games:
                 self._new_open_game()
-            if self.web_port is not None:
-                # Imported here: the web hub builds on this module.
-                from server.web.hub import WebHub
-
-                self.web = WebHub(self)
-                await nursery.start(self.web.run, self.web_port)
             nursery.start_soon(trio.serve_listeners, self._serve_tcp, self.listeners)
             self.log.info("listening", host=self.address[0], port=self.address[1])
             self.ready.set()

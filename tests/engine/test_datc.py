@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from cli.main import main
 from engine.datc import CaseFileError, parse_cases, run_case, run_file
 from engine.map import load_map
-from server.cli import main
 
 DATC_DIR = Path(__file__).parent.parent / "datc"
 FILES = sorted(DATC_DIR.glob("datc_6?.txt"))

@@ -121,17 +121,14 @@ def candidate_orders(draw: st.DrawFn) -> tuple[GameState, str, Order]:
         unit = draw(st.sampled_from(list(state.units.values())))
         other = draw(st.sampled_from(list(state.units.values())))
         dest = draw(st.sampled_from(LOCS))
-        order: Order = draw(
-            st.sampled_from(
-                [
+        choices: list[Order] = [
                     Move(unit, dest),
                     Move(unit, dest, convoy=True),
                     SupportHold(unit, other),
                     SupportMove(unit, other, dest),
                     Convoy(unit, other, province_of(dest)),
-                ]
-            )
-        )
+        ]
+        order = draw(st.sampled_from(choices))
         return state, unit.power, order
     if kind == "retreat":
         d = draw(st.sampled_from(list(state.dislodged.values())))

@@ -1,12 +1,11 @@
 """MDF <-> the engine's map: the standard map renders to exactly the standard MDF."""
 
-from standard_mdf import STANDARD_MDF
-
 from engine.map import load_map
 from engine.state import initial_state
 from protocol import messages as m
 from protocol.codec import parse_payload, parse_text, render_payload, render_text
 from protocol.mdf import AdjacencyEntry, CentreGroup, MapDefinition, ProvinceAdjacency
+from tests.protocol.standard_mdf import STANDARD_MDF
 
 
 def standard_definition() -> MapDefinition:

@@ -5,7 +5,6 @@ import contextlib
 from typing import Any
 
 import pytest
-from daide_strategies import messages
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +26,7 @@ from protocol.levels import level_error, press_level
 from protocol.lines import TextConnection
 from protocol.syntax import ParseError
 from protocol.tokens import BRA, KET, STANDARD
+from tests.protocol.daide_strategies import messages
 
 C = codec_for()
 PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

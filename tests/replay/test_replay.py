@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from cli.main import main
 from replay.games import (
     ReplayError,
     load_saved_games,
@@ -16,7 +17,6 @@ from replay.games import (
     replay_file,
     replay_game,
 )
-from server.cli import main
 
 REPLAY_DIR = Path(__file__).parent
 AGREEING = [

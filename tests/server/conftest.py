@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -12,7 +13,7 @@ from server.store import Store
 
 
 @pytest.fixture
-async def make_server(nursery: trio.Nursery, tmp_path: Path) -> AsyncIterator:  # type: ignore[type-arg]
+async def make_server(nursery: trio.Nursery, tmp_path: Path) -> AsyncIterator[Any]:
     """Start a real server on 127.0.0.1, port 0, with its own SQLite database."""
     stores: list[Store] = []
 

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from protocol import messages as m
+from server.app import Server
 from server.settings import GameSettings
 
 from .daide_client import WireClient
 
 
 async def _seven(
-    server, text: bool = False
-) -> tuple[list[WireClient], dict[str, WireClient], list[m.Hlo]]:  # type: ignore[no-untyped-def]
+    server: Server, text: bool = False
+) -> tuple[list[WireClient], dict[str, WireClient], list[m.Hlo]]:
     clients = [await WireClient.connect(server.address[1], text=text) for _ in range(7)]
     for i, c in enumerate(clients):
         await c.join(f"p{i}")

@@ -40,7 +40,7 @@ async def test_history_and_orders_requests(make_server) -> None:  # type: ignore
     assert {o.turn.name for o in ords} == {"S1901M"}
     assert isinstance(await eng.event(), m.Sco)
     now = await eng.event()
-    assert isinstance(now, m.Now) and now.turn.name == "F1901M"
+    assert isinstance(now, m.Now) and now.turn is not None and now.turn.name == "F1901M"
     await eng.send("ORD")
     assert len([await eng.expect(m.Ord) for _ in range(22)]) == 22
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import trio
 
+from engine.orders import Result
 from protocol import messages as m
 
 from .daide_client import WireClient
@@ -21,7 +22,7 @@ async def _start(db: Path) -> tuple[subprocess.Popen[str], int]:
         [
             sys.executable,
             "-m",
-            "server.cli",
+            "cli.main",
             "serve",
             "--port",
             "0",
@@ -77,16 +78,16 @@ async def test_kill_and_resume(tmp_path: Path) -> None:
         for power, c in back.items():
             units = [u for u in _units(power) if not (power == "FRA" and "PAR" in u)]
             await c.send(f"SUB {' '.join(f'(({power} {u}) HLD)' for u in units)}")
-        ords = []
+        ords: list[m.Ord] = []
         while len(ords) < 22:
             ords.append(await back["AUS"].expect(m.Ord))
         par = [o for o in ords if str(o.order) == "A PAR - BUR"]
-        assert par and par[0].result.outcome.value == "SUC"
+        assert par and isinstance(par[0].result, Result) and par[0].result.outcome.value == "SUC"
     finally:
         proc.kill()
         proc.wait()
     out = subprocess.run(
-        [sys.executable, "-m", "server.cli", "show", "1", "--db", str(db), "--json"],
+        [sys.executable, "-m", "cli.main", "show", "1", "--db", str(db), "--json"],
         capture_output=True,
         text=True,
         check=True,

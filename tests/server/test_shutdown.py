@@ -17,7 +17,7 @@ from .daide_client import WireClient
 
 
 async def test_sigterm_sends_off_and_fm(tmp_path: Path) -> None:
-    argv = [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--no-web"]
+    argv = [sys.executable, "-m", "cli.main", "serve", "--port", "0", "--no-web"]
     argv += ["--db", str(tmp_path / "db.sqlite")]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:

@@ -60,7 +60,7 @@ def start_server(db: Path, *extra: str) -> LiveServer:
         [
             sys.executable,
             "-m",
-            "server.cli",
+            "cli.main",
             "serve",
             "--port",
             "0",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from engine.map import load_map
 from engine.orders import Order
 from engine.state import Dislodged, GameState, Phase, Unit, initial_state, make_state, parse_unit
-from server.web.builder import OrderBuilder
+from web.builder import OrderBuilder
 
 GMAP = load_map("standard")
 

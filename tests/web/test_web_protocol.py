@@ -18,15 +18,17 @@ from server.app import Server
 from server.settings import GameSettings
 from server.store import Store
 from tests.server.daide_client import WireClient
+from web.hub import WebHub
 
 
 @pytest.fixture
-async def server(nursery: trio.Nursery, tmp_path: Path) -> AsyncIterator[Server]:
+async def web(nursery: trio.Nursery, tmp_path: Path) -> AsyncIterator[WebHub]:
     store = Store(tmp_path / "web.sqlite")
-    srv = Server(store, GameSettings(), port=0, web_port=0, open_games=False, seed=3)
+    srv = Server(store, GameSettings(), port=0, open_games=False, seed=3)
     await nursery.start(srv.run)
-    srv.web.grace = 0.5
-    yield srv
+    hub = WebHub(srv, grace=0.5)
+    await nursery.start(hub.run, 0)
+    yield hub
     store.close()
 
 
@@ -86,8 +88,8 @@ class Page:
                         return msg
 
 
-async def open_page(srv: Server, game: int, token: str) -> tuple[Page, Any]:
-    port = srv.web.address[1]
+async def open_page(web: WebHub, game: int, token: str) -> tuple[Page, Any]:
+    port = web.address[1]
     cm = trio_websocket.open_websocket("127.0.0.1", port, "/ws", use_ssl=False)
     ws = await cm.__aenter__()
     page = Page(ws)
@@ -99,8 +101,8 @@ def given(view: dict[str, Any]) -> list[str]:
     return sorted(o["order"] for o in view.get("orders", []) if o["order"])
 
 
-async def test_static_files_and_api(server: Server) -> None:
-    port = server.web.address[1]
+async def test_static_files_and_api(web: WebHub) -> None:
+    port = web.address[1]
     status, headers, body = await http(port, "GET", "/")
     assert status == 200 and b"/static/app.js" in body
     assert "default-src 'self'" in headers["content-security-policy"]
@@ -126,19 +128,19 @@ async def test_static_files_and_api(server: Server) -> None:
     assert (await http(port, "POST", "/api/games", []))[0] == 400
 
 
-async def test_wrong_token_opens_nothing(server: Server) -> None:
-    seat = server.web.create_game({"power": "ENG", "opponents": ["holdbot"] * 6})
-    page, cm = await open_page(server, seat.game_id, "not-the-token")
+async def test_wrong_token_opens_nothing(web: WebHub) -> None:
+    seat = web.create_game({"power": "ENG", "opponents": ["holdbot"] * 6})
+    page, cm = await open_page(web, seat.game_id, "not-the-token")
     msg = await page.until(lambda v: v.get("t") == "error")
     assert "no seat" in msg["text"]
     await cm.__aexit__(None, None, None)
 
 
-async def test_a_game_by_clicks_typed_orders_and_ready(server: Server) -> None:
-    seat = server.web.create_game(
+async def test_a_game_by_clicks_typed_orders_and_ready(web: WebHub) -> None:
+    seat = web.create_game(
         {"power": "FRA", "opponents": ["holdbot"] * 6, "max_year": 1901, "move_time": 60}
     )
-    page, cm = await open_page(server, seat.game_id, seat.token)
+    page, cm = await open_page(web, seat.game_id, seat.token)
     try:
         view = await page.until(lambda v: v["stage"] == "playing" and "orders" in v)
         assert view["power"] == "FRA" and view["phase"] == "S1901M"
@@ -204,15 +206,15 @@ async def test_a_game_by_clicks_typed_orders_and_ready(server: Server) -> None:
 
 
 async def test_leaving_means_civil_disorder_and_the_link_brings_you_back(
-    server: Server,
+    web: WebHub,
 ) -> None:
-    seat = server.web.create_game({"power": "TUR", "opponents": ["holdbot"] * 6})
-    page, cm = await open_page(server, seat.game_id, seat.token)
+    seat = web.create_game({"power": "TUR", "opponents": ["holdbot"] * 6})
+    page, cm = await open_page(web, seat.game_id, seat.token)
     await page.until(lambda v: v["stage"] == "playing" and "orders" in v)
     await page.send(t="order", text="A CON - BUL")
     await page.until(lambda v: given(v) == ["A CON - BUL"])
     await cm.__aexit__(None, None, None)
-    master = server.games[seat.game_id].master
+    master = web.server.games[seat.game_id].master
     with trio.fail_after(10):
         while master.seats["TUR"].client is not None:
             await trio.sleep(0.05)
@@ -223,22 +225,22 @@ async def test_leaving_means_civil_disorder_and_the_link_brings_you_back(
             await trio.sleep(0.05)
     first = {str(o.order) for o in master.history[0][1]}
     assert "A CON - BUL" in first
-    page, cm = await open_page(server, seat.game_id, seat.token)
+    page, cm = await open_page(web, seat.game_id, seat.token)
     view = await page.until(lambda v: v["stage"] == "playing" and "orders" in v)
     assert view["power"] == "TUR" and master.seats["TUR"].client is not None
     assert view["phase"] == master.state.phase.name
     # A reload within the grace period does not leave the game at all.
     client = master.seats["TUR"].client
     await cm.__aexit__(None, None, None)
-    page, cm = await open_page(server, seat.game_id, seat.token)
+    page, cm = await open_page(web, seat.game_id, seat.token)
     await page.until(lambda v: v["stage"] == "playing" and "orders" in v)
     assert master.seats["TUR"].client == client
     await cm.__aexit__(None, None, None)
 
 
-async def test_open_seats_wait_for_tcp_bots_or_start_now(server: Server) -> None:
-    seat = server.web.create_game({"power": "GER", "opponents": ["holdbot"] * 4 + ["open", "open"]})
-    page, cm = await open_page(server, seat.game_id, seat.token)
+async def test_open_seats_wait_for_tcp_bots_or_start_now(web: WebHub) -> None:
+    seat = web.create_game({"power": "GER", "opponents": ["holdbot"] * 4 + ["open", "open"]})
+    page, cm = await open_page(web, seat.game_id, seat.token)
     view = await page.until(lambda v: v["stage"] == "forming" and v["forming"]["port"])
     forming = view["forming"]
     assert forming["open"] == 2 and forming["bots"] == 4
@@ -255,12 +257,12 @@ async def test_open_seats_wait_for_tcp_bots_or_start_now(server: Server) -> None
     await cm.__aexit__(None, None, None)
 
 
-async def test_a_retreat_by_clicks(server: Server) -> None:
+async def test_a_retreat_by_clicks(web: WebHub) -> None:
     from engine.orderset import OrderSet
     from engine.state import Dislodged, Phase, Unit, make_state
 
-    seat = server.web.create_game({"power": "FRA", "opponents": ["holdbot"] * 6})
-    master = server.games[seat.game_id].master
+    seat = web.create_game({"power": "FRA", "opponents": ["holdbot"] * 6})
+    master = web.server.games[seat.game_id].master
     start = master.state
     # The game has not started: begin it at a retreat phase where France must retreat.
     units = [u for u in start.units.values() if u.province != "BUR"]
@@ -274,7 +276,7 @@ async def test_a_retreat_by_clicks(server: Server) -> None:
     )
     master.state = retreat
     master.book = OrderSet(retreat)
-    page, cm = await open_page(server, seat.game_id, seat.token)
+    page, cm = await open_page(web, seat.game_id, seat.token)
     try:
         view = await page.until(lambda v: v["stage"] == "playing" and "orders" in v)
         assert view["phase"] == "S1901R" and 'id="dislodged-BUR"' in page.svg

@@ -1,7 +1,8 @@
 """The ``diplomat`` command: one entry point, one subcommand per job.
 
-Each subcommand's work lives in the layer it belongs to; this module only parses arguments and
-reports errors (a message on stderr and a non-zero exit status, never a traceback).
+Each subcommand's work lives in the package it belongs to; the modules of ``cli/`` only parse
+arguments, wire the packages together and report errors (a message on stderr and a non-zero
+exit status, never a traceback).
 """
 
 from __future__ import annotations
@@ -20,15 +21,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    from server import cli_daide, cli_engine, cli_server, cli_tournament
+    from cli import daide, engine, games, render, serve, tournament
 
-    cli_server.register(sub)
-    cli_tournament.register(sub)
-    cli_engine.register(sub)
-    cli_daide.register(sub)
-    from server import cli_render
-
-    cli_render.register(sub)
+    serve.register(sub)
+    games.register(sub)
+    tournament.register(sub)
+    engine.register(sub)
+    daide.register(sub)
+    render.register(sub)
     return parser
 
 

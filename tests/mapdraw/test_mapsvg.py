@@ -8,18 +8,18 @@ from pathlib import Path
 
 import pytest
 
+from cli.main import main
 from engine.map import GameMap, load_map, province_of
 from engine.notation import parse_order
 from engine.orders import Move, Order, Outcome, Result, Waive
 from engine.simulate import random_game
 from engine.state import GameState, Phase, initial_state, make_state, parse_unit
 from engine.turn import process
+from mapdraw.geometry import geometry, point_in
+from mapdraw.svg import dom_id, render_map
 from protocol import messages as m
 from protocol.codec import render_text
-from server.cli import main
 from server.store import Store
-from server.web.mapgeom import geometry, point_in
-from server.web.mapsvg import dom_id, render_map
 
 SVG = "{http://www.w3.org/2000/svg}"
 GMAP = load_map("standard")

@@ -1,7 +1,7 @@
 """The shapes of a map's provinces, computed from the engine's display positions.
 
 Each province is grown from seed points: its display position plus, for the maps we tuned, a
-few shaping points from :mod:`server.web.layout`. The plane is split by a Voronoi diagram of all
+few shaping points from :mod:`mapdraw.layout`. The plane is split by a Voronoi diagram of all
 seeds (clipped to the frame), each province is the union of its seeds' cells, and the borders
 between provinces are smoothed into curves. Nothing here is copied map art: shapes come from the
 positions alone, so a variant map with positions gets a drawing too.
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from engine.map import GameMap, province_of
-from server.web.layout import LAYOUTS, Layout
+from mapdraw.layout import LAYOUTS, Layout
 
 Point = tuple[float, float]
 WIDTH = 1000.0

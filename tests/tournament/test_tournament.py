@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 import trio
 
-from server.cli import main
-from server.scoring import GameResult, SeatResult, c_diplo, daide_pot, draw_size, sum_of_squares
+from cli.main import main
 from server.settings import GameSettings
 from server.store import Store
-from server.tournament import LineupError, Tournament, parse_lineup, power_of_seat
+from tournament.runner import LineupError, Tournament, parse_lineup, power_of_seat
+from tournament.scoring import GameResult, SeatResult, c_diplo, daide_pot, draw_size, sum_of_squares
 
 PY = shlex.quote(sys.executable)
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from server.cli_server import add_db_option, open_game
+from cli.options import add_db_option, open_game
 
 
 def register(sub: Any) -> None:
@@ -43,7 +43,7 @@ def register(sub: Any) -> None:
 def _render(args: argparse.Namespace) -> int:
     from engine.map import load_map
     from engine.state import initial_state
-    from server.web.mapsvg import render_map
+    from mapdraw.svg import render_map
 
     if args.game is None:
         if args.phase is not None:
@@ -62,9 +62,9 @@ def _render(args: argparse.Namespace) -> int:
 def _render_game(args: argparse.Namespace) -> str | int:
     from engine.orders import Order
     from engine.state import GameState, Phase, StateError
+    from mapdraw.svg import AnyResult, render_map
     from protocol import messages as m
     from protocol.codec import parse_text
-    from server.web.mapsvg import AnyResult, render_map
 
     opened = open_game(args)
     if opened is None:

@@ -18,7 +18,6 @@ import hashlib
 import json
 import shlex
 import subprocess
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,13 +25,13 @@ from typing import Any
 
 import trio
 
+from bots.registry import BUNDLED, bundled_command
 from server.app import GameRunner, Server
 from server.logs import get_logger
-from server.scoring import GameResult, SeatResult
 from server.settings import GameSettings
 from server.store import Store
+from tournament.scoring import GameResult, SeatResult
 
-BUNDLED = ("holdbot", "randombot", "dumbbot")
 SEATS = 7
 JOIN_TIMEOUT = 30.0  # seconds for a bot to connect and send NME
 
@@ -62,10 +61,6 @@ class Entry:
                 f"{self.label}: bad command template {self.command!r}: {exc}"
             ) from None
         return shlex.split(text)
-
-
-def bundled_command(name: str) -> str:
-    return f"{shlex.quote(sys.executable)} -m bots.{name} --stdio --seed {{seed}}"
 
 
 def parse_lineup(args: Sequence[str]) -> list[Entry]:
@@ -243,18 +238,18 @@ class Tournament:
         master = runner.master
         give_up = trio.current_time() + self.join_timeout
         while not master.started and not runner.done.is_set():
-            ready = {j.request for j in master.joiners if j.ready_map}
+            ready = runner.joined()
             gone = self._gone[runner.id]
             missing = set(labels) - ready
             if (gone and missing <= gone) or trio.current_time() > give_up:
                 self.log.warning("starting without", game=runner.id, powers=sorted(missing))
-                runner.post("start", None, [(p, labels[p]) for p in sorted(missing)])
+                runner.start_without([(p, labels[p]) for p in sorted(missing)])
                 return
             await trio.sleep(0.05)
 
     async def _wait_joined(self, runner: GameRunner, power: str) -> None:
         with trio.move_on_after(self.join_timeout):
-            while not any(j.request == power for j in runner.master.joiners):
+            while not runner.has_joiner_for(power):
                 if runner.master.started or runner.done.is_set():
                     return
                 await trio.sleep(0.02)

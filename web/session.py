@@ -19,9 +19,9 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
@@ -38,20 +38,41 @@ from engine.orders import (
 )
 from engine.orderset import OrderSet
 from engine.state import GameState, Unit
+from mapdraw.svg import KINDS, SEASONS, power_colours, render_map
 from protocol import messages as m
 from protocol.codec import Codec, codec_for
 from protocol.connection import Closed, Event, Received
 from protocol.syntax import ParseError
 from server.links import Link
-from server.web.builder import Action, OrderBuilder
-from server.web.mapsvg import KINDS, SEASONS, power_colours, render_map
+from web.builder import Action, OrderBuilder
 
 if TYPE_CHECKING:
-    from server.app import GameRunner
+    from server.app import GameRunner, Server
     from server.game import GameMaster
-    from server.web.http import WebSocket
-    from server.web.hub import WebHub
-    from server.web.seats import SeatRow
+    from server.store import Store
+    from web.http import WebSocket
+    from web.seats import SeatBook, SeatRow
+
+
+class SeatHost(Protocol):
+    """What a session needs of the hub that made it (the hub imports this module, so the
+    session names the hub by this interface, not by its class)."""
+
+    server: Server
+    store: Store
+    seats: SeatBook
+    grace: float
+
+    def spawn(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> None: ...
+
+    def stored_results(self, game_id: int, phase: str) -> list[tuple[Order, Any]]: ...
+
+    def history_view(self, session: WebSession, index: Any) -> dict[str, Any]: ...
+
+    def start_now(self, seat: SeatRow) -> None: ...
+
+    def forming_view(self, seat: SeatRow, joined: int) -> dict[str, Any]: ...
+
 
 HUMAN_NAME = "Human"
 HUMAN_VERSION = "diplomat-web"
@@ -147,7 +168,7 @@ class WebSession(Link):
     """A seat (game, power) played from web pages; see the module's docstring."""
 
     def __init__(
-        self, hub: WebHub, seat: SeatRow, runner: GameRunner | None, gmap: GameMap
+        self, hub: SeatHost, seat: SeatRow, runner: GameRunner | None, gmap: GameMap
     ) -> None:
         # Not a byte stream: the Link interface is what the server serves, so only its
         # attributes are set here (no stream, no sans-I/O connection).
@@ -251,11 +272,11 @@ class WebSession(Link):
             seat = (runner, self.power, "human")
             self.send(m.Nme(HUMAN_NAME, HUMAN_VERSION))
         self.history = [name for name, _ in self.hub.store.states(self.seat.game_id)]
-        runner.post("watch", None, self, self._look)
+        runner.watch(self, self._look)
         try:
             await server.serve_link(self, seat)
         finally:
-            runner.post("watch", None, self, None)
+            runner.watch(self, None)
         if master.finished:
             self.finished = True
             if self.end is None:

@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from server.cli_server import _first_error, _open_store, add_db_option, add_game_options
-from server.scoring import SCORERS, SCORES, BotSummary, GameResult, summarise
+from cli.options import add_db_option, add_game_options, first_error, open_store
 from server.settings import GameSettings
+from tournament.scoring import SCORERS, SCORES, BotSummary, GameResult, summarise
 
 SCORE_TITLES = {"sos": "SoS", "dss": "DSS", "cdiplo": "C-Diplo", "pot": "Pot"}
 
@@ -55,9 +55,9 @@ def _tournament(args: argparse.Namespace) -> int:
     import trio
     from rich.console import Console
 
-    from server.cli_server import game_settings
+    from cli.options import game_settings
     from server.logs import configure_logging
-    from server.tournament import LineupError, Tournament, labels_of, parse_lineup
+    from tournament.runner import LineupError, Tournament, labels_of, parse_lineup
 
     console = Console(stderr=True)
     # The results table goes to stdout, wide enough to read in a log file too.
@@ -69,7 +69,7 @@ def _tournament(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except ValidationError as exc:
-        print(f"error: {_first_error(exc)}", file=sys.stderr)
+        print(f"error: {first_error(exc)}", file=sys.stderr)
         return 2
     if args.games < 1:
         print("error: --games must be at least 1", file=sys.stderr)
@@ -80,7 +80,7 @@ def _tournament(args: argparse.Namespace) -> int:
             "play every power equally often"
         )
     configure_logging("warning", stream=sys.stderr)
-    store = _open_store(args, must_exist=False)
+    store = open_store(args, must_exist=False)
     if store is None:
         return 2
     tournament = Tournament(

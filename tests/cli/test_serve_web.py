@@ -7,12 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .conftest import ROOT
+from tests.web.conftest import ROOT
 
 
 def _serve(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--db",
+        [sys.executable, "-m", "cli.main", "serve", "--port", "0", "--db",
          str(tmp_path / "cli.sqlite"), "--log-level", "warning", *args],
         capture_output=True,
         text=True,

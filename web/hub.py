@@ -1,8 +1,8 @@
 """The web side of the server: the page, its JSON API, and the games people play from it.
 
-The hub listens on its own port (HTTP and WebSocket, see ``server.web.http``), creates games
+The hub listens on its own port (HTTP and WebSocket, see ``web.http``), creates games
 against bots (a person's seat, bundled bots launched as subprocesses over pipes, seats left
-open for bots that connect over TCP), keeps one :class:`~server.web.session.WebSession` per
+open for bots that connect over TCP), keeps one :class:`~web.session.WebSession` per
 seat that pages attach to, and serves the history of a game from the store. Game logic stays in
 the game's task: the hub only creates games, starts their bots and seats their players, as the
 tournament runner does.
@@ -20,18 +20,18 @@ from typing import TYPE_CHECKING, Any
 import trio
 from pydantic import ValidationError
 
+from bots.registry import BUNDLED, bundled_command
 from engine.map import GameMap, load_map
 from engine.orders import Order
 from engine.state import GameState
+from mapdraw.svg import render_map
 from protocol import messages as m
 from protocol.codec import Codec, codec_for
 from server.logs import get_logger
 from server.settings import GameSettings
-from server.tournament import BUNDLED, bundled_command
-from server.web.http import Request, Response, WebSocket, serve_http
-from server.web.mapsvg import render_map
-from server.web.seats import SeatBook, SeatRow
-from server.web.session import WebSession, phase_title, result_lines
+from web.http import Request, Response, WebSocket, serve_http
+from web.seats import SeatBook, SeatRow
+from web.session import WebSession, phase_title, result_lines
 
 if TYPE_CHECKING:
     from server.app import GameRunner, Server
@@ -255,7 +255,7 @@ class WebHub:
         missing powers in civil disorder."""
         master = runner.master
         while not master.started and not runner.done.is_set():
-            ready = {j.request for j in master.joiners if j.ready_map}
+            ready = runner.joined()
             missing = set(master.map.powers) - ready
             if seat.power in ready and missing and missing <= gone:
                 self.start_now(seat)
@@ -267,11 +267,11 @@ class WebHub:
         runner = self.server.games.get(seat.game_id)
         if runner is None or runner.master.started:
             return
-        ready = {j.request for j in runner.master.joiners if j.ready_map}
+        ready = runner.joined()
         if seat.power not in ready:
             return
         missing = [p for p in runner.master.map.powers if p not in ready]
-        runner.post("start", None, [(p, seat.lineup.get(p)) for p in missing])
+        runner.start_without([(p, seat.lineup.get(p)) for p in missing])
 
     def forming_view(self, seat: SeatRow, joined: int) -> dict[str, Any]:
         bots = sum(1 for b in seat.lineup.values() if b != OPEN)

@@ -16,6 +16,7 @@ import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 from xml.sax.saxutils import escape, quoteattr
 
 from engine.map import GameMap, province_of
@@ -25,6 +26,7 @@ from engine.orders import (
     Disband,
     Hold,
     Move,
+    Note,
     Order,
     Outcome,
     Remove,
@@ -35,8 +37,7 @@ from engine.orders import (
     Waive,
 )
 from engine.state import GameState, Unit
-from protocol.messages import NoteResult
-from server.web.mapgeom import Geometry, Point, geometry
+from mapdraw.geometry import Geometry, Point, geometry
 
 # Okabe-Ito colours (distinguishable with the common colour-vision deficiencies), given to the
 # powers the way printed boards colour them; orange is left out, being too near vermillion.
@@ -65,7 +66,20 @@ OUTCOME_TEXT = {
     Outcome.NSO: "no such order",
 }
 
-AnyResult = Result | NoteResult
+
+
+class NotedResult(Protocol):
+    """A result that is no engine :class:`Result` (the protocol's ORD ``NoteResult``): a
+    refused order's note, or ``RET`` alone for a dislodged unit with no outcome."""
+
+    @property
+    def note(self) -> Note | None: ...
+
+    @property
+    def retreat(self) -> bool: ...
+
+
+AnyResult = Result | NotedResult
 
 
 def power_colours(gmap: GameMap) -> dict[str, str]:

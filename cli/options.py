@@ -1,0 +1,97 @@
+"""Options and helpers that several subcommands share: game settings, the database."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from server.settings import GameSettings, default_db_path
+
+
+def add_game_options(p: argparse.ArgumentParser) -> None:
+    """The options that set how a game is played (shared with the tournament command)."""
+    g = p.add_argument_group("game settings")
+    g.add_argument("--map", default="standard", help="map name (default: standard)")
+    g.add_argument("--level", type=int, default=0, help="press level LVL (0 = no press)")
+    g.add_argument("--mtl", type=int, help="movement deadline in seconds (default: none)")
+    g.add_argument("--rtl", type=int, help="retreat deadline in seconds")
+    g.add_argument("--btl", type=int, help="build deadline in seconds")
+    g.add_argument("--ptl", type=int, help="press stops this many seconds before MTL")
+    g.add_argument("--dsd", action="store_true", help="deadlines stop while a player is away")
+    g.add_argument("--aoa", action="store_true", help="any orders accepted")
+    g.add_argument("--pda", action="store_true", help="partial draws allowed (LVL >= 10)")
+    g.add_argument("--npr", action="store_true", help="no press in retreat phases")
+    g.add_argument("--npb", action="store_true", help="no press in build phases")
+    g.add_argument("--max-year", type=int, help="end the game as a draw after this year")
+    g.add_argument(
+        "--draw-after",
+        type=int,
+        metavar="YEARS",
+        help="end as a draw when no centre changes hands for this many years",
+    )
+
+
+def game_settings(args: argparse.Namespace) -> GameSettings:
+    return GameSettings(
+        map=args.map,
+        level=args.level,
+        move_time=args.mtl,
+        retreat_time=args.rtl,
+        build_time=args.btl,
+        press_time=args.ptl,
+        dsd=args.dsd,
+        aoa=args.aoa,
+        pda=args.pda,
+        npr=args.npr,
+        npb=args.npb,
+        max_year=args.max_year,
+        draw_unchanged_years=args.draw_after,
+    )
+
+
+def add_db_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--db",
+        type=Path,
+        default=None,
+        help=f"SQLite database (default: {default_db_path()})",
+    )
+
+
+def open_store(args: argparse.Namespace, must_exist: bool) -> Any:
+    from server.store import Store, StoreError
+
+    path = args.db or default_db_path()
+    if must_exist and not Path(path).exists():
+        print(f"error: no database at {path}", file=sys.stderr)
+        return None
+    try:
+        return Store(path)
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+
+
+def open_game(args: argparse.Namespace) -> tuple[Any, Any] | None:
+    """The store and the row of ``args.game``, or None after printing why not."""
+    from server.store import StoreError
+
+    store = open_store(args, must_exist=True)
+    if store is None:
+        return None
+    try:
+        return store, store.game(args.game)
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        store.close()
+        return None
+
+
+def first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(x) for x in err.get("loc", ()))
+    return f"{where}: {err['msg']}" if where else str(err["msg"])

@@ -1,0 +1,133 @@
+"""``diplomat serve``: the game-master server, and the web page beside it."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from typing import Any
+
+from pydantic import ValidationError
+
+from cli.options import add_db_option, add_game_options, first_error, game_settings, open_store
+from cli.web_options import add_web_options, game_spec
+from server.settings import DEFAULT_PORT
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="run the game-master server",
+        description="Host DAIDE games: clients connect over TCP (DAIDE binary, or DAIDE text "
+        "lines for nc); a game is always open for the next seven players to send NME.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0 = any)"
+    )
+    add_db_option(p)
+    p.add_argument(
+        "--rejoin-grace",
+        type=float,
+        default=60.0,
+        help="after a restart, seconds to wait for players to come back with IAM (default 60)",
+    )
+    p.add_argument("--seed", type=int, help="random seed (passcodes, power assignment)")
+    p.add_argument("--log-level", default="info", help="debug, info, warning (default info)")
+    p.add_argument("--log-json", action="store_true", help="log JSON even on a terminal")
+    add_game_options(p)
+    add_web_options(p)
+    p.set_defaults(handler=_serve)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import trio
+
+    from server.app import Server
+    from server.logs import configure_logging
+    from web.hub import WebHub
+
+    try:
+        settings = game_settings(args)
+    except ValidationError as exc:
+        print(f"error: {first_error(exc)}", file=sys.stderr)
+        return 2
+    play = None
+    if args.play is not None:
+        if args.no_web:
+            print("error: --play needs the web page (drop --no-web)", file=sys.stderr)
+            return 2
+        try:
+            play = game_spec(args)
+        except ValueError as exc:
+            print(f"error: --against: {exc}", file=sys.stderr)
+            return 2
+    configure_logging(args.log_level, True if args.log_json else None)
+    store = open_store(args, must_exist=False)
+    if store is None:
+        return 2
+
+    failed: list[int] = []
+
+    async def main() -> None:
+        server = Server(
+            store,
+            settings,
+            host=args.host,
+            port=args.port,
+            seed=args.seed,
+            rejoin_grace=args.rejoin_grace,
+        )
+        async with trio.open_nursery() as nursery:
+            await nursery.start(server.run)
+            host, port = server.address
+            print(f"diplomat serving DAIDE on {host}:{port} (database {store.path})", flush=True)
+            if not args.no_web:
+                # The page attaches to the running server through its public API.
+                hub = WebHub(server)
+                await nursery.start(hub.run, args.web_port)
+                print(f"web page: {hub.url}", flush=True)
+                if play is not None:
+                    try:
+                        seat = hub.create_game(play)
+                    except ValueError as exc:
+                        print(f"error: --play: {exc}", file=sys.stderr)
+                        failed.append(2)
+                        nursery.cancel_scope.cancel()
+                        return
+                    print(f"your game ({seat.power}): {hub.url_for(seat)}", flush=True)
+            # Ctrl-C and SIGTERM (docker stop) end the server the same clean way: OFF and FM
+            # to every client; the games' state is already saved.
+            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for signum in signals:
+                    print(f"stopping ({signal.Signals(signum).name})", file=sys.stderr)
+                    await server.stop()
+                    nursery.cancel_scope.cancel()
+                    break
+
+    try:
+        trio.run(main)
+    except KeyboardInterrupt:
+        print("stopped", file=sys.stderr)
+    except (OSError, ExceptionGroup) as exc:
+        # A port in use surfaces from inside the server's nurseries, wrapped in groups.
+        error = _os_error(exc)
+        if error is None:
+            raise
+        ports = f"port {args.port}" + ("" if args.no_web else f", web port {args.web_port}")
+        print(f"error: cannot listen on {args.host} ({ports}): {error.strerror}", file=sys.stderr)
+        return 1
+    finally:
+        store.close()
+    return failed[0] if failed else 0
+
+
+def _os_error(exc: BaseException) -> OSError | None:
+    if isinstance(exc, OSError):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _os_error(inner)
+            if found is not None:
+                return found
+    return None
