@@ -25,7 +25,7 @@ from enum import Enum
 from typing import Any, TypeAlias
 
 from protocol import messages as m
-from protocol.atoms import Atoms, InvalidToken, atoms_from_payload, payload_from_atoms
+from protocol.atoms import Atoms, InvalidToken, atoms_from_payload
 from protocol.codec import Codec, codec_for
 from protocol.frames import (
     MAGIC,
@@ -34,7 +34,6 @@ from protocol.frames import (
     Frame,
     FrameReader,
     FrameType,
-    dm_frame,
     em_frame,
     fm_frame,
     im_frame,
@@ -124,11 +123,6 @@ class _Connection:
         """The DM frame for ``message`` (raises ``EncodeError`` for text-only press)."""
         self._check_open()
         return self.codec.dm(message)
-
-    def send_atoms(self, atoms: Atoms) -> bytes:
-        """A DM of raw atoms (to relay a message exactly as it was received)."""
-        self._check_open()
-        return dm_frame(payload_from_atoms(atoms))
 
     def close(self) -> bytes:
         """The FM that ends the connection (nothing if it has already closed)."""
@@ -286,12 +280,10 @@ class ClientConnection(_Connection):
     def __init__(self, *, ccl_nar: CclNar = DEFAULT_CCL_NAR, strict_tokens: bool = False) -> None:
         super().__init__(codec_for(table_from_rm(b"", ccl_nar)), strict_tokens)
         self.ccl_nar = ccl_nar
-        self._started = False
 
     def start(self) -> bytes:
         """The IM to send first."""
         self._check_open()
-        self._started = True
         return im_frame()
 
     def _check_header(self, ftype: int, length: int) -> list[Event] | None:

@@ -1,5 +1,7 @@
 """Token values (spec §2), integer encoding, the CCL/NAR choice, and tables from an RM."""
 
+import re
+
 import pytest
 
 from protocol.numbering import DEFAULT_CCL_NAR, CclNar
@@ -106,3 +108,37 @@ def test_bad_rm_records(records: list[tuple[int, str]]) -> None:
 def test_unknown_token_words() -> None:
     assert STANDARD.word(0x4A99) == "0x4A99"
     assert STANDARD.word(0x3FFF) == "-1"
+
+
+def test_the_grammar_and_the_token_table_name_the_same_words() -> None:
+    """Every mnemonic the grammar spells is a token of the table, and every token of the table
+    is either spelled by the grammar or reaches it through its lexical class (coasts, seasons,
+    unit types): a token added to one and not the other fails here."""
+    from pathlib import Path
+
+    grammar = (Path(__file__).resolve().parents[2] / "grammar" / "daide.lark").read_text()
+    spelled = set(re.findall(r'"([A-Z]{3})"', grammar))
+    table = standard_table()
+    named = {n for n in table.value_of if not n.startswith(("(", ")"))}
+    powers_and_provinces = {n for n, _ in STANDARD_PROVINCES} | {
+        n for n, v in table.value_of.items() if v >> 8 == 0x41
+    }
+    mnemonics = named - powers_and_provinces
+    assert spelled <= mnemonics, f"grammar words with no token: {sorted(spelled - mnemonics)}"
+    by_class = {
+        n
+        for n in mnemonics
+        if table.terminal_of[table.value_of[n]] in ("COAST", "SEASON", "UNIT_TYPE")
+    }
+    unspelled = mnemonics - spelled - by_class
+    assert not unspelled, f"tokens the grammar never reads: {sorted(unspelled)}"
+    assert by_class == {"AMY", "FLT", "SPR", "SUM", "FAL", "AUT", "WIN"} | {
+        "NCS",
+        "NEC",
+        "ECS",
+        "SEC",
+        "SCS",
+        "SWC",
+        "WCS",
+        "NWC",
+    }
