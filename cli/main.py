@@ -21,11 +21,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    from cli import daide, engine, games, render, serve, tournament
+    from cli import daide, engine, games, render, serve, tournament, tune
 
     serve.register(sub)
     games.register(sub)
     tournament.register(sub)
+    tune.register(sub)
     engine.register(sub)
     daide.register(sub)
     render.register(sub)

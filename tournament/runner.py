@@ -63,8 +63,8 @@ class Entry:
         return shlex.split(text)
 
 
-def parse_lineup(args: Sequence[str]) -> list[Entry]:
-    """Seven seats from the command line's line-up words."""
+def parse_lineup(args: Sequence[str], count: int = SEATS) -> list[Entry]:
+    """``count`` seats (a line-up's seven, or a field of six) from the command line's words."""
     seats: list[Entry] = []
     for word in args:
         if "=" in word:
@@ -76,7 +76,7 @@ def parse_lineup(args: Sequence[str]) -> list[Entry]:
                 raise LineupError(f"{label!r} is a bundled bot's name; pick another label")
             seats.append(Entry(label, command.strip(), False))
             continue
-        name, _, count = word.partition(":")
+        name, _, times = word.partition(":")
         name = name.strip().lower()
         if name not in BUNDLED:
             raise LineupError(
@@ -84,14 +84,14 @@ def parse_lineup(args: Sequence[str]) -> list[Entry]:
                 "an external program is written LABEL='command'"
             )
         try:
-            k = int(count) if count else 1
+            k = int(times) if times else 1
         except ValueError:
             raise LineupError(f"{word!r}: the count after ':' must be a number") from None
         if k < 1:
             raise LineupError(f"{word!r}: the count must be at least 1")
         seats.extend(Entry(name, bundled_command(name), True) for _ in range(k))
-    if len(seats) != SEATS:
-        raise LineupError(f"a line-up needs exactly {SEATS} seats; this one has {len(seats)}")
+    if len(seats) != count:
+        raise LineupError(f"a line-up needs exactly {count} seats; this one has {len(seats)}")
     return seats
 
 
