@@ -15,8 +15,8 @@ unit's result with the package's result codes (``results``, per unit), on what b
 - movement: a unit is dislodged (``dislodged``; our RET); a move succeeds (no code) or fails
   (``bounce``, ``no convoy``, ``void``); a support is cut (``cut``; our CUT) or void
   (``void``; our NSO); a convoy is void (``void``; our NSO);
-- retreats: a retreat succeeds (no code), bounces (``bounce``; our BNC), or the unit is
-  disbanded (``disband``);
+- retreats: a retreat succeeds (no code) or not (``disband``), and bounces (``bounce``; our
+  BNC); an ordered disband is not compared (the package marks it ``disband`` or nothing);
 - adjustments: a build or removal carried out here is not ``void`` there (the package's
   ``''`` is no proof that it was carried out: it also marks builds beyond the allowance).
 
@@ -450,7 +450,7 @@ def _our_facts(order: Order, result: Result) -> Facts:
     if isinstance(order, Retreat):
         return {"kept": outcome is Outcome.SUC, "bounced": outcome is Outcome.BNC}
     if isinstance(order, Disband):
-        return {"kept": False, "bounced": False}
+        return {}  # the package marks an ordered disband 'disband' or nothing, either way
     facts = {"dislodged": result.dislodged}
     if isinstance(order, Move):
         facts["moved"] = outcome is Outcome.SUC
@@ -466,8 +466,10 @@ def _package_facts(order: Order, codes: tuple[str, ...], saved: SavedPhase) -> F
     """The same facts read from the package's codes for the unit of ``order`` (our order: a
     hold where we refused the package's order, so only its dislodgement is compared)."""
     got = set(codes)
-    if isinstance(order, (Retreat, Disband)):
+    if isinstance(order, Retreat):
         return {"kept": "disband" not in got, "bounced": "bounce" in got}
+    if isinstance(order, Disband):
+        return {}
     facts = {"dislodged": "dislodged" in got}
     if isinstance(order, Move):
         facts["moved"] = not got & _MOVE_FAILED
