@@ -36,18 +36,34 @@ followed by ``, dislodged`` when the unit is dislodged (DAIDE's RET); ``dislodge
 ``holds, dislodged``. They map one to one onto the engine's results (SUC, BNC, CUT, DSR, NSO,
 RET) and THX notes. An order that cannot be read (malformed, an unknown province) fails its
 case; so does an unmarked order refused for naming a unit or province that is not there (NSU,
-NSP): a deliberate one is marked ``=> illegal NSU``.
+NSP): a deliberate one is marked ``=> illegal NSU``; and so does an accepted order that names
+a unit with the wrong type (the engine ignores the letter, DATC 4.C.2, so a typo would pass
+unseen; no chapter-6 case relies on it).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.map import GameMap, load_map, province_of
 from engine.notation import NotationError, parse_location, parse_order
-from engine.orders import Hold, Move, Note, Order, Outcome, Result, Waive, order_unit
+from engine.orders import (
+    Build,
+    Convoy,
+    Hold,
+    Move,
+    Note,
+    Order,
+    Outcome,
+    Result,
+    SupportHold,
+    SupportMove,
+    Waive,
+    order_unit,
+)
 from engine.orderset import OrderSet
 from engine.state import Dislodged, GameState, Phase, StateError, Unit, make_state
 from engine.turn import process
@@ -364,7 +380,25 @@ def _submit(case: Case, state: GameState, book: OrderSet, problems: list[str]) -
             continue
         checked = book.submit(ol.power, order)
         given.append((ol, checked.order, checked.note))
+        wrong = _wrong_type(order, board)
+        if wrong and checked.note is Note.MBV:
+            problems.append(f"line {ol.line}: {ol.text!r} names {wrong}")
     return given
+
+
+def _wrong_type(order: Order, board: Mapping[str, Unit]) -> str | None:
+    """A unit the order names with another type than the one on the board: a typo in a case
+    file (the engine would accept the order, DATC 4.C.2, and the case would test less)."""
+    if isinstance(order, (Build, Waive)):
+        return None
+    named = [order.unit]
+    if isinstance(order, (SupportHold, SupportMove, Convoy)):
+        named.append(order.target)
+    for unit in named:
+        real = board.get(province_of(unit.loc))
+        if real is not None and real.type != unit.type:
+            return f"{unit}, but {real} stands there"
+    return None
 
 
 def _check_orders(

@@ -227,6 +227,8 @@ END
         ("England: A YOR H", "refused (NSU: no such unit)"),
         ("England: F NTH S A YOR", "refused (NSU: no such unit)"),
         ("England: A LON-PAR => bounces", "A LON-PAR: illegal FAR, expected bounces"),
+        ("England: F LON-WAL => succeeds", "names F LON, but A LON stands there"),
+        ("England: F NTH S F LON => succeeds", "names F LON, but A LON stands there"),
         ("England: A LON-YOR => holds", "'holds' is the result of a hold order"),
     ],
 )
