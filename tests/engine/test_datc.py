@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from engine import datc
-from engine.datc import CaseFileError, Verdict, parse_cases, parse_verdict, run_case, run_file
+from engine.datc import Case, CaseFileError, Verdict, parse_cases, parse_verdict, run_case, run_file
 from engine.map import load_map
-from engine.orders import RESULTS, Note, Outcome, Result
+from engine.notation import NotationError
+from engine.orders import RESULTS, Note, Order, Outcome, Result
 from engine.orderset import OrderSet
 from engine.state import GameState
 from engine.turn import PhaseResult, process
@@ -147,6 +148,23 @@ def test_dropping_every_order_fails_every_case_that_orders_something(
     failing = _failing(monkeypatch, drop_orders)
     assert {c.name for c in CASES} - unnoticeable <= failing
     assert len(failing) > 120  # most of the 165
+
+
+def test_orders_the_runner_cannot_read_fail_every_case_that_has_orders(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The old runner skipped an unreadable order, and the unit held.
+    def unreadable(*args: object, **kwargs: object) -> Order:
+        raise NotationError("unreadable")
+
+    def passes(case: Case) -> bool:
+        try:
+            return run_case(case, GMAP).passed
+        except CaseFileError:  # the unreadable previous orders of a retreat case
+            return False
+
+    monkeypatch.setattr(datc, "parse_order", unreadable)
+    assert {c.name for c in CASES if not passes(c)} == {c.name for c in CASES if c.orders}
 
 
 def _mutated(result: Result) -> Result:
