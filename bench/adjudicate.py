@@ -1,35 +1,46 @@
 """Benchmark of the rules engine on games of random legal orders (figures only, no assertions).
 
-    .venv/bin/python bench/adjudicate.py [--games 4] [--seed 1] [--max-year 1930]
+    .venv/bin/python bench/adjudicate.py [--games 4] [--seed 1] [--max-year 1930] [--repeat 3]
+    .venv/bin/python bench/adjudicate.py --vs-diplomacy      # with the diplomacy package
 
-plays ``--games`` games with ``engine.simulate`` (fixed seeds), keeps every phase's position
-and orders, then times, over all those phases:
+plays ``--games`` games with ``engine.simulate`` (fixed seeds) and keeps every phase's
+position and orders, written as text. Over those phases it times, each the best of
+``--repeat`` passes per phase, in wall time (``time.perf_counter``) and CPU time
+(``time.process_time``):
 
-- adjudication: ``engine.turn.process`` on orders already validated, per phase type;
-- legal orders: ``engine.legal.legal_orders`` for all powers, per phase;
-- validation: a fresh ``OrderSet`` and ``submit`` of every order of the phase, per phase;
+- adjudication: ``engine.turn.process`` on a phase's validated orders, per phase type;
+- validation: a fresh ``OrderSet``, then every order's text parsed and submitted;
+- legal orders: ``engine.legal.legal_orders`` for all powers.
 
-and the peak memory (tracemalloc) of playing the games. Each timing is the best of
-``--repeat`` passes over all phases.
+Then whole games: random games played to ``--max-year``, phases per CPU-second (choosing the
+orders from the legal ones included), and evaluations per second of ``engine.search`` where
+that module exists; and the peak memory of playing the games.
 
-With ``--vs-diplomacy`` the same positions and orders also go through the ``diplomacy``
-package, if it is importable (it is not a dependency: run this script with a scratch
-environment's python that has it, the project is found through this file's location):
-its ``Game`` is set to each position (``set_state``, not timed), then ``set_orders`` for
-every power is timed as validation, ``get_all_possible_orders`` as legal orders and
-``process`` as adjudication, and the ratio package / engine is printed per metric.
+``--vs-diplomacy`` runs the same workload through the ``diplomacy`` package (not a dependency:
+``pip install diplomacy`` into the venv). Fairness: the two engines alternate phase by phase
+(which one goes first alternates too), with the same passes; both get the orders as text where
+the package does (its ``set_orders`` parses, so our validation parses too); each side's per-map
+memos are warmed by an untimed pass first; setting a position up is never timed. For every
+phase the package's next position and order results are checked against ours with
+``replay``'s comparison, and a difference counts as explained only when re-running the phase
+under one of the package's documented DATC 2.x rule choices gives the package's result. The
+last line is ``speed vs diplomacy VERSION: movement Nx, retreat Nx, adjustment Nx, validate
+Nx, legal Nx``, each the lower of the wall-time and the CPU-time ratio (package / engine).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import importlib
+import random
 import resource
 import sys
 import time
 import tracemalloc
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,102 +51,89 @@ except ImportError:  # run from a venv without the project installed
 
 from engine.legal import legal_orders
 from engine.map import province_of
-from engine.orders import Order
+from engine.notation import parse_order
 from engine.orderset import OrderSet
 from engine.simulate import random_game
 from engine.state import GameState
 from engine.turn import process
+from replay.games import read_saved_game, replay_game
 
 KINDS = ("movement", "retreat", "adjustment")
+METRICS = ("adjudicate", "validate", "legal")
 
 
 @dataclass(frozen=True, slots=True)
 class Sample:
     state: GameState
-    orders: dict[str, list[Order]]
+    orders: dict[str, list[str]]  # power -> order texts
 
 
 def play(games: int, seed: int, max_year: int) -> list[Sample]:
-    out: list[Sample] = []
-    for g in range(games):
-        for step in random_game(seed + g, max_year):
-            out.append(Sample(step.state, step.orders))
-    return out
+    return [
+        Sample(step.state, {p: [str(o) for o in os] for p, os in step.orders.items()})
+        for g in range(games)
+        for step in random_game(seed + g, max_year)
+    ]
 
 
-def best_of(repeat: int, run: Callable[[], float]) -> float:
-    """The fastest of ``repeat`` passes; the collector is paused so passes compare."""
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        gc.disable()
-        try:
-            times.append(run())
-        finally:
-            gc.enable()
-    return min(times)
+@dataclass
+class Clock:
+    """Best wall and CPU seconds per phase, summed per (metric, phase kind)."""
+
+    best: dict[tuple[str, int], tuple[float, float]] = field(default_factory=dict)
+
+    def record(self, metric: str, i: int, wall: float, cpu: float) -> None:
+        old = self.best.get((metric, i))
+        self.best[(metric, i)] = (
+            (wall, cpu) if old is None else (min(old[0], wall), min(old[1], cpu))
+        )
+
+    def per_phase(self, metric: str, indices: list[int]) -> tuple[float, float]:
+        walls = [self.best[(metric, i)][0] for i in indices]
+        cpus = [self.best[(metric, i)][1] for i in indices]
+        return sum(walls) / len(indices), sum(cpus) / len(indices)
+
+
+def timed(run: Callable[[], object]) -> tuple[float, float]:
+    """Wall and CPU seconds of one call, with the collector paused (it runs between calls)."""
+    gc.disable()
+    try:
+        wall, cpu = time.perf_counter(), time.process_time()
+        run()
+        return time.perf_counter() - wall, time.process_time() - cpu
+    finally:
+        gc.enable()
 
 
 # -- this engine ----------------------------------------------------------------------------
 
 
-def time_engine(samples: list[Sample], repeat: int) -> dict[str, float]:
-    """Seconds per phase for each metric (``adjudicate:<kind>``, ``legal``, ``validate``)."""
-    books = []
-    for s in samples:
-        book = OrderSet(s.state)
-        book.submit_all(s.orders)
-        books.append(book)
-    out: dict[str, float] = {}
-    for kind in KINDS:
-        pairs = [
-            (s.state, b) for s, b in zip(samples, books, strict=True) if s.state.phase.kind == kind
-        ]
-        if not pairs:
-            continue
-
-        def adjudicate(pairs: list[tuple[GameState, OrderSet]] = pairs) -> float:
-            t = time.perf_counter()
-            for state, book in pairs:
-                process(state, book)
-            return time.perf_counter() - t
-
-        out[f"adjudicate:{kind}"] = best_of(repeat, adjudicate) / len(pairs)
-
-    groups = {kind: [s for s in samples if s.state.phase.kind == kind] for kind in KINDS}
-    groups["all"] = samples
-    for kind, group in groups.items():
-        if not group:
-            continue
-
-        def legal(group: list[Sample] = group) -> float:
-            t = time.perf_counter()
-            for s in group:
-                legal_orders(s.state)
-            return time.perf_counter() - t
-
-        def validate(group: list[Sample] = group) -> float:
-            t = time.perf_counter()
-            for s in group:
-                book = OrderSet(s.state)
-                for power, orders in s.orders.items():
-                    for order in orders:
-                        book.submit(power, order)
-            return time.perf_counter() - t
-
-        out[f"legal:{kind}"] = best_of(repeat, legal) / len(group)
-        out[f"validate:{kind}"] = best_of(repeat, validate) / len(group)
-    return out
+def validate_texts(sample: Sample) -> OrderSet:
+    state = sample.state
+    kind = state.phase.kind
+    board = {p: d.unit for p, d in state.dislodged.items()} if kind == "retreat" else state.units
+    book = OrderSet(state)
+    for power, texts in sample.orders.items():
+        for text in texts:
+            book.submit(power, parse_order(state.map, text, power, kind, board))
+    return book
 
 
-def engine_memory(games: int, seed: int, max_year: int) -> int:
-    gc.collect()
-    tracemalloc.start()
-    try:
-        play(games, seed, max_year)
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+class Ours:
+    name = "engine"
+
+    def __init__(self, samples: list[Sample]) -> None:
+        self.samples = samples
+        self.books = [validate_texts(s) for s in samples]
+
+    def measure(self, metric: str, i: int) -> tuple[float, float]:
+        sample = self.samples[i]
+        if metric == "adjudicate":
+            book = self.books[i]
+            return timed(lambda: process(sample.state, book))
+        if metric == "validate":
+            return timed(lambda: validate_texts(sample))
+        return timed(lambda: legal_orders(sample.state))
 
 
 # -- the diplomacy package ------------------------------------------------------------------
@@ -143,6 +141,8 @@ def engine_memory(games: int, seed: int, max_year: int) -> int:
 
 class Package:
     """The same positions and orders, in the ``diplomacy`` package's terms."""
+
+    name = "package"
 
     def __init__(self, game_class: Any, samples: list[Sample]) -> None:
         self.game_class = game_class
@@ -154,10 +154,10 @@ class Package:
         self.names = {p: info.name.upper() for p, info in gmap.power_info.items()}
         self.states = [self.state(s.state) for s in samples]
         self.orders = [
-            {self.names[p]: [self.text(str(o)) for o in os] for p, os in s.orders.items()}
+            {self.names[p]: [self.text(o) for o in os] for p, os in s.orders.items()}
             for s in samples
         ]
-        self.kinds = [s.state.phase.kind for s in samples]
+        self.processed: dict[int, Any] = {}  # phase -> the game after its first timed process
 
     def loc(self, loc: str) -> str:
         prov = province_of(loc)
@@ -196,49 +196,16 @@ class Package:
         for power, orders in self.orders[i].items():
             game.set_orders(power, orders)
 
-    def timed(self, indices: list[int], repeat: int, what: str) -> float:
-        """Best-of total seconds of ``what`` over the phases; setting each position up is
-        not timed (a fresh game for ``process``, which changes it; one game per phase for
-        the rest, its orders cleared between passes)."""
-        games = {} if what == "adjudicate" else {i: self.game(i) for i in indices}
-        best = float("inf")
-        for _ in range(repeat):
-            total = 0.0
-            gc.collect()  # once a pass: a full collection costs far more than one phase
-            for i in indices:
-                if what == "adjudicate":
-                    game = self.game(i)
-                    self.set_orders(game, i)
-                else:
-                    game = games[i]
-                    game.clear_orders()
-                gc.disable()
-                try:
-                    t = time.perf_counter()
-                    if what == "adjudicate":
-                        game.process()
-                    elif what == "legal":
-                        game.get_all_possible_orders()
-                    else:
-                        self.set_orders(game, i)
-                    total += time.perf_counter() - t
-                finally:
-                    gc.enable()
-            best = min(best, total)
-        return best
-
-    def time_all(self, repeat: int) -> dict[str, float]:
-        out: dict[str, float] = {}
-        groups = {k: [i for i, kind in enumerate(self.kinds) if kind == k] for k in KINDS}
-        groups["all"] = list(range(len(self.states)))
-        for kind, idx in groups.items():
-            if not idx:
-                continue
-            if kind != "all":
-                out[f"adjudicate:{kind}"] = self.timed(idx, repeat, "adjudicate") / len(idx)
-            out[f"legal:{kind}"] = self.timed(idx, repeat, "legal") / len(idx)
-            out[f"validate:{kind}"] = self.timed(idx, repeat, "validate") / len(idx)
-        return out
+    def measure(self, metric: str, i: int) -> tuple[float, float]:
+        game = self.game(i)  # a fresh game each time: process changes it, and nothing is reused
+        if metric == "adjudicate":
+            self.set_orders(game, i)
+            spent = timed(game.process)
+            self.processed.setdefault(i, game)
+            return spent
+        if metric == "validate":
+            return timed(lambda: self.set_orders(game, i))
+        return timed(game.get_all_possible_orders)
 
     def memory(self) -> int:
         gc.collect()
@@ -254,48 +221,166 @@ class Package:
             tracemalloc.stop()
 
 
-# -- report -----------------------------------------------------------------------------------
-
-LABELS = {
-    "adjudicate:movement": "adjudicate a movement phase",
-    "adjudicate:retreat": "adjudicate a retreat phase",
-    "adjudicate:adjustment": "adjudicate an adjustment phase",
-    "legal:movement": "legal orders (all powers), movement",
-    "legal:retreat": "legal orders (all powers), retreat",
-    "legal:adjustment": "legal orders (all powers), adjustment",
-    "legal:all": "legal orders (all powers), any phase",
-    "validate:movement": "validate all orders, movement",
-    "validate:retreat": "validate all orders, retreat",
-    "validate:adjustment": "validate all orders, adjustment",
-    "validate:all": "validate all orders, any phase",
-}
-TARGETS = ("adjudicate:movement", "legal:all", "validate:all")
+def check_agreement(pkg: Package, export: Callable[[Any], Any]) -> tuple[Counter[str], list[str]]:
+    """Replay each phase the package processed against ours, as ``diplomat replay`` does a
+    saved game: counts of 'agree', 'differ' and each set of rule choices that explains a
+    difference, and the first difference of each phase that differs."""
+    verdicts: Counter[str] = Counter()
+    unexplained: list[str] = []
+    for i in sorted(pkg.processed):
+        saved = read_saved_game(export(pkg.processed[i]))
+        for v in replay_game(saved).verdicts[:1]:
+            key = v.status if v.status != "choice" else "explained by " + "; ".join(v.choices)
+            verdicts[key] += 1
+            if v.status == "differ":
+                unexplained.append(f"{v.phase} (phase {i}): {v.differences[0]}")
+    return verdicts, unexplained
 
 
-def report(
-    samples: list[Sample], ours: dict[str, float], theirs: dict[str, float] | None
-) -> list[str]:
-    counts = {k: sum(1 for s in samples if s.state.phase.kind == k) for k in KINDS}
+# -- timing both, phase by phase ------------------------------------------------------------
+
+Side = Ours | Package
+
+
+def time_sides(sides: list[Side], samples: list[Sample], repeat: int) -> dict[str, Clock]:
+    """Every metric on every phase for each side in turn, ``repeat`` passes; the side that
+    goes first alternates from phase to phase and from pass to pass."""
+    clocks = {side.name: Clock() for side in sides}
+    warm = [next(i for i, s in enumerate(samples) if s.state.phase.kind == k) for k in KINDS
+            if any(s.state.phase.kind == k for s in samples)]  # fmt: skip
+    for side in sides:  # untimed: fills each side's per-map memos
+        for i in warm:
+            for metric in METRICS:
+                side.measure(metric, i)
+    for rep in range(repeat):
+        gc.collect()
+        for i in range(len(samples)):
+            turn = sides if (i + rep) % 2 == 0 else sides[::-1]
+            for side in turn:
+                for metric in METRICS:
+                    clocks[side.name].record(metric, i, *side.measure(metric, i))
+    return clocks
+
+
+def groups(samples: list[Sample]) -> dict[str, list[int]]:
+    out = {k: [i for i, s in enumerate(samples) if s.state.phase.kind == k] for k in KINDS}
+    out["all"] = list(range(len(samples)))
+    return {k: v for k, v in out.items() if v}
+
+
+ROWS = (
+    ("movement", "adjudicate", "movement", "adjudicate a movement phase"),
+    ("retreat", "adjudicate", "retreat", "adjudicate a retreat phase"),
+    ("adjustment", "adjudicate", "adjustment", "adjudicate an adjustment phase"),
+    ("validate", "validate", "all", "validate all orders (text), any phase"),
+    ("legal", "legal", "all", "legal orders (all powers), any phase"),
+)
+
+
+def report(samples: list[Sample], clocks: dict[str, Clock]) -> tuple[list[str], dict[str, float]]:
+    """The table, and per row the lower of the wall and CPU ratios (package / engine)."""
+    idx = groups(samples)
+    counts = {k: len(idx.get(k, ())) for k in KINDS}
     lines = [
         f"{len(samples)} phases: "
         + ", ".join(f"{counts[k]} {k}" for k in KINDS)
         + f"; {sum(len(os) for s in samples for os in s.orders.values())} orders"
     ]
-    head = f"{'metric':38} {'engine':>22}"
-    if theirs is not None:
-        head += f" {'diplomacy package':>22} {'package/engine':>15}"
+    head = f"{'per phase':40} {'engine wall / CPU':>22}"
+    if "package" in clocks:
+        head += f" {'package wall / CPU':>22} {'ratio wall / CPU':>18}"
     lines.append(head)
-    for key, label in LABELS.items():
-        if key not in ours:
+    ratios: dict[str, float] = {}
+    for key, metric, kind, label in ROWS:
+        if kind not in idx:
             continue
-        per = ours[key]
-        cell = f"{per * 1e3:8.3f} ms {1 / per:8.0f}/s"
-        row = f"{label:38} {cell:>22}"
-        if theirs is not None and key in theirs:
-            other = theirs[key]
-            row += f" {f'{other * 1e3:8.3f} ms {1 / other:8.0f}/s':>22} {other / per:14.1f}x"
+        wall, cpu = clocks["engine"].per_phase(metric, idx[kind])
+        row = f"{label:40} {f'{wall * 1e3:8.3f} / {cpu * 1e3:.3f} ms':>22}"
+        if "package" in clocks:
+            pwall, pcpu = clocks["package"].per_phase(metric, idx[kind])
+            rw, rc = pwall / wall, pcpu / cpu if cpu else float("inf")
+            ratios[key] = min(rw, rc)
+            cell = f"{pwall * 1e3:8.3f} / {pcpu * 1e3:.3f} ms"
+            row += f" {cell:>22} {f'{rw:6.1f}x / {rc:.1f}x':>18}"
         lines.append(row)
-    return lines
+    return lines, ratios
+
+
+# -- whole games ----------------------------------------------------------------------------
+
+
+def our_game(seed: int, max_year: int) -> int:
+    return sum(1 for _ in random_game(seed, max_year))
+
+
+def package_game(game_class: Any, seed: int, max_year: int) -> int:
+    """Random games in the package: each orderable location picks one of its possible
+    orders, as ``engine.simulate`` does with ours."""
+    rng = random.Random(seed)
+    game = game_class()
+    phases = 0
+    while not game.is_game_done and int(game.get_current_phase()[1:5]) <= max_year:
+        possible = game.get_all_possible_orders()
+        for power, locs in game.get_orderable_locations().items():
+            orders = [rng.choice(sorted(possible[loc])) for loc in sorted(locs) if possible[loc]]
+            game.set_orders(power, orders)
+        game.process()
+        phases += 1
+    return phases
+
+
+def games_per_cpu(players: dict[str, Callable[[int], int]], seeds: range) -> dict[str, float]:
+    """Phases per CPU-second of whole random games, the players taking turns game by game."""
+    phases = dict.fromkeys(players, 0)
+    cpu = dict.fromkeys(players, 0.0)
+    for n, seed in enumerate(seeds):
+        order = list(players) if n % 2 == 0 else list(players)[::-1]
+        for name in order:
+            start = time.process_time()
+            phases[name] += players[name](seed)
+            cpu[name] += time.process_time() - start
+    return {name: phases[name] / cpu[name] for name in players}
+
+
+def search_rate(samples: list[Sample]) -> str:
+    """Evaluations per second of ``engine.search.evaluate(state, power)``, if it exists."""
+    try:
+        search = importlib.import_module("engine.search")
+    except ModuleNotFoundError:
+        return "engine/search.py is not present: evaluations per second skipped"
+    evaluate = getattr(search, "evaluate", None)
+    if not callable(evaluate):
+        return "engine.search has no evaluate(state, power): evaluations per second skipped"
+    states = [s.state for s in samples if s.state.phase.kind == "movement"]
+    powers = states[0].map.powers
+    start = time.process_time()
+    for state in states:
+        for power in powers:
+            evaluate(state, power)
+    spent = time.process_time() - start
+    rate = len(states) * len(powers) / spent
+    return f"engine.search.evaluate: {rate:,.0f} evaluations per CPU-second"
+
+
+def engine_memory(games: int, seed: int, max_year: int) -> int:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        play(games, seed, max_year)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def load_package() -> tuple[Any, Callable[[Any], Any], str] | None:
+    try:
+        from diplomacy import Game  # type: ignore[import-not-found]
+        from diplomacy.utils.export import to_saved_game_format  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    from importlib.metadata import version
+
+    return Game, to_saved_game_format, version("diplomacy")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -305,52 +390,65 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--games", type=int, default=4, help="games of random orders (default 4)")
     p.add_argument("--seed", type=int, default=1, help="seed of the first game (default 1)")
     p.add_argument("--max-year", type=int, default=1930, help="last year played (default 1930)")
-    p.add_argument("--repeat", type=int, default=5, help="passes per timing, best kept (default 5)")
+    p.add_argument("--repeat", type=int, default=3, help="passes per timing, best kept (default 3)")
     p.add_argument(
-        "--vs-diplomacy",
-        action="store_true",
-        help="run the same workload through the diplomacy package",
+        "--vs-diplomacy", action="store_true", help="run the same workload through the package"
     )
     args = p.parse_args(argv)
 
     t = time.perf_counter()
     samples = play(args.games, args.seed, args.max_year)
-    played = time.perf_counter() - t
     print(
-        f"played {args.games} games of random legal orders "
-        f"(seeds {args.seed}..{args.seed + args.games - 1}) in {played:.2f} s"
+        f"played {args.games} games of random legal orders (seeds {args.seed}.."
+        f"{args.seed + args.games - 1}) in {time.perf_counter() - t:.2f} s"
     )
-    ours = time_engine(samples, args.repeat)
-    theirs = None
-    package_memory = None
-    if args.vs_diplomacy:
-        try:
-            from diplomacy import Game  # type: ignore[import-not-found]
-        except ImportError:
-            print("--vs-diplomacy: the diplomacy package is not importable here; skipped")
-        else:
-            pkg = Package(Game, samples)
-            pkg.game(0)  # the first Game() loads the package's map caches
-            theirs = pkg.time_all(max(1, min(args.repeat, 3)))
-            package_memory = pkg.memory()
-    for line in report(samples, ours, theirs):
-        print(line)
+    package = load_package() if args.vs_diplomacy else None
+    if args.vs_diplomacy and package is None:
+        print("--vs-diplomacy: the diplomacy package is not importable here; skipped")
+    sides: list[Side] = [Ours(samples)]
+    pkg = None
+    if package is not None:
+        pkg = Package(package[0], samples)
+        sides.append(pkg)
+    lines, ratios = report(samples, time_sides(sides, samples, args.repeat))
+    print("\n".join(lines))
+
+    seeds = range(args.seed, args.seed + args.games)
+    players: dict[str, Callable[[int], int]] = {
+        "engine": lambda seed: our_game(seed, args.max_year)
+    }
+    if package is not None:
+        game_class = package[0]
+        players["package"] = lambda seed: package_game(game_class, seed, args.max_year)
+    rates = games_per_cpu(players, seeds)
+    print(
+        f"whole random games to {args.max_year}: "
+        + ", ".join(f"{name} {rate:,.0f} phases per CPU-second" for name, rate in rates.items())
+    )
+    print(search_rate(samples))
+
     memory = engine_memory(args.games, args.seed, args.max_year)
     print(
         f"peak memory (tracemalloc), playing the games with this engine: {memory / 2**20:.1f} MiB"
     )
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(f"peak resident size of this whole run: {rss / 1024:.0f} MiB")
-    if package_memory is not None:
+    if pkg is not None and package is not None:
         print(
             "peak memory (tracemalloc), the package's pass over the same phases: "
-            f"{package_memory / 2**20:.1f} MiB"
+            f"{pkg.memory() / 2**20:.1f} MiB"
         )
-    if theirs is not None:
-        for key in TARGETS:
-            ratio = theirs[key] / ours[key]
-            verdict = "meets" if ratio >= 10 else "MISSES"
-            print(f"target 10x on {LABELS[key]}: {ratio:.1f}x, {verdict} it")
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(f"peak resident size of this whole run: {rss / 1024:.0f} MiB")
+    if pkg is not None and package is not None:
+        verdicts, unexplained = check_agreement(pkg, package[1])
+        print(f"next positions and order results checked on {sum(verdicts.values())} phases:")
+        for key, n in sorted(verdicts.items()):
+            print(f"  {n:5} {key}")
+        for line in unexplained:
+            print(f"    differs: {line}")
+        print(
+            f"speed vs diplomacy {package[2]}: "
+            + ", ".join(f"{key} {ratios[key]:.1f}x" for key, *_ in ROWS if key in ratios)
+        )
     return 0
 
 

@@ -79,7 +79,8 @@ def register_replay(sub: Any) -> None:
         "replay",
         help="re-adjudicate a game saved by the diplomacy Python package",
         description="Re-adjudicate, phase by phase, a game saved by the 'diplomacy' Python "
-        "package (its saved-game JSON) and compare each resulting position with the saved one. "
+        "package (its saved-game JSON) and compare each resulting position, and each order's "
+        "result where both engines define it, with the saved ones. "
         "Prints the first phase that differs in full, one line per phase that differs only by "
         "a documented DATC 2.x-vs-3.0 rule choice, and 'N phases agree, M differ'. Exit status "
         "1 if any phase differs, 2 if the file cannot be read.",

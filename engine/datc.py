@@ -17,17 +17,53 @@ Province names may be DAIDE tokens or jDip/godip ids (``nat``, ``mid``, ``stp/nc
 A retreat case's restrictions come from PRESTATE_RESULTS: a successful move X-Y (not by convoy)
 bars the unit dislodged in Y from X; a failed move X-Y (not by convoy) makes Y a standoff, unless
 the unit moving from X lost a head-to-head battle with the unit that left Y.
+
+This project's extension, per-order results: an order line may end with ``=> RESULT`` (before
+any comment), and the runner then checks what became of that order as well as the positions.
+Files without markers read as before. RESULT is one of::
+
+    succeeds      the move moved, the support was given, the convoying fleet stayed, the hold,
+                  retreat or adjustment was carried out (``holds`` is the same word)
+    bounces       a move or retreat that failed (a bounced retreat destroys the unit)
+    cut           a support that was not given (cut, or its supporter dislodged)
+    disrupted     a convoy that did not carry (the fleet dislodged, or a paradox)
+    void          a legal support or convoy that matches no order (DATC's "void")
+    illegal [N]   refused when given (DATC 4.E.1: ignored, the unit holds); N, if written, is
+                  the THX note it must get (FAR, CST, NSU, NYU, NMB, ESC ...)
+    replaced      an order superseded by a later order for the same unit (DATC 4.D.1)
+
+followed by ``, dislodged`` when the unit is dislodged (DAIDE's RET); ``dislodged`` alone is
+``holds, dislodged``. They map one to one onto the engine's results (SUC, BNC, CUT, DSR, NSO,
+RET) and THX notes. An order that cannot be read (malformed, an unknown province) fails its
+case; so does an unmarked order refused for naming a unit or province that is not there (NSU,
+NSP): a deliberate one is marked ``=> illegal NSU``; and so does an accepted order that names
+a unit with the wrong type (the engine ignores the letter, DATC 4.C.2, so a typo would pass
+unseen; no chapter-6 case relies on it).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.map import GameMap, load_map, province_of
 from engine.notation import NotationError, parse_location, parse_order
-from engine.orders import Move
+from engine.orders import (
+    Build,
+    Convoy,
+    Hold,
+    Move,
+    Note,
+    Order,
+    Outcome,
+    Result,
+    SupportHold,
+    SupportMove,
+    Waive,
+    order_unit,
+)
 from engine.orderset import OrderSet
 from engine.state import Dislodged, GameState, Phase, StateError, Unit, make_state
 from engine.turn import process
@@ -58,6 +94,90 @@ class CaseFileError(ValueError):
     """A case file that cannot be read."""
 
 
+_OUTCOME_WORDS = {
+    "succeeds": Outcome.SUC,
+    "holds": Outcome.SUC,
+    "bounces": Outcome.BNC,
+    "cut": Outcome.CUT,
+    "disrupted": Outcome.DSR,
+    "void": Outcome.NSO,
+}
+_OUTCOME_NAMES = {o: w for w, o in _OUTCOME_WORDS.items() if w != "holds"}
+# Refusals that mean the case file names something that is not on the board: a typo unless the
+# case marks the order as deliberately illegal.
+_TYPO_NOTES = frozenset({Note.NSU, Note.NSP})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What became of one order: refused (``note``), superseded, or adjudicated."""
+
+    outcome: Outcome | None = None
+    dislodged: bool = False
+    illegal: bool = False
+    note: Note | None = None  # for an illegal order: the THX note (None: any refusal)
+    replaced: bool = False
+    # Written as "holds" (or "dislodged" alone), which only a hold order can earn.
+    says_hold: bool = field(default=False, compare=False)
+
+    def matches(self, actual: Verdict) -> bool:
+        """Does ``actual`` (what the engine did) satisfy this expectation?"""
+        if self.illegal:
+            return (
+                actual.illegal
+                and (self.note is None or self.note is actual.note)
+                and self.dislodged == actual.dislodged
+            )
+        return self == actual
+
+    def __str__(self) -> str:
+        if self.illegal:
+            word = f"illegal {self.note.value}" if self.note else "illegal"
+        elif self.replaced:
+            word = "replaced"
+        elif self.says_hold:
+            return "dislodged" if self.dislodged else "holds"
+        else:
+            assert self.outcome is not None
+            word = _OUTCOME_NAMES[self.outcome]
+        return f"{word}, dislodged" if self.dislodged else word
+
+
+def parse_verdict(text: str) -> Verdict:
+    """Read a result marker (the text after ``=>``)."""
+    parts = [p.strip().lower() for p in text.split(",")]
+    dislodged = parts[-1] == "dislodged"
+    if dislodged:
+        parts = parts[:-1] or ["holds"]
+    if len(parts) != 1:
+        raise ValueError(f"cannot read result {text.strip()!r}")
+    words = parts[0].split()
+    if words == ["replaced"]:
+        return Verdict(replaced=True, dislodged=dislodged)
+    if words and words[0] == "illegal" and len(words) <= 2:
+        if len(words) == 1:
+            return Verdict(illegal=True, dislodged=dislodged)
+        try:
+            return Verdict(illegal=True, note=Note(words[1].upper()), dislodged=dislodged)
+        except ValueError:
+            raise ValueError(f"unknown THX note {words[1]!r} in {text.strip()!r}") from None
+    if len(words) == 1 and words[0] in _OUTCOME_WORDS:
+        return Verdict(_OUTCOME_WORDS[words[0]], dislodged, says_hold=words[0] == "holds")
+    raise ValueError(f"cannot read result {text.strip()!r}")
+
+
+def verdict_of(result: Result) -> Verdict:
+    return Verdict(result.outcome, result.dislodged)
+
+
+@dataclass(frozen=True)
+class OrderLine:
+    power: str
+    text: str
+    line: int
+    expect: Verdict | None  # None: the line has no result marker
+
+
 @dataclass
 class Case:
     name: str
@@ -67,7 +187,7 @@ class Case:
     prestate: list[UnitLine] = field(default_factory=list)
     dislodged: list[UnitLine] = field(default_factory=list)
     results: list[tuple[bool, str, str]] = field(default_factory=list)
-    orders: list[tuple[str, str, int]] = field(default_factory=list)  # power, text, line
+    orders: list[OrderLine] = field(default_factory=list)
     post: list[UnitLine] | None = None  # None: POSTSTATE_SAME
     post_dislodged: list[UnitLine] = field(default_factory=list)
 
@@ -147,15 +267,26 @@ def parse_cases(text: str, gmap: GameMap, source: str = "<text>") -> list[Case]:
             power = _power(gmap, m.group(2), where)
             case.results.append((m.group(1).upper() == "SUCCESS", power, m.group(3)))
         elif section == "ORDERS":
-            m = re.fullmatch(r"(\S+?):?\s+(.+)", line)
-            if m is None:
-                raise CaseFileError(f"{where}: cannot read order {line!r}")
-            case.orders.append((_power(gmap, m.group(1), where), m.group(2), lineno))
+            case.orders.append(_order_line(gmap, line, lineno, where))
         else:
             raise CaseFileError(f"{where}: unexpected {line!r}")
     if case is not None:
         raise CaseFileError(f"{source}: CASE {case.name} has no END")
     return cases
+
+
+def _order_line(gmap: GameMap, line: str, lineno: int, where: str) -> OrderLine:
+    body, arrow, mark = line.partition("=>")
+    m = re.fullmatch(r"(\S+?):?\s+(.+?)", body.strip())
+    if m is None:
+        raise CaseFileError(f"{where}: cannot read order {line!r}")
+    expect = None
+    if arrow:
+        try:
+            expect = parse_verdict(mark)
+        except ValueError as exc:
+            raise CaseFileError(f"{where}: {exc}") from None
+    return OrderLine(_power(gmap, m.group(1), where), m.group(2), lineno, expect)
 
 
 def _unit_line(gmap: GameMap, line: str, where: str) -> UnitLine:
@@ -214,29 +345,112 @@ def _setup(case: Case, gmap: GameMap) -> GameState:
 def run_case(case: Case, gmap: GameMap) -> CaseResult:
     state = _setup(case, gmap)
     book = OrderSet(state)
-    board = (
-        {p: d.unit for p, d in state.dislodged.items()}
-        if state.phase.kind == "retreat"
-        else dict(state.units)
-    )
-    for power, text, _ in case.orders:
-        try:
-            order = parse_order(gmap, text, power, state.phase.kind, board)
-        except NotationError:
-            continue  # an order that cannot be read is illegal, and ignored
-        book.submit(power, order)
-    after = process(state, book).state
-    found = {(u.power, u.type, u.loc) for u in after.units.values()}
-    found_disl = {(d.unit.power, d.unit.type, d.unit.loc) for d in after.dislodged.values()}
+    problems: list[str] = []
+    given = _submit(case, state, book, problems)
+    after = process(state, book)
+    problems += _check_orders(given, book, after.results)
+    found = {(u.power, u.type, u.loc) for u in after.state.units.values()}
+    found_disl = {(d.unit.power, d.unit.type, d.unit.loc) for d in after.state.dislodged.values()}
     expect = set(case.prestate if case.post is None else case.post)
     expect_disl = set(case.post_dislodged)
-    problems = []
     for label, want, got in (("units", expect, found), ("dislodged", expect_disl, found_disl)):
         if want - got:
             problems.append(f"{label} missing: {_fmt(want - got)}")
         if got - want:
             problems.append(f"{label} unexpected: {_fmt(got - want)}")
     return CaseResult(case, not problems, problems)
+
+
+Given = tuple[OrderLine, Order, Note]  # the line, the order as judged, its THX note
+
+
+def _submit(case: Case, state: GameState, book: OrderSet, problems: list[str]) -> list[Given]:
+    """Give every readable order; an unreadable one is a problem of the case, never a hold."""
+    board = (
+        {p: d.unit for p, d in state.dislodged.items()}
+        if state.phase.kind == "retreat"
+        else dict(state.units)
+    )
+    given: list[Given] = []
+    for ol in case.orders:
+        try:
+            order = parse_order(state.map, ol.text, ol.power, state.phase.kind, board)
+        except NotationError as exc:
+            problems.append(f"line {ol.line}: cannot read {ol.text!r}: {exc}")
+            continue
+        checked = book.submit(ol.power, order)
+        given.append((ol, checked.order, checked.note))
+        wrong = _wrong_type(order, board)
+        if wrong and checked.note is Note.MBV:
+            problems.append(f"line {ol.line}: {ol.text!r} names {wrong}")
+    return given
+
+
+def _wrong_type(order: Order, board: Mapping[str, Unit]) -> str | None:
+    """A unit the order names with another type than the one on the board: a typo in a case
+    file (the engine would accept the order, DATC 4.C.2, and the case would test less)."""
+    if isinstance(order, (Build, Waive)):
+        return None
+    named = [order.unit]
+    if isinstance(order, (SupportHold, SupportMove, Convoy)):
+        named.append(order.target)
+    for unit in named:
+        real = board.get(province_of(unit.loc))
+        if real is not None and real.type != unit.type:
+            return f"{unit}, but {real} stands there"
+    return None
+
+
+def _check_orders(
+    given: list[Given], book: OrderSet, results: list[tuple[Order, Result]]
+) -> list[str]:
+    outcome = dict(results)
+    kept = {o for orders in book.all_orders().values() for o in orders}
+    dislodged = {o.unit.province for o, r in results if r.dislodged and not isinstance(o, Waive)}
+    problems = []
+    for ol, order, note in given:
+        actual = _actual(order, note, kept, outcome, dislodged)
+        if actual is None:
+            problems.append(f"line {ol.line}: no result for {order}")
+        elif ol.expect is not None and ol.expect.says_hold and not isinstance(order, Hold):
+            problems.append(f"line {ol.line}: {ol.text}: 'holds' is the result of a hold order")
+        elif ol.expect is not None and not ol.expect.matches(actual):
+            problems.append(
+                f"line {ol.line}: {ol.text}: {describe(order, actual)}, expected {ol.expect}"
+            )
+        elif ol.expect is None and actual.note in _TYPO_NOTES:
+            problems.append(
+                f"line {ol.line}: {ol.text} refused ({actual.note}: "
+                f"{'no such unit' if actual.note is Note.NSU else 'no such province'}); "
+                f"mark a deliberate one '=> illegal {actual.note}'"
+            )
+    return problems
+
+
+def _actual(
+    order: Order,
+    note: Note,
+    kept: set[Order],
+    outcome: dict[Order, Result],
+    dislodged: set[str],
+) -> Verdict | None:
+    """What became of one given order; ``dislodged`` holds the provinces of dislodged units
+    (an illegal or replaced order's unit still holds, and may be dislodged)."""
+    unit = order_unit(order)
+    lost = unit is not None and unit.province in dislodged
+    if note is not Note.MBV:
+        return Verdict(illegal=True, note=note, dislodged=lost)
+    if order not in kept and not isinstance(order, Waive):
+        return Verdict(replaced=True, dislodged=lost)
+    result = outcome.get(order)
+    return None if result is None else verdict_of(result)
+
+
+def describe(order: Order, verdict: Verdict) -> str:
+    """The marker a case file would carry for this result (``holds`` for a hold)."""
+    if isinstance(order, Hold) and verdict.outcome is Outcome.SUC and not verdict.illegal:
+        return str(replace(verdict, says_hold=True))
+    return str(verdict)
 
 
 def _fmt(units: set[UnitLine]) -> str:

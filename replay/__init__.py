@@ -1,2 +1,1 @@
-"""Re-adjudicating games saved by other engines to compare them with ours: a tool, not part
-of our rules."""
+"""Re-adjudicating games saved by other engines, to compare them with ours (not our rules)."""

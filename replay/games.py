@@ -8,9 +8,24 @@ a leading ``*`` marking a dislodged unit, ``retreats`` with each dislodged unit'
 provinces are DAIDE tokens except ``ENG``, ``BOT``, ``LYO`` (the map's aliases).
 
 Every phase that has a successor is replayed on its own: its recorded state and orders go
-through :func:`engine.turn.process`, and our next state is compared with the package's. Only
-positions are compared (units, dislodged units with their retreats, centre owners, the next
-phase's name); the package's per-order results are not.
+through :func:`engine.turn.process`, and our next state is compared with the package's (units,
+dislodged units with their retreats, centre owners, the next phase's name), and so is each
+unit's result with the package's result codes (``results``, per unit), on what both define:
+
+- movement: a unit is dislodged (``dislodged``; our RET); a move succeeds (no code) or fails
+  (``bounce``, ``no convoy``, ``void``); a support is cut (``cut``; our CUT) or void
+  (``void``; our NSO); a convoy is void (``void``; our NSO);
+- retreats: a retreat succeeds (no code) or not (``disband``), and bounces (``bounce``; our
+  BNC); an ordered disband is not compared (the package marks it ``disband`` or nothing);
+- adjustments: a build or removal carried out here is not ``void`` there (the package's
+  ``''`` is no proof that it was carried out: it also marks builds beyond the allowance).
+
+Not compared: what one side alone defines (our DSR; the package's ``no convoy`` on a fleet
+whose army was not carried, where our result says whether the fleet stayed; the result of an
+order this engine refused, whose unit holds here: only its dislodgement is compared), and the
+package's ``void`` (or ``no convoy``) for orders the DATC calls given: supports and convoys of
+an army whose convoy failed, and supports of a move against a unit of the supporter's own
+power (which do not count, 6.D.12, 6.E.3, but are not void).
 
 The package adjudicates some cases by DATC 2.x choices (or its own deviations). A phase whose
 difference disappears when the phase is re-run under the package's choice is reported as a rule
@@ -22,6 +37,10 @@ choice, not an error; the alternatives (:data:`CHOICES`) are tried alone and tog
   the wrong coast void.
 - 6.G.10: a unit dislodged by a convoyed army may, in the package, retreat to any adjacent
   location (even occupied or contested ones); DATC 3.0 bars occupied and standoff provinces.
+- 4.A.2 (6.F.14-6.F.24): the package follows the 1982 paradox rule, under which a convoyed
+  army does not cut a support for or against a fleet convoying it; DATC 3.0 prefers the
+  Szykman rule, under which it does unless the convoy is in a paradox. Only where the cut
+  changes no position can it be recognised (this engine cannot adjudicate by the 1982 rule).
 - 4.D.8 (6.J): civil-disorder removals in the package count distance to home centres, fleets by
   sea only, ties by the package's province ids; DATC 3.0 (2023) counts distance to owned
   centres over land and sea, ties by English names.
@@ -45,7 +64,10 @@ from engine.convoy import route_exists
 from engine.map import GameMap, MapError, load_map, province_of
 from engine.notation import NotationError, parse_location, parse_order
 from engine.orders import (
+    RESULTS,
+    Build,
     Convoy,
+    Disband,
     Hold,
     Move,
     Note,
@@ -53,7 +75,10 @@ from engine.orders import (
     Outcome,
     Remove,
     Result,
+    Retreat,
+    SupportHold,
     SupportMove,
+    Waive,
 )
 from engine.orderset import OrderSet
 from engine.state import (
@@ -91,6 +116,7 @@ class SavedPhase:
     problem: str | None
     orders: dict[str, list[str]]  # our power token -> order texts as saved
     spelling: dict[str, str]  # our location -> the package's spelling of it
+    results: dict[str, tuple[str, ...]] = field(default_factory=dict)  # unit as saved -> codes
 
     @property
     def completed(self) -> bool:
@@ -193,6 +219,7 @@ def _read_phase(gmap: GameMap, powers: dict[str, str], i: int, raw: Any) -> Save
     if not isinstance(state, dict):
         raise ReplayError(f"{where}: no 'state' object")
     orders = _read_orders(powers, raw.get("orders") or {}, where)
+    results = _read_results(raw.get("results") or {}, where)
     spelling: dict[str, str] = {}
     try:
         gstate, problem = _read_state(gmap, powers, name, state, spelling)
@@ -200,7 +227,7 @@ def _read_phase(gmap: GameMap, powers: dict[str, str], i: int, raw: Any) -> Save
         raise
     except (NotationError, StateError, TypeError, AttributeError, ValueError) as exc:
         raise ReplayError(f"{where}: bad state: {exc}") from None
-    return SavedPhase(i, name, gstate, problem, orders, spelling)
+    return SavedPhase(i, name, gstate, problem, orders, spelling, results)
 
 
 def _power(powers: dict[str, str], name: object, where: str) -> str:
@@ -220,6 +247,17 @@ def _read_orders(powers: dict[str, str], raw: Any, where: str) -> dict[str, list
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
             raise ReplayError(f"{where}: orders of {name} must be a list of strings")
         out[power] = list(texts)
+    return out
+
+
+def _read_results(raw: Any, where: str) -> dict[str, tuple[str, ...]]:
+    if not isinstance(raw, dict):
+        raise ReplayError(f"{where}: 'results' must be an object")
+    out: dict[str, tuple[str, ...]] = {}
+    for unit, codes in raw.items():
+        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+            raise ReplayError(f"{where}: results of {unit} must be a list of strings")
+        out[str(unit).upper()] = tuple(c for c in codes if c)
     return out
 
 
@@ -372,6 +410,108 @@ def compare(ours: GameState, theirs: GameState, phase_name: str | None) -> list[
     return out
 
 
+Facts = dict[str, bool]
+# Package codes that mean a move did not happen.
+_MOVE_FAILED = frozenset({"bounce", "no convoy", "void", "dislodged", "disrupted"})
+
+
+def compare_results(saved: SavedPhase, results: list[tuple[Order, Result]]) -> list[str]:
+    """Differences between our order results and the package's result codes for ``saved``'s
+    phase, one line each, on the facts both define (see the module's docstring)."""
+    if not saved.results or saved.state is None:
+        return []  # a record without results (older saves): nothing to compare
+    if saved.state.phase.kind == "adjustment":
+        return _compare_adjustments(saved, results)
+    out: list[str] = []
+    for order, result in results:
+        if isinstance(order, Waive):
+            continue
+        codes = saved.results.get(_saved_unit(saved, order.unit))
+        if codes is None:
+            continue
+        ours = _our_facts(order, result)
+        theirs = _package_facts(order, codes, saved)
+        differing = sorted(f for f in ours.keys() & theirs.keys() if ours[f] != theirs[f])
+        if differing:
+            out.append(
+                f"result of {order}: ours {result}, package {' '.join(codes) or 'ok'} "
+                f"({', '.join(differing)})"
+            )
+    return out
+
+
+def _saved_unit(saved: SavedPhase, unit: Unit) -> str:
+    """The unit as the package names it in its results (``F ENG``, ``F STP/SC``)."""
+    return f"{unit.type} {saved.spelling.get(unit.loc, unit.loc)}"
+
+
+def _our_facts(order: Order, result: Result) -> Facts:
+    outcome = result.outcome
+    if isinstance(order, Retreat):
+        return {"kept": outcome is Outcome.SUC, "bounced": outcome is Outcome.BNC}
+    if isinstance(order, Disband):
+        return {}  # the package marks an ordered disband 'disband' or nothing, either way
+    facts = {"dislodged": result.dislodged}
+    if isinstance(order, Move):
+        facts["moved"] = outcome is Outcome.SUC
+    elif isinstance(order, (SupportHold, SupportMove)):
+        facts["cut"] = outcome is Outcome.CUT
+        facts["void"] = outcome is Outcome.NSO
+    elif isinstance(order, Convoy):
+        facts["void"] = outcome is Outcome.NSO
+    return facts
+
+
+def _package_facts(order: Order, codes: tuple[str, ...], saved: SavedPhase) -> Facts:
+    """The same facts read from the package's codes for the unit of ``order`` (our order: a
+    hold where we refused the package's order, so only its dislodgement is compared)."""
+    got = set(codes)
+    if isinstance(order, Retreat):
+        return {"kept": "disband" not in got, "bounced": "bounce" in got}
+    if isinstance(order, Disband):
+        return {}
+    facts = {"dislodged": "dislodged" in got}
+    if isinstance(order, Move):
+        facts["moved"] = not got & _MOVE_FAILED
+    elif isinstance(order, (SupportHold, SupportMove)):
+        if not _helps_failed_convoy(order, saved) and not _helps_dislodge_own(order, saved):
+            facts["cut"] = "cut" in got
+            facts["void"] = "void" in got
+    elif isinstance(order, Convoy) and not _helps_failed_convoy(order, saved):
+        facts["void"] = "void" in got
+    return facts
+
+
+def _helps_failed_convoy(order: SupportHold | SupportMove | Convoy, saved: SavedPhase) -> bool:
+    """An order for an army whose convoy failed (``no convoy``): the package marks its
+    supports and convoys void or ``no convoy``; the DATC calls them given, to a move that
+    fails."""
+    if isinstance(order, SupportHold) or order.target.type != "A":
+        return False
+    return "no convoy" in saved.results.get(_saved_unit(saved, order.target), ())
+
+
+def _helps_dislodge_own(order: SupportHold | SupportMove, saved: SavedPhase) -> bool:
+    """A support for a move against a unit of the supporter's own power: void in the package,
+    given but not counted in the DATC (6.D.12, 6.E.3)."""
+    if not isinstance(order, SupportMove) or saved.state is None:
+        return False
+    defender = saved.state.units.get(province_of(order.dest))
+    return defender is not None and defender.power == order.unit.power
+
+
+def _compare_adjustments(saved: SavedPhase, results: list[tuple[Order, Result]]) -> list[str]:
+    # Only ``void`` is compared: the package also gives ``''`` to a build it did not make (one
+    # beyond the power's allowance), and a unit's missing result says nothing.
+    out = []
+    for o, r in results:
+        if not isinstance(o, (Build, Remove)) or r.outcome is not Outcome.SUC:
+            continue
+        if "void" in saved.results.get(_saved_unit(saved, o.unit), ()):
+            out.append(f"result of {o}: carried out here, void in the package")
+    return out
+
+
 def _list(items: Iterable[str]) -> str:
     return " ".join(sorted(items)) or "-"
 
@@ -385,7 +525,7 @@ OrderMap = dict[str, list[Order]]
 class Choice:
     """A documented rule on which the package differs, as a way to re-run a phase under it.
     ``orders`` rewrites the phase's accepted orders (None if the choice does not bear on
-    them); ``after`` rewrites our resulting state."""
+    them); ``after`` rewrites our resulting state; ``results`` our order results."""
 
     key: str
     label: str
@@ -394,6 +534,7 @@ class Choice:
     after: Callable[[GameState, list[tuple[Order, Result]], GameState], GameState | None] | None = (
         None
     )
+    results: Callable[[list[tuple[Order, Result]]], list[tuple[Order, Result]] | None] | None = None
 
 
 def _land_fallback(state: GameState, orders: OrderMap, saved: SavedPhase) -> OrderMap | None:
@@ -492,6 +633,40 @@ def _convoyed_attack_retreats(
     )
 
 
+def _convoyed_attacks_spare_supports(
+    results: list[tuple[Order, Result]],
+) -> list[tuple[Order, Result]] | None:
+    """The package's 1982 paradox rule: a support for or against a fleet convoying an army is
+    not cut by that army. Our cut supports whose every cutter is such an army are given."""
+    convoyed_by: dict[str, set[str]] = {}  # army province -> fleets ordered to convoy it
+    for o, r in results:
+        if isinstance(o, Convoy) and r.outcome is not Outcome.NSO:
+            convoyed_by.setdefault(o.target.province, set()).add(o.unit.province)
+    attacks: dict[str, list[Move]] = {}
+    for o, _ in results:
+        if isinstance(o, Move):
+            attacks.setdefault(province_of(o.dest), []).append(o)
+    out: list[tuple[Order, Result]] = []
+    changed = False
+    for o, r in results:
+        if (
+            isinstance(o, (SupportHold, SupportMove))
+            and r.outcome is Outcome.CUT
+            and not r.dislodged
+        ):
+            fleet = province_of(o.dest) if isinstance(o, SupportMove) else o.target.province
+            cutters = [
+                m
+                for m in attacks.get(o.unit.province, ())
+                if m.unit.power != o.unit.power and m.unit.province != fleet
+            ]
+            if cutters and all(fleet in convoyed_by.get(m.unit.province, ()) for m in cutters):
+                r = RESULTS[Outcome.SUC, False]
+                changed = True
+        out.append((o, r))
+    return out if changed else None
+
+
 def _went_by_convoy(
     gmap: GameMap, move: Move, convoy_of: Mapping[tuple[str, str], list[str]]
 ) -> bool:
@@ -572,6 +747,13 @@ CHOICES: tuple[Choice, ...] = (
         after=_convoyed_attack_retreats,
     ),
     Choice(
+        "4.A.2",
+        "DATC 3.0 4.A.2 convoy paradox rule (the package: 1982, a convoyed army does not cut "
+        "a support for or against its convoying fleet)",
+        "movement",
+        results=_convoyed_attacks_spare_supports,
+    ),
+    Choice(
         "4.D.8",
         "DATC 3.0 4.D.8 civil-disorder removal",
         "adjustment",
@@ -646,7 +828,7 @@ def _replay_phase(phases: list[SavedPhase], i: int) -> PhaseVerdict:
         )
     theirs = target.state
     target_name = None if target.completed else target.name
-    diffs = compare(result.state, theirs, target_name)
+    diffs = compare(result.state, theirs, target_name) + compare_results(saved, result.results)
     if not diffs:
         return PhaseVerdict(saved.name, target.name, "agree", (), refused=tuple(refused))
     explained = _explain(state, given, saved, theirs, target_name)
@@ -703,16 +885,20 @@ def _explain(
     for size in range(1, len(usable) + 1):
         for combo in combinations(usable, size):
             alt = _rerun(state, given, saved, combo)
-            if alt is not None and not compare(alt, theirs, target_name):
+            if (
+                alt is not None
+                and not compare(alt[0], theirs, target_name)
+                and not compare_results(saved, alt[1])
+            ):
                 return combo
     return None
 
 
 def _rerun(
     state: GameState, given: OrderMap, saved: SavedPhase, combo: tuple[Choice, ...]
-) -> GameState | None:
-    """Our next state with the choices in ``combo``; None if one of them changes nothing
-    (so a smaller set already covers this case)."""
+) -> tuple[GameState, list[tuple[Order, Result]]] | None:
+    """Our next state and order results with the choices in ``combo``; None if one of them
+    changes nothing (so a smaller set already covers this case)."""
     orders = given
     for c in combo:
         if c.orders is not None:
@@ -722,13 +908,19 @@ def _rerun(
             orders = new
     result = process(state, orders)
     after = result.state
+    results = result.results
     for c in combo:
         if c.after is not None:
             new_state = c.after(state, result.results, after)
             if new_state is None:
                 return None
             after = new_state
-    return after
+        if c.results is not None:
+            new_results = c.results(results)
+            if new_results is None:
+                return None
+            results = new_results
+    return after, results
 
 
 # -- output ---------------------------------------------------------------------------------

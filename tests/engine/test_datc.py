@@ -7,8 +7,14 @@ from pathlib import Path
 import pytest
 
 from cli.main import main
-from engine.datc import CaseFileError, parse_cases, run_case, run_file
+from engine import datc
+from engine.datc import Case, CaseFileError, Verdict, parse_cases, parse_verdict, run_case, run_file
 from engine.map import load_map
+from engine.notation import NotationError
+from engine.orders import RESULTS, Note, Order, Outcome, Result
+from engine.orderset import OrderSet
+from engine.state import GameState
+from engine.turn import PhaseResult, process
 
 DATC_DIR = Path(__file__).parent.parent / "datc"
 FILES = sorted(DATC_DIR.glob("datc_6?.txt"))
@@ -33,6 +39,11 @@ def test_every_chapter_6_case_is_transcribed() -> None:
     expected = {f"6.{s}.{i}" for s, n in counts.items() for i in range(1, n + 1)}
     assert expected <= ids
     assert len(expected) == 164
+
+
+def test_every_order_line_states_its_result() -> None:
+    unmarked = [f"{c.name} line {o.line}" for c in CASES for o in c.orders if o.expect is None]
+    assert unmarked == []
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
@@ -108,3 +119,144 @@ def test_bad_case_files_get_clear_errors(text: str, message: str) -> None:
 def test_cli_reports_unreadable_file(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     assert main(["datc", str(tmp_path / "missing.txt")]) == 2
     assert "missing.txt" in capsys.readouterr().err
+
+
+def _failing(monkeypatch: pytest.MonkeyPatch, run_phase) -> set[str]:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(datc, "process", run_phase)
+    return {c.name for c in CASES if not run_case(c, GMAP).passed}
+
+
+def _cases_with(pred) -> set[str]:  # type: ignore[no-untyped-def]
+    return {c.name for c in CASES if any(o.expect and pred(o.expect) for o in c.orders)}
+
+
+def test_dropping_every_order_fails_every_case_that_orders_something(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The runner used to check positions only: with every order dropped, 85 cases still passed.
+    def drop_orders(state: GameState, book: OrderSet) -> PhaseResult:
+        return process(state, OrderSet(state))
+
+    # A dropped order cannot show where every order is refused anyway or is a hold, nor where
+    # civil disorder removes what the dropped removals named (6.J.1).
+    unnoticeable = {
+        c.name
+        for c in CASES
+        if c.phase.kind == "adjustment"
+        or all(o.expect and (o.expect.illegal or o.text.upper().endswith(" H")) for o in c.orders)
+    }
+    failing = _failing(monkeypatch, drop_orders)
+    assert {c.name for c in CASES} - unnoticeable <= failing
+    assert len(failing) > 120  # most of the 165
+
+
+def test_orders_the_runner_cannot_read_fail_every_case_that_has_orders(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The old runner skipped an unreadable order, and the unit held.
+    def unreadable(*args: object, **kwargs: object) -> Order:
+        raise NotationError("unreadable")
+
+    def passes(case: Case) -> bool:
+        try:
+            return run_case(case, GMAP).passed
+        except CaseFileError:  # the unreadable previous orders of a retreat case
+            return False
+
+    monkeypatch.setattr(datc, "parse_order", unreadable)
+    assert {c.name for c in CASES if not passes(c)} == {c.name for c in CASES if c.orders}
+
+
+def _mutated(result: Result) -> Result:
+    other = Outcome.BNC if result.outcome is Outcome.SUC else Outcome.SUC
+    return RESULTS[other, result.dislodged]
+
+
+def test_every_mutated_result_fails_its_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    def mutate_results(state: GameState, book: OrderSet) -> PhaseResult:
+        real = process(state, book)
+        results = [(o, _mutated(r)) for o, r in real.results]
+        return PhaseResult(real.phase, results, real.state, real.centres_updated)
+
+    adjudicated = _cases_with(lambda v: not v.illegal)
+    assert _failing(monkeypatch, mutate_results) == adjudicated
+    assert len(adjudicated) > 120
+
+
+def test_a_wrong_dislodgement_flag_fails_its_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    def forget_dislodgements(state: GameState, book: OrderSet) -> PhaseResult:
+        real = process(state, book)
+        results = [(o, RESULTS[r.outcome, False]) for o, r in real.results]
+        return PhaseResult(real.phase, results, real.state, real.centres_updated)
+
+    assert _cases_with(lambda v: v.dislodged) <= _failing(monkeypatch, forget_dislodgements)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["succeeds", "holds", "bounces, dislodged", "cut, dislodged", "disrupted", "void",
+     "illegal", "illegal FAR", "illegal NSU, dislodged", "replaced", "dislodged"],
+)  # fmt: skip
+def test_result_markers_read_back(text: str) -> None:
+    verdict = parse_verdict(text)
+    again = parse_verdict(str(verdict))
+    assert again == verdict
+    assert isinstance(verdict, Verdict)
+
+
+def test_markers_carry_notes_and_dislodgement() -> None:
+    assert parse_verdict("illegal far") == Verdict(illegal=True, note=Note.FAR)
+    assert parse_verdict("dislodged") == Verdict(Outcome.SUC, dislodged=True)
+    assert parse_verdict("Bounces , Dislodged") == Verdict(Outcome.BNC, dislodged=True)
+    assert not parse_verdict("illegal FAR").matches(Verdict(illegal=True, note=Note.CST))
+    assert parse_verdict("illegal").matches(Verdict(illegal=True, note=Note.CST))
+
+
+@pytest.mark.parametrize(
+    "mark, message",
+    [("wins", "cannot read result"), ("illegal XYZ", "unknown THX note"),
+     ("bounces, cut", "cannot read result"), ("", "cannot read result")],
+)  # fmt: skip
+def test_bad_markers_are_case_file_errors(mark: str, message: str) -> None:
+    text = f"CASE x\nPRESTATE\n\tEngland: A LON\nORDERS\n\tEngland: A LON-WAL => {mark}\nEND\n"
+    with pytest.raises(CaseFileError, match=message):
+        parse_cases(text, GMAP)
+
+
+def _one_order_case(order: str) -> str:
+    return f"""CASE typo
+PRESTATE_SETPHASE Spring 1901, Movement
+PRESTATE
+\tEngland: A LON
+\tEngland: F NTH
+ORDERS
+\t{order}
+POSTSTATE_SAME
+END
+"""
+
+
+@pytest.mark.parametrize(
+    "order, message",
+    [
+        ("England: A LON-XYZ", "unknown province 'XYZ'"),
+        ("England: A LON-XYZ => illegal", "unknown province 'XYZ'"),
+        ("England: A LON jumps", "cannot read 'A LON jumps'"),
+        ("England: A YOR H", "refused (NSU: no such unit)"),
+        ("England: F NTH S A YOR", "refused (NSU: no such unit)"),
+        ("England: A LON-PAR => bounces", "A LON-PAR: illegal FAR, expected bounces"),
+        ("England: F LON-WAL => succeeds", "names F LON, but A LON stands there"),
+        ("England: F NTH S F LON => succeeds", "names F LON, but A LON stands there"),
+        ("England: A LON-YOR => holds", "'holds' is the result of a hold order"),
+    ],
+)
+def test_a_mistyped_order_fails_its_case_with_a_clear_message(order: str, message: str) -> None:
+    (case,) = parse_cases(_one_order_case(order), GMAP)
+    result = run_case(case, GMAP)
+    assert not result.passed
+    assert any(message in p for p in result.problems), result.problems
+
+
+def test_a_deliberately_illegal_order_is_marked_and_passes() -> None:
+    (case,) = parse_cases(_one_order_case("England: A YOR H => illegal NSU"), GMAP)
+    assert run_case(case, GMAP).passed

@@ -122,6 +122,53 @@ def test_a_tampered_movement_result_differs() -> None:
     assert f"units only in ours: FRA {lost}; only in package: -" in verdicts["S1901M"].differences
 
 
+def _tamper_results(phase: str, unit: str, codes: list[str]) -> Any:
+    data = _game("random_18.json")
+    saved = next(p for p in data["phases"] if p["name"] == phase)
+    assert unit in saved["results"]
+    saved["results"][unit] = codes
+    return _verdicts(data)[phase]
+
+
+@pytest.mark.parametrize(
+    "phase, unit, codes, line",
+    [
+        ("S1901M", "A BUD", ["bounce"], "result of A BUD - SER: ours SUC, package bounce (moved)"),
+        ("S1902M", "A VEN", ["bounce"], "result of A VEN - ROM: ours BNC RET, package bounce"),
+        ("S1902M", "F TRI", ["cut"], "result of F TRI S A PIE - VEN: ours SUC, package cut (cut)"),
+        ("S1902M", "A LVN", [], "result of A LVN S A WAR: ours NSO, package ok (void)"),
+        ("W1902A", "F BRE", ["void"], "result of F BRE B: carried out here, void in the package"),
+    ],
+)
+def test_a_tampered_order_result_differs(
+    phase: str, unit: str, codes: list[str], line: str
+) -> None:
+    verdict = _tamper_results(phase, unit, codes)
+    assert verdict.status == "differ"
+    assert any(d.startswith(line) for d in verdict.differences), verdict.differences
+
+
+def test_results_only_the_package_defines_are_not_differences() -> None:
+    data = _game("random_18.json")
+    s1902 = next(p for p in data["phases"] if p["name"] == "S1902M")
+    # Italy's support against its own A ROM counts for nothing: 'void' in the package only.
+    assert s1902["results"]["F NAP"] == ["void"]
+    f1905 = next(p for p in data["phases"] if p["name"] == "F1905M")
+    # Fleets convoying an army that was not carried: 'no convoy' in the package; ours stayed.
+    assert f1905["results"]["F MAO"] == ["no convoy"]
+    verdicts = _verdicts(data)
+    assert verdicts["S1902M"].status == "agree"
+    assert verdicts["F1905M"].status == "agree"
+
+
+def test_a_support_the_package_leaves_uncut_by_its_1982_paradox_rule_is_a_rule_choice() -> None:
+    verdict = _verdicts(_game("random_18.json"))["F1903M"]
+    # A YOR - DEN VIA, convoyed by F NTH, attacks F DEN S F NTH: cut under DATC 3.0.
+    assert verdict.status == "choice"
+    assert "4.A.2" in verdict.choices[0]
+    assert verdict.differences == ("result of F DEN S F NTH: ours CUT, package ok (cut)",)
+
+
 def test_json_lines_with_several_games(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "games.jsonl"
     path.write_text(
@@ -179,6 +226,8 @@ BAD_FILES: list[tuple[str, str | bytes, str]] = [
     ("fleet inland", json.dumps({"phases": [_units({"FRANCE": ["F PAR"]})]}), "cannot stand"),
     ("bad unit", json.dumps({"phases": [_units({"FRANCE": ["PARIS"]})]}), "not a unit"),
     ("bad retreat", json.dumps({"phases": [_retreat("A HOL", ["NTH"])]}), "cannot retreat to"),
+    ("bad results", json.dumps({"phases": [_phase(results={"A PAR": "bounce"})]}), "results of"),
+    ("results list", json.dumps({"phases": [_phase(results=["bounce"])]}), "'results' must be"),
 ]
 
 
