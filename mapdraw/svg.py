@@ -36,7 +36,7 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.state import GameState, Unit
+from engine.state import GameState, Phase, Unit
 from mapdraw.geometry import Geometry, Point, geometry
 
 # Okabe-Ito colours (distinguishable with the common colour-vision deficiencies), given to the
@@ -56,7 +56,8 @@ SEA = "#B9D5EA"
 
 UNIT_R = 13.0  # a unit's drawn radius, for where arrows start and stop
 UNIT_SCALE = 1.2  # the icons are drawn for a radius of 11
-SEASONS = {"SPR": "Spring", "SUM": "Summer", "FAL": "Fall", "AUT": "Autumn", "WIN": "Winter"}
+# Phases as players name them: DAIDE's SUM and AUT are the Spring and Fall retreats.
+SEASONS = {"SPR": "Spring", "SUM": "Spring", "FAL": "Fall", "AUT": "Fall", "WIN": "Winter"}
 KINDS = {"movement": "Movement", "retreat": "Retreats", "adjustment": "Adjustments"}
 OUTCOME_TEXT = {
     Outcome.SUC: "succeeded",
@@ -680,9 +681,14 @@ def _as_list(x: str | Iterable[str] | None) -> list[str]:
     return list(x)
 
 
+def phase_title(phase: Phase) -> str:
+    """A phase as players name it: ``Spring 1903 Retreats`` (DAIDE's ``SUM 1903``)."""
+    season = SEASONS.get(phase.season, phase.season)
+    return f"{season} {phase.year} {KINDS.get(phase.kind, phase.kind)}"
+
+
 def _phase_title(state: GameState) -> str:
-    ph = state.phase
-    return f"{SEASONS.get(ph.season, ph.season)} {ph.year} · {KINDS.get(ph.kind, ph.kind)}"
+    return phase_title(state.phase)
 
 
 # -- the document -------------------------------------------------------------------------
