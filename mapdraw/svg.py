@@ -3,7 +3,7 @@ their results.
 
 This is the one drawing of the board. ``diplomat render`` writes it to a file, and the web page
 shows it as the server renders it, attaching its click handlers to the element ids and classes
-documented in ``server/web/README-render.md`` (``prov-PAR``, ``loc-STP-NC``, ``unit-PAR`` ...).
+documented in ``mapdraw/README.md`` (``prov-PAR``, ``loc-STP-NC``, ``unit-PAR`` ...).
 Those ids and classes are a contract: change them only together with the page.
 
 The drawing scales to any width (a ``viewBox`` and no pixel sizes); its styles are scoped to the
@@ -53,6 +53,22 @@ POWER_COLOURS: dict[str, str] = {
 _SPARE_COLOURS = ("#E69F00", "#8C564B", "#7F7F7F", "#17BECF", "#BCBD22")
 LAND = "#EFE6CF"
 SEA = "#B9D5EA"
+# The land a power owns. Each keeps its units' hue, and every pair of these, the sea and
+# unowned land differs by at least 10 in CIEDE2000 for typical vision and with protanopia,
+# deuteranopia or tritanopia (tests/mapdraw/test_colours.py computes it); each is also apart
+# from its own units' colour, so a unit at home stands out. Chosen by a search under those
+# constraints, lightness kept at 60 or more so that names stay readable.
+LAND_COLOURS: dict[str, str] = {
+    "AUS": "#F7AD8C",  # salmon
+    "ENG": "#7094BA",  # steel blue
+    "FRA": "#82B7FD",  # light blue
+    "GER": "#BABABA",  # grey
+    "ITA": "#33B64A",  # green
+    "RUS": "#BC818E",  # dusty rose
+    "TUR": "#CDEA42",  # yellow-green
+}
+# Other maps' powers: their unit colour mixed into unowned land, by this much.
+LAND_TINT = 0.32
 
 UNIT_R = 13.0  # a unit's drawn radius, for where arrows start and stop
 UNIT_SCALE = 1.2  # the icons are drawn for a radius of 11
@@ -89,6 +105,11 @@ def power_colours(gmap: GameMap) -> dict[str, str]:
     for p in gmap.powers:
         out[p] = POWER_COLOURS.get(p) or next(spare)
     return out
+
+
+def land_colour(power: str, unit_colour: str) -> str:
+    """The fill of land ``power`` owns."""
+    return LAND_COLOURS.get(power) or _mix(unit_colour, LAND, LAND_TINT)
 
 
 def dom_id(loc: str) -> str:
@@ -171,8 +192,9 @@ _STYLE = """
 .dipmap .sc.neutral { fill: #FFFFFF; }
 .dipmap .coast-target { fill: #FFFFFF; fill-opacity: 0.55; stroke: #2F4858; stroke-width: 1;
   stroke-dasharray: 2 2; }
-.dipmap .coast-label { font-size: 8px; fill: #2F4858; text-anchor: middle;
-  dominant-baseline: central; pointer-events: none; }
+.dipmap .coast-label { font-size: 12px; font-weight: bold; fill: #2F4858; text-anchor: middle;
+  dominant-baseline: central; pointer-events: none; paint-order: stroke; stroke: #FFFFFF;
+  stroke-width: 3px; stroke-linejoin: round; }
 .dipmap .unit .body { stroke: #1E1E1E; stroke-width: 1.6; stroke-linejoin: round; }
 .dipmap .dislodged-ring { fill: #FFFFFF; fill-opacity: 0.7; stroke: #B00020; stroke-width: 2.4;
   stroke-dasharray: 4 2.5; }
@@ -219,7 +241,8 @@ _STYLE = """
 @media (max-width: 640px) {
   .dipmap .label { font-size: 15px; stroke-width: 3.5px; letter-spacing: 0; }
   .dipmap .label.sea { font-size: 14px; }
-  .dipmap .label.filler, .dipmap .coast-label { display: none; }
+  .dipmap .label.filler { display: none; }
+  .dipmap .coast-label { font-size: 13px; }
 }
 """
 
@@ -696,7 +719,7 @@ def _phase_title(state: GameState) -> str:
 
 # Sizes in the drawing's units.
 SC_RADIUS = 5.5
-COAST_LABEL_GAP = 8.0  # below a coast's circle
+COAST_LABEL_GAP = 9.0  # below a coast's circle
 DISLODGED_SCALE = 0.9  # a dislodged unit is drawn smaller, beside the one that took its place
 TITLE_AT = (16, 34)
 SUBTITLE_AT = (16, 56)
@@ -757,12 +780,13 @@ def render_map(
         *_head(scene),
         *_provinces(scene),
         *_borders(scene),
-        *_labels(scene),
         *_centres(scene),
         *_coasts(scene),
         *_highlights(scene),
         *_units(scene),
         *_orders(scene),
+        # Names over the orders: an arrow, ring or cross never hides one.
+        *_labels(scene),
         *_overlay(scene, title is not None, legend),
         "</svg>",
     ]
@@ -820,7 +844,7 @@ def _head(scene: _Scene) -> list[str]:
     heading = scene.heading
     style = _STYLE % {"sea": SEA, "land": LAND}
     power_css = "".join(
-        f".dipmap .prov.owner-{p} {{ fill: {_mix(c, LAND, 0.32)}; }}\n"
+        f".dipmap .prov.owner-{p} {{ fill: {land_colour(p, c)}; }}\n"
         f".dipmap .sc.owner-{p} {{ fill: {c}; }}\n"
         for p, c in scene.colours.items()
     )

@@ -392,7 +392,7 @@ class WebHub:
             "phase": name,
             "title": phase_title(state),
             "svg": render_map(session.gmap, state, results=results, legend=False),
-            "lines": result_lines(results),
+            "lines": result_lines(results, session.gmap),
             "centres": state.centre_counts(),
         }
         if processed:  # a processed phase never changes

@@ -56,7 +56,7 @@ async def test_kill_and_come_back(tmp_path: Path) -> None:
             )
             await page.send(t="ready", on=True)
             view = await page.until(lambda v: v["phase"] == "F1901M", timeout=30)
-            lines = {(r["power"], r["text"]) for r in view["results"]["lines"]}
+            lines = {(r["power"], r["text"]) for r in view["results"][0]["lines"]}
             assert ("ITA", "A VEN - TYR") in lines
     finally:
         stop_server(again)
