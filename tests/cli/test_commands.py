@@ -168,7 +168,7 @@ def test_dumbbots_help_ends_its_sentence() -> None:
         [sys.executable, "-m", "bots.dumbbot", "--help"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=120,
         cwd=ROOT,
     )
     description = done.stdout.split("\n\n")[1]

@@ -16,7 +16,7 @@ def _serve(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
          str(tmp_path / "cli.sqlite"), "--log-level", "warning", *args],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=120,
         cwd=ROOT,
     )  # fmt: skip
 

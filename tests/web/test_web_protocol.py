@@ -65,7 +65,7 @@ class Page:
         await self.ws.send_message(json.dumps(msg))
 
     async def until(
-        self, pred: Callable[[dict[str, Any]], bool], timeout: float = 20
+        self, pred: Callable[[dict[str, Any]], bool], timeout: float = 120
     ) -> dict[str, Any]:
         with trio.fail_after(timeout):
             if self.view and pred(self.view):
@@ -220,12 +220,12 @@ async def test_leaving_means_civil_disorder_and_the_link_brings_you_back(
     web: WebHub,
 ) -> None:
     seat, master = await order_and_leave(web, {"power": "TUR", "opponents": ["holdbot"] * 6})
-    with trio.fail_after(10):
+    with trio.fail_after(120):
         while master.seats["TUR"].client is not None:
             await trio.sleep(0.05)
     # In civil disorder the power is not waited for: the bots played on, and the order
     # given before leaving stood.
-    with trio.fail_after(10):
+    with trio.fail_after(120):
         while not master.history:
             await trio.sleep(0.05)
     first = {str(o.order) for o in master.history[0][1]}
@@ -234,7 +234,9 @@ async def test_leaving_means_civil_disorder_and_the_link_brings_you_back(
     view = await page.until(lambda v: v["stage"] == "playing" and "orders" in v)
     assert view["power"] == "TUR" and master.seats["TUR"].client is not None
     assert view["phase"] == master.state.phase.name
-    # A reload within the grace period does not leave the game at all.
+    # A reload within the grace period does not leave the game at all (a grace long enough
+    # that a busy machine reloads within it).
+    web.grace = 600.0
     client = master.seats["TUR"].client
     await cm.__aexit__(None, None, None)
     page, cm = await open_page(web, seat.game_id, seat.token)
@@ -320,7 +322,7 @@ async def test_results_since_your_last_orders_newest_first(web: WebHub) -> None:
         await page.until(lambda v: given(v) == ["A MAR S A PAR - BUR", "A PAR - BUR"])
         await page.send(t="ready", on=True)
         # The holdbot's retreat (a disband) needs nothing from France: on to the Fall.
-        view = await page.until(lambda v: v["phase"] == "F1901M" and "orders" in v, 60)
+        view = await page.until(lambda v: v["phase"] == "F1901M" and "orders" in v)
         groups = view["results"]
         assert [g["phase"] for g in groups] == ["S1901R", "S1901M"]
         assert [g["title"] for g in groups] == ["Spring 1901 Retreats", "Spring 1901 Movement"]
@@ -335,7 +337,7 @@ async def test_results_since_your_last_orders_newest_first(web: WebHub) -> None:
         assert ranks == sorted(ranks)
         # A new order in the Fall: the next results start again from it.
         await page.send(t="ready", on=True)
-        view = await page.until(lambda v: v["phase"] == "W1901A", 60)
+        view = await page.until(lambda v: v["phase"] == "W1901A")
         assert [g["phase"] for g in view["results"]] == ["F1901M"]
     finally:
         await cm.__aexit__(None, None, None)
@@ -350,7 +352,7 @@ async def test_coming_back_the_page_says_what_happened_while_away(web: WebHub) -
             await trio.sleep(0.1)
     page, cm = await open_page(web, seat.game_id, seat.token)
     try:
-        view = await page.until(lambda v: len(v.get("results") or []) >= 2, 60)
+        view = await page.until(lambda v: len(v.get("results") or []) >= 2)
         groups = view["results"]
         assert groups[-1]["phase"] == "S1901M" and not groups[-1]["away"]
         assert ("TUR", "A CON - BUL") in {(r["power"], r["text"]) for r in groups[-1]["lines"]}
