@@ -1,5 +1,6 @@
-"""DumbBot: David Norman's classic baseline bot (2002-2003, later updated by John Newbury),
-written afresh from the published description of its algorithm.
+"""DumbBot: David Norman's classic baseline bot, written afresh from its published algorithm.
+
+David Norman wrote it in 2002-2003, and John Newbury later updated it.
 
     python -m bots.dumbbot [--host H --port P | --stdio] [--seed N] [--power POW]
                            [--keep-ties] [--neutral-constant]

@@ -50,13 +50,20 @@ def register_demo(sub: Any) -> None:
         description="Play a game of uniformly random legal orders with the rules engine and "
         "print each phase's centre counts (a quick look at the engine; no server involved).",
     )
-    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    p.add_argument("--max-year", type=int, default=1910, help="last year to play (default 1910)")
+    p.add_argument("--seed", type=int, default=1, metavar="N", help="random seed (default 1)")
+    p.add_argument(
+        "--max-year",
+        type=int,
+        default=1910,
+        metavar="YEAR",
+        help="last year to play (default 1910)",
+    )
     p.add_argument("--orders", action="store_true", help="also print every order and result")
     p.set_defaults(handler=_demo)
 
 
 def _demo(args: argparse.Namespace) -> int:
+    from engine.orders import Waive
     from engine.simulate import random_game
 
     final = None
@@ -66,7 +73,10 @@ def _demo(args: argparse.Namespace) -> int:
         print(f"{res.phase.name:8} -> {res.state.phase.name:8} centres {counts}")
         if args.orders:
             for order, result in res.results:
-                print(f"    {order}  {result}")
+                # Lead: order-power call site (engine's order_power once it lands).
+                power = order.power if isinstance(order, Waive) else order.unit.power
+                text = "waives a build" if isinstance(order, Waive) else str(order)
+                print(f"    {power} {text}  {result}")
         final = res.state
     if final is not None:
         winner = final.winner()

@@ -4,43 +4,73 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 from cli.options import add_db_option, open_game, open_store
+from server.settings import default_db_path
+
+HIDDEN = "abandoned"  # games a tournament or server gave up on: listed with --all only
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("games", help="list stored games", description="List the stored games.")
     add_db_option(p)
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--all", action="store_true", help=f"also list {HIDDEN} games")
     p.set_defaults(handler=_games)
 
     p = sub.add_parser(
         "show",
         help="print a stored game's history",
-        description="Print a stored game: players, and per phase the orders with their "
-        "results and the supply centres.",
+        description="Print a stored game: its players, then per phase the orders with what "
+        "became of them, and the supply centres each power held at the end of each year.",
     )
     p.add_argument("game", type=int, help="game id (see diplomat games)")
     add_db_option(p)
-    p.add_argument("--json", action="store_true", help="print JSON for tools")
+    form = p.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="print JSON for tools")
+    form.add_argument(
+        "--daide", action="store_true", help="print the orders and results as DAIDE ORD messages"
+    )
     p.set_defaults(handler=_show)
 
+
 def _games(args: argparse.Namespace) -> int:
+    if not Path(args.db or default_db_path()).exists():
+        print("[]" if args.json else "no games yet")
+        return 0
     store = open_store(args, must_exist=True)
     if store is None:
         return 2
-    rows = store.games()
+    every = store.games()
+    rows = every if args.all else [r for r in every if r.status != HIDDEN]
     if args.json:
         print(json.dumps([_game_json(store, r) for r in rows], indent=1))
         return 0
+    hidden = len(every) - len(rows)
     if not rows:
-        print("no games")
-        return 0
-    print(f"{'id':>5}  {'status':9} {'phase':7} {'result':30} name")
-    for r in rows:
-        print(f"{r.id:>5}  {r.status:9} {r.phase or '-':7} {_result_text(r.result):30} {r.name}")
+        print("no games yet" if not every else "no games")
+    else:
+        for line in _table(rows):
+            print(line)
+    if hidden:
+        print(f"({hidden} {HIDDEN} game{'s' if hidden != 1 else ''} not listed: --all lists them)")
     return 0
+
+
+def _table(rows: list[Any]) -> list[str]:
+    """One line per game, every column as wide as its widest cell (nothing is cut); the
+    result, the longest, last."""
+    head = ("id", "status", "phase", "name", "result")
+    cells = [(str(r.id), r.status, r.phase or "-", r.name, _result_text(r.result)) for r in rows]
+    widths = [max(len(c[k]) for c in [head, *cells]) for k in range(len(head) - 1)]
+    out = []
+    for c in [head, *cells]:
+        first = c[0].rjust(widths[0])
+        middle = [c[k].ljust(widths[k]) for k in range(1, len(widths))]
+        out.append("  ".join([first, *middle, c[-1]]).rstrip())
+    return out
 
 
 def _result_text(result: dict[str, Any] | None) -> str:
@@ -48,7 +78,7 @@ def _result_text(result: dict[str, Any] | None) -> str:
         return "-"
     if result["kind"] == "solo":
         return f"solo {result['powers'][0]} {result['year']}"
-    return f"draw {' '.join(result['powers'])}"[:30]
+    return f"draw {' '.join(result['powers'])}"
 
 
 def _game_json(store: Any, row: Any) -> dict[str, Any]:
@@ -72,6 +102,15 @@ def _game_json(store: Any, row: Any) -> dict[str, Any]:
             for p in store.players(row.id)
         ],
     }
+
+
+def _player_status(status: str, eliminated: int | None) -> str:
+    """``eliminated 1906``, ``crashed, eliminated 1906``, ``playing``."""
+    if not eliminated:
+        return status
+    if status == "eliminated":
+        return f"eliminated {eliminated}"
+    return f"{status}, eliminated {eliminated}"
 
 
 def _show(args: argparse.Namespace) -> int:
@@ -111,14 +150,100 @@ def _show(args: argparse.Namespace) -> int:
     print(f"settings: {settings}")
     for p in store.players(row.id):
         label = f" [{p.label}]" if p.label else ""
-        out = f", eliminated {p.eliminated}" if p.eliminated else ""
-        print(f"  {p.power}: {p.name} {p.version}{label} ({p.status}{out})")
+        print(
+            f"  {p.power}: {p.name} {p.version}{label} ({_player_status(p.status, p.eliminated)})"
+        )
+    if args.daide:
+        _show_daide(states, by_phase, press)
+    else:
+        _show_readable(states, by_phase, press)
+    return 0
+
+
+def _show_daide(
+    states: list[tuple[str, dict[str, Any]]],
+    by_phase: dict[str, list[tuple[str, str]]],
+    press: list[Any],
+) -> None:
+    """Per phase: the centres held, each ORD message as stored, the press."""
     for phase, state in states:
         centres = " ".join(f"{pw}:{len(cs)}" for pw, cs in state["centres"].items() if cs)
         print(f"\n{phase}  centres {centres}")
         for _power, text in by_phase.get(phase, []):
             print(f"  {text}")
-        for p in press:
-            if p.phase == phase:
-                print(f"  press {p.sender} -> {' '.join(p.recipients)}: {p.body}")
-    return 0
+        _print_press(press, phase)
+
+
+def _show_readable(
+    states: list[tuple[str, dict[str, Any]]],
+    by_phase: dict[str, list[tuple[str, str]]],
+    press: list[Any],
+) -> None:
+    """Per phase its name as players say it and the orders by power (``A BUD - SER``) with
+    what became of them; after each year, the centres each power holds."""
+    from engine.orders import Waive
+    from engine.state import Phase
+    from mapdraw.svg import phase_title
+    from protocol import messages as m
+    from protocol.codec import codec_for
+
+    codec = codec_for()
+    for k, (phase, _state) in enumerate(states):
+        lines = by_phase.get(phase, [])
+        if lines or k == len(states) - 1:
+            print(f"\n{phase_title(Phase.parse(phase))} ({phase})")
+        last_power = ""
+        for power, text in lines:
+            msg = codec.parse_text(text)
+            if not isinstance(msg, m.Ord) or msg.order is None:
+                print(f"  {text}")
+                continue
+            outcome = _outcome_words(msg.result)
+            shown = power if power != last_power else ""
+            last_power = power
+            order = "waives a build" if isinstance(msg.order, Waive) else str(msg.order)
+            print(f"  {shown:3}  {order}" + (f"  ({outcome})" if outcome else ""))
+        _print_press(press, phase)
+        nxt = states[k + 1][1] if k + 1 < len(states) else None
+        year = Phase.parse(phase).year
+        if nxt is not None and Phase.parse(states[k + 1][0]).year != year:
+            print(f"\ncentres at the end of {year}: {_centre_counts(nxt)}")
+    if len(states) > 1 and Phase.parse(states[-2][0]).year == Phase.parse(states[-1][0]).year:
+        print(f"\ncentres now: {_centre_counts(states[-1][1])}")
+
+
+def _centre_counts(state: dict[str, Any]) -> str:
+    counts = sorted(
+        ((pw, len(cs)) for pw, cs in state["centres"].items() if cs), key=lambda x: (-x[1], x[0])
+    )
+    return ", ".join(f"{pw} {n}" for pw, n in counts)
+
+
+def _outcome_words(result: Any) -> str:
+    """What became of an order: ``bounced``, ``cut, dislodged``, or nothing when it worked."""
+    from engine.orders import NOTE_TEXT, Outcome, Result
+
+    words = {
+        Outcome.SUC: "",
+        Outcome.BNC: "bounced",
+        Outcome.CUT: "cut",
+        Outcome.DSR: "disrupted",
+        Outcome.NSO: "void",
+    }
+    if isinstance(result, Result):
+        said = [words.get(result.outcome, result.outcome.value)]
+        dislodged = result.dislodged
+    elif result is not None:
+        said = [NOTE_TEXT.get(result.note, result.note.value)] if result.note is not None else []
+        dislodged = result.retreat
+    else:
+        return ""
+    if dislodged:
+        said.append("dislodged")
+    return ", ".join(w for w in said if w)
+
+
+def _print_press(press: list[Any], phase: str) -> None:
+    for p in press:
+        if p.phase == phase:
+            print(f"  press {p.sender} -> {' '.join(p.recipients)}: {p.body}")

@@ -30,12 +30,17 @@ def build_parser() -> argparse.ArgumentParser:
     engine.register(sub)
     daide.register(sub)
     render.register(sub)
+    for command in sub.choices.values():
+        command.set_defaults(command_parser=command)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        # Told by the subcommand, with its own usage (not the top-level one).
+        args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     handler: Handler = args.handler
     try:
         return handler(args)

@@ -15,18 +15,29 @@ from server.settings import GameSettings, default_db_path
 def add_game_options(p: argparse.ArgumentParser) -> None:
     """The options that set how a game is played (shared with the tournament command)."""
     g = p.add_argument_group("game settings")
-    g.add_argument("--map", default="standard", help="map name (default: standard)")
-    g.add_argument("--level", type=int, default=0, help="press level LVL (0 = no press)")
-    g.add_argument("--mtl", type=int, help="movement deadline in seconds (default: none)")
-    g.add_argument("--rtl", type=int, help="retreat deadline in seconds")
-    g.add_argument("--btl", type=int, help="build deadline in seconds")
-    g.add_argument("--ptl", type=int, help="press stops this many seconds before MTL")
+    g.add_argument("--map", default="standard", metavar="NAME", help="map name (default: standard)")
+    g.add_argument(
+        "--level", type=int, default=0, metavar="LEVEL", help="press level (0 = no press)"
+    )
+    g.add_argument("--mtl", type=int, metavar="SECONDS", help="movement deadline (default: none)")
+    g.add_argument("--rtl", type=int, metavar="SECONDS", help="retreat deadline (default: none)")
+    g.add_argument("--btl", type=int, metavar="SECONDS", help="build deadline (default: none)")
+    g.add_argument(
+        "--ptl",
+        type=int,
+        metavar="SECONDS",
+        help="press stops this many seconds before the movement deadline",
+    )
     g.add_argument("--dsd", action="store_true", help="deadlines stop while a player is away")
     g.add_argument("--aoa", action="store_true", help="any orders accepted")
-    g.add_argument("--pda", action="store_true", help="partial draws allowed (LVL >= 10)")
+    g.add_argument(
+        "--pda", action="store_true", help="partial draws allowed (press level 10 and up)"
+    )
     g.add_argument("--npr", action="store_true", help="no press in retreat phases")
     g.add_argument("--npb", action="store_true", help="no press in build phases")
-    g.add_argument("--max-year", type=int, help="end the game as a draw after this year")
+    g.add_argument(
+        "--max-year", type=int, metavar="YEAR", help="end the game as a draw after this year"
+    )
     g.add_argument(
         "--draw-after",
         type=int,
@@ -58,16 +69,34 @@ def add_db_option(p: argparse.ArgumentParser) -> None:
         "--db",
         type=Path,
         default=None,
+        metavar="PATH",
         help=f"SQLite database (default: {default_db_path()})",
     )
 
 
+def port_number(text: str) -> int:
+    """An ``argparse`` type: a TCP port, 0 (any free port) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port (0 to 65535; 0 = any free port)")
+    return port
+
+
 def open_store(args: argparse.Namespace, must_exist: bool) -> Any:
+    """The database of ``--db`` (or the default one), or None after printing why not. Only the
+    default location has its folder created: a ``--db`` in a folder that does not exist is
+    more likely a typing mistake than a wish for new folders."""
     from server.store import Store, StoreError
 
-    path = args.db or default_db_path()
-    if must_exist and not Path(path).exists():
+    path = Path(args.db or default_db_path())
+    if must_exist and not path.exists():
         print(f"error: no database at {path}", file=sys.stderr)
+        return None
+    if args.db is not None and not path.parent.is_dir():
+        print(f"error: --db {path}: the folder {path.parent} does not exist", file=sys.stderr)
         return None
     try:
         return Store(path)

@@ -9,7 +9,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from cli.options import add_db_option, add_game_options, first_error, game_settings, open_store
+from cli.options import (
+    add_db_option,
+    add_game_options,
+    first_error,
+    game_settings,
+    open_store,
+    port_number,
+)
 from cli.web_options import add_web_options, game_spec
 from server.settings import DEFAULT_PORT
 
@@ -21,19 +28,36 @@ def register(sub: Any) -> None:
         description="Host DAIDE games: clients connect over TCP (DAIDE binary, or DAIDE text "
         "lines for nc); a game is always open for the next seven players to send NME.",
     )
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0 = any)"
+        "--host",
+        default="127.0.0.1",
+        metavar="ADDRESS",
+        help="address to listen on (default 127.0.0.1)",
+    )
+    p.add_argument(
+        "--port",
+        type=port_number,
+        default=DEFAULT_PORT,
+        help=f"TCP port (default {DEFAULT_PORT}; 0 = any free port)",
     )
     add_db_option(p)
     p.add_argument(
         "--rejoin-grace",
         type=float,
         default=60.0,
+        metavar="SECONDS",
         help="after a restart, seconds to wait for players to come back with IAM (default 60)",
     )
-    p.add_argument("--seed", type=int, help="random seed (passcodes, power assignment)")
-    p.add_argument("--log-level", default="info", help="debug, info, warning (default info)")
+    p.add_argument(
+        "--seed", type=int, metavar="N", help="random seed (passcodes, power assignment)"
+    )
+    p.add_argument(
+        "--log-level",
+        default="info",
+        choices=["debug", "info", "warning", "error"],
+        metavar="LEVEL",
+        help="debug, info, warning or error (default info)",
+    )
     p.add_argument("--log-json", action="store_true", help="log JSON even on a terminal")
     add_game_options(p)
     add_web_options(p)
@@ -43,9 +67,10 @@ def register(sub: Any) -> None:
 def _serve(args: argparse.Namespace) -> int:
     import trio
 
+    from engine.map import load_map
     from server.app import Server
     from server.logs import configure_logging
-    from web.hub import WebHub
+    from web.hub import WebHub, read_spec
 
     try:
         settings = game_settings(args)
@@ -57,10 +82,17 @@ def _serve(args: argparse.Namespace) -> int:
         if args.no_web:
             print("error: --play needs the web page (drop --no-web)", file=sys.stderr)
             return 2
+        # Checked before the server starts, so that a mistake leaves no game behind.
         try:
             play = game_spec(args)
         except ValueError as exc:
             print(f"error: --against: {exc}", file=sys.stderr)
+            return 2
+        try:
+            read_spec(play, load_map(settings.map))
+        except ValueError as exc:
+            why = first_error(exc) if isinstance(exc, ValidationError) else str(exc)
+            print(f"error: --play: {why}", file=sys.stderr)
             return 2
     configure_logging(args.log_level, True if args.log_json else None)
     store = open_store(args, must_exist=False)

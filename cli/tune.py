@@ -21,7 +21,7 @@ def register(sub: Any) -> None:
         "tune",
         help="tune a bot's parameters against a field of bots (stochastic hill climbing)",
         description=(
-            "Each candidate setting of the parameters plays a tournament of GAMES games: the "
+            "Each candidate setting of the parameters plays a tournament of N games (--games): the "
             "bot, started with --param NAME=VALUE for each parameter, in one seat against the "
             "six of --against, seats rotated over the powers, the same seeds for every "
             "candidate. Its score is its seat's mean Sum-of-Squares share. A step moves the "
@@ -57,20 +57,33 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--against", required=True, metavar="SEATS", help="the six opponents, e.g. 'dumbbot:6'"
     )
-    p.add_argument("--games", type=int, default=14, help="games per candidate (default 14)")
-    p.add_argument("--iterations", type=int, default=10, help="steps per climb (default 10)")
-    p.add_argument("--restarts", type=int, default=1, help="climbs in all (default 1)")
     p.add_argument(
-        "--step", type=float, default=0.25, help="step size as a share of each range (0.25)"
+        "--games", type=int, default=14, metavar="N", help="games per candidate (default 14)"
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the games and the climb")
+    p.add_argument(
+        "--iterations", type=int, default=10, metavar="K", help="steps per climb (default 10)"
+    )
+    p.add_argument("--restarts", type=int, default=1, metavar="R", help="climbs in all (default 1)")
+    p.add_argument(
+        "--step",
+        type=float,
+        default=0.25,
+        metavar="SHARE",
+        help="step size as a share of each range (0.25)",
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, metavar="N", help="seed of the games and the climb"
+    )
     p.add_argument(
         "--parallel",
         type=int,
         default=os.cpu_count() or 1,
+        metavar="N",
         help="games played at once (default: the number of cores)",
     )
-    p.add_argument("--json", type=Path, help="write every candidate and the best as JSON")
+    p.add_argument(
+        "--json", type=Path, metavar="PATH", help="write every candidate and the best as JSON"
+    )
     add_db_option(p)
     add_game_options(p)
     p.set_defaults(handler=_tune, mtl=30, rtl=15, btl=15, max_year=1915)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from cli.options import port_number
+
 DEFAULT_WEB_PORT = 8080
 
 
@@ -12,9 +14,11 @@ def add_web_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("web page (playing in the browser)")
     g.add_argument(
         "--web-port",
-        type=int,
+        type=port_number,
+        metavar="PORT",
         default=DEFAULT_WEB_PORT,
-        help=f"port of the web page, on the same host (default {DEFAULT_WEB_PORT}; 0 = any)",
+        help=f"port of the web page, on the same host (default {DEFAULT_WEB_PORT}; 0 = any free "
+        "port)",
     )
     g.add_argument("--no-web", action="store_true", help="serve no web page")
     g.add_argument(

@@ -285,8 +285,23 @@ def _border_kind(gmap: GameMap, a: str, b: str | None) -> str:
     return "land"
 
 
+# Smoothing of border lines: coasts get a hand-drawn wobble (two passes of midpoint
+# displacement, each (amount, salt)), then every non-frame border is rounded by corner cutting
+# and thinned to what shows at drawing scale.
+COAST_WIGGLES: tuple[tuple[float, int], ...] = ((7.0, 1), (3.5, 2))
+SMOOTHING_ROUNDS = 3
+SIMPLIFY_TOLERANCE = 0.3
+# Without a layout frame, the frame is the seeds' extent plus this share of it on every side.
+FRAME_MARGIN = 0.06
+# A layout frame's edges are curves once projected: sampled at this many steps.
+FRAME_SAMPLES = 20
+
+
 @cache
 def geometry(gmap: GameMap) -> Geometry:
+    """The drawing's shapes for ``gmap``: seeds, their Voronoi cells, the borders between
+    regions smoothed once and shared by both sides, the outlines they close, and where units,
+    names and centre markers go."""
     layout = LAYOUTS.get(gmap.name, Layout())
     proj = Projection(lenses=layout.lenses)
     positions = gmap.positions
@@ -294,10 +309,53 @@ def geometry(gmap: GameMap) -> Geometry:
     if missing:
         raise ValueError(f"map {gmap.name} has no display position for {', '.join(missing)}")
 
-    # Seeds in projected (unscaled) coordinates.
+    seed_pts, seed_region = _seeds(gmap, layout, proj)
+    fx0, fx1, fy0, fy1 = _frame(layout, proj, seed_pts)
+    scale = WIDTH / (fx1 - fx0)
+    height = round((fy1 - fy0) * scale, 1)
+
+    def to_svg(p: Point) -> Point:
+        return ((p[0] - fx0) * scale, (p[1] - fy0) * scale)
+
+    seeds = [to_svg(p) for p in seed_pts]
+    cells = voronoi(seeds, (0.0, 0.0, WIDTH, height))
+    edges = _cell_edges(cells, seed_region)
+    net = _BorderNet(gmap, edges, height)
+    outlines = {
+        region: _outline_loops(out_edges, net.chains, net.junction)
+        for region, out_edges in edges.by_region.items()
+    }
+
+    given = {
+        loc: to_svg(proj(*positions[loc]))
+        for loc in positions
+        if province_of(loc) in gmap.provinces
+    }
+    anchors, labels, centres, asides = _place(gmap, layout, outlines, net.borders, given, height)
+    fillers = {name: title for name, (title, _) in layout.fillers.items()}
+    for name, (_title, fpts) in layout.fillers.items():
+        if fpts:
+            labels[name] = to_svg(proj(*fpts[0]))
+    return Geometry(
+        WIDTH,
+        height,
+        outlines,
+        net.borders,
+        anchors,
+        labels,
+        centres,
+        fillers,
+        net.touching,
+        list(zip(seed_region, seeds, strict=True)),
+        asides,
+    )
+
+
+def _seeds(gmap: GameMap, layout: Layout, proj: Projection) -> tuple[list[Point], list[str]]:
+    """Seed points in projected (unscaled) coordinates, and the region each one grows: every
+    province's display position and shaping points, then the fillers' seeds."""
     seed_pts: list[Point] = []
     seed_region: list[str] = []
-
     seen: set[tuple[float, float]] = set()
 
     def add(region: str, latlons: Iterable[tuple[float, float]]) -> None:
@@ -310,37 +368,45 @@ def geometry(gmap: GameMap) -> Geometry:
             seed_region.append(region)
 
     for prov in gmap.provinces:
-        add(prov, [positions[prov], *layout.shape.get(prov, ())])
+        add(prov, [gmap.positions[prov], *layout.shape.get(prov, ())])
     for name, (_, filler_seeds) in layout.fillers.items():
         add(name, filler_seeds)
+    return seed_pts, seed_region
 
-    # The frame: the layout's (the extremes of its edges), or the seeds' extent with a margin.
+
+def _frame(
+    layout: Layout, proj: Projection, seed_pts: list[Point]
+) -> tuple[float, float, float, float]:
+    """The frame (x0, x1, y0, y1) in projected coordinates: the extremes of the layout's
+    frame edges, or the seeds' extent with a margin."""
     if layout.frame is not None:
         south, west, north, east = layout.frame
-        steps = [k / 20 for k in range(21)]
+        steps = [k / FRAME_SAMPLES for k in range(FRAME_SAMPLES + 1)]
         fx0 = min(proj(south + t * (north - south), west)[0] for t in steps)
         fx1 = max(proj(south + t * (north - south), east)[0] for t in steps)
         fy0 = min(proj(north, west + t * (east - west))[1] for t in steps)
         fy1 = max(proj(south, west + t * (east - west))[1] for t in steps)
-    else:
-        xs = [p[0] for p in seed_pts]
-        ys = [p[1] for p in seed_pts]
-        mx = (max(xs) - min(xs)) * 0.06
-        my = (max(ys) - min(ys)) * 0.06
-        fx0, fx1, fy0, fy1 = min(xs) - mx, max(xs) + mx, min(ys) - my, max(ys) + my
-    scale = WIDTH / (fx1 - fx0)
-    height = round((fy1 - fy0) * scale, 1)
+        return fx0, fx1, fy0, fy1
+    xs = [p[0] for p in seed_pts]
+    ys = [p[1] for p in seed_pts]
+    mx = (max(xs) - min(xs)) * FRAME_MARGIN
+    my = (max(ys) - min(ys)) * FRAME_MARGIN
+    return min(xs) - mx, max(xs) + mx, min(ys) - my, max(ys) + my
 
-    def to_svg(p: Point) -> Point:
-        return ((p[0] - fx0) * scale, (p[1] - fy0) * scale)
 
-    seeds = [to_svg(p) for p in seed_pts]
-    cells = voronoi(seeds, (0.0, 0.0, WIDTH, height))
+@dataclass
+class _CellEdges:
+    """The cells' edges between different regions, with snapped vertex ids."""
 
+    points: list[Point]  # vertex id -> point
+    by_region: dict[str, dict[int, list[int]]]  # region -> directed edges u -> [v, ...]
+    sides: dict[tuple[int, int], tuple[str, str | None]]  # undirected edge -> its two regions
+
+
+def _cell_edges(cells: list[list[tuple[Point, int]]], seed_region: list[str]) -> _CellEdges:
     verts = _Vertices()
-    # Directed border edges (u, v) per region, and the region on the other side of each.
-    region_edges: dict[str, dict[int, list[int]]] = {}
-    undirected: dict[tuple[int, int], tuple[str, str | None]] = {}
+    by_region: dict[str, dict[int, list[int]]] = {}
+    sides: dict[tuple[int, int], tuple[str, str | None]] = {}
     for i, cell in enumerate(cells):
         region = seed_region[i]
         n = len(cell)
@@ -354,120 +420,111 @@ def geometry(gmap: GameMap) -> Geometry:
             if u == v:
                 continue
             # (A vertex can start two edges of one region, where the region pinches.)
-            region_edges.setdefault(region, {}).setdefault(u, []).append(v)
+            by_region.setdefault(region, {}).setdefault(u, []).append(v)
             key = (min(u, v), max(u, v))
-            undirected.setdefault(key, (region, other))
+            sides.setdefault(key, (region, other))
+    return _CellEdges(verts.points, by_region, sides)
 
-    # Junctions: vertices where more than two border edges meet, or on the frame. Border
-    # chains run between junctions and are smoothed once, so neighbours share the same curve.
-    degree: dict[int, int] = {}
-    for u, v in undirected:
-        degree[u] = degree.get(u, 0) + 1
-        degree[v] = degree.get(v, 0) + 1
-    pts = verts.points
 
-    def on_frame(k: int) -> bool:
-        x, y = pts[k]
-        return min(abs(x), abs(y), abs(x - WIDTH), abs(y - height)) < 1e-6
+class _BorderNet:
+    """The border lines: chains of cell edges between junctions (vertices where more than two
+    border edges meet, or on the frame), each smoothed once so neighbours share one curve."""
 
-    junction = {k for k, d in degree.items() if d != 2 or on_frame(k)}
-    adjacency: dict[int, list[int]] = {}
-    for u, v in undirected:
-        adjacency.setdefault(u, []).append(v)
-        adjacency.setdefault(v, []).append(u)
+    def __init__(self, gmap: GameMap, edges: _CellEdges, height: float) -> None:
+        self.gmap = gmap
+        self.pts = edges.points
+        self.sides = edges.sides
+        self.height = height
+        # Each chain under its first directed edge: the vertex ids it runs through and its
+        # points.
+        self.chains: dict[tuple[int, int], tuple[list[int], list[Point]]] = {}
+        self.borders: list[Border] = []
+        self.touching: set[frozenset[str]] = set()
+        self.adjacency: dict[int, list[int]] = {}
+        degree: dict[int, int] = {}
+        for u, v in self.sides:
+            degree[u] = degree.get(u, 0) + 1
+            degree[v] = degree.get(v, 0) + 1
+        self.junction = {k for k, d in degree.items() if d != 2 or self._on_frame(k)}
+        for u, v in self.sides:
+            self.adjacency.setdefault(u, []).append(v)
+            self.adjacency.setdefault(v, []).append(u)
+        self.covered: set[tuple[int, int]] = set()
+        for j in sorted(self.junction):
+            for n in sorted(self.adjacency.get(j, ())):
+                if (min(j, n), max(j, n)) not in self.covered:
+                    self._build_from(j, n)
+        # Loops with no junction at all (a region wholly inside another).
+        for u, v in sorted(self.sides):
+            if (u, v) not in self.covered:
+                self.junction.add(u)
+                self._build_from(u, v)
 
-    # Each chain under its first directed edge: the vertex ids it runs through and its points.
-    chains: dict[tuple[int, int], tuple[list[int], list[Point]]] = {}
-    borders: list[Border] = []
-    touching: set[frozenset[str]] = set()
+    def _on_frame(self, k: int) -> bool:
+        x, y = self.pts[k]
+        return min(abs(x), abs(y), abs(x - WIDTH), abs(y - self.height)) < 1e-6
 
-    def trace(start: int, nxt: int) -> list[int]:
+    def _trace(self, start: int, nxt: int) -> list[int]:
         path = [start, nxt]
-        while path[-1] not in junction:
+        while path[-1] not in self.junction:
             a, b = path[-2], path[-1]
-            path.append(next(x for x in adjacency[b] if x != a))
+            path.append(next(x for x in self.adjacency[b] if x != a))
         return path
 
-    def build_chain(path: list[int]) -> None:
-        a, b = undirected[(min(path[0], path[1]), max(path[0], path[1]))]
-        kind = _border_kind(gmap, a, b)
-        raw = [pts[k] for k in path]
+    def _build_from(self, j: int, n: int) -> None:
+        path = self._trace(j, n)
+        self.covered.update((min(a, b), max(a, b)) for a, b in itertools.pairwise(path))
+        self._build_chain(path)
+
+    def _build_chain(self, path: list[int]) -> None:
+        a, b = self.sides[(min(path[0], path[1]), max(path[0], path[1]))]
+        kind = _border_kind(self.gmap, a, b)
+        raw = [self.pts[k] for k in path]
         if kind != "frame":
-            if kind == "coast":
-                raw = _wiggle(_wiggle(raw, 7.0, 1), 3.5, 2)
-            raw = _simplify(_chaikin(raw, 3), 0.3)
-        chains[(path[0], path[1])] = (path, raw)
-        chains[(path[-1], path[-2])] = (path[::-1], raw[::-1])
-        borders.append(Border(a, b, kind, tuple(raw)))
+            raw = _smooth_border(raw, kind == "coast")
+        self.chains[(path[0], path[1])] = (path, raw)
+        self.chains[(path[-1], path[-2])] = (path[::-1], raw[::-1])
+        self.borders.append(Border(a, b, kind, tuple(raw)))
         if b is not None:
-            touching.add(frozenset((a, b)))
+            self.touching.add(frozenset((a, b)))
 
-    covered: set[tuple[int, int]] = set()
 
-    def build_from(j: int, n: int) -> None:
-        path = trace(j, n)
-        covered.update((min(a, b), max(a, b)) for a, b in itertools.pairwise(path))
-        build_chain(path)
+def _smooth_border(raw: list[Point], coast: bool) -> list[Point]:
+    if coast:
+        for amount, salt in COAST_WIGGLES:
+            raw = _wiggle(raw, amount, salt)
+    return _simplify(_chaikin(raw, SMOOTHING_ROUNDS), SIMPLIFY_TOLERANCE)
 
-    for j in sorted(junction):
-        for n in sorted(adjacency.get(j, ())):
-            if (min(j, n), max(j, n)) not in covered:
-                build_from(j, n)
-    # Loops with no junction at all (a region wholly inside another).
-    for u, v in sorted(undirected):
-        if (u, v) not in covered:
-            junction.add(u)
-            build_from(u, v)
 
-    outlines: dict[str, list[list[Point]]] = {}
-    for region, edges in region_edges.items():
-        loops: list[list[Point]] = []
-        unused = {u: list(vs) for u, vs in edges.items()}
+def _outline_loops(
+    edges: dict[int, list[int]],
+    chains: dict[tuple[int, int], tuple[list[int], list[Point]]],
+    junction: set[int],
+) -> list[list[Point]]:
+    """A region's closed loops, walked along the shared smoothed chains of its edges."""
+    loops: list[list[Point]] = []
+    unused = {u: list(vs) for u, vs in edges.items()}
 
-        def take(u: int, v: int, unused: dict[int, list[int]] = unused) -> None:
-            unused[u].remove(v)
-            if not unused[u]:
-                del unused[u]
+    def take(u: int, v: int) -> None:
+        unused[u].remove(v)
+        if not unused[u]:
+            del unused[u]
 
-        while unused:
-            start = next((k for k in unused if k in junction), next(iter(unused)))
-            loop: list[Point] = []
-            cur = start
-            while cur in unused:
-                v = unused[cur][0]
-                ids, cpts = chains[(cur, v)]
-                for e0, e1 in itertools.pairwise(ids):
-                    take(e0, e1)
-                loop.extend(cpts[:-1])
-                cur = ids[-1]
-                if cur == start:
-                    break
-            loops.append(loop)
-        outlines[region] = loops
-
-    given = {
-        loc: to_svg(proj(*positions[loc]))
-        for loc in positions
-        if province_of(loc) in gmap.provinces
-    }
-    anchors, labels, centres, asides = _place(gmap, layout, outlines, borders, given, height)
-    fillers = {name: title for name, (title, _) in layout.fillers.items()}
-    for name, (_title, fpts) in layout.fillers.items():
-        if fpts:
-            labels[name] = to_svg(proj(*fpts[0]))
-    return Geometry(
-        WIDTH,
-        height,
-        outlines,
-        borders,
-        anchors,
-        labels,
-        centres,
-        fillers,
-        touching,
-        list(zip(seed_region, seeds, strict=True)),
-        asides,
-    )
+    while unused:
+        start = next((k for k in unused if k in junction), next(iter(unused)))
+        loop: list[Point] = []
+        cur = start
+        while cur in unused:
+            v = unused[cur][0]
+            ids, cpts = chains[(cur, v)]
+            for e0, e1 in itertools.pairwise(ids):
+                take(e0, e1)
+            loop.extend(cpts[:-1])
+            cur = ids[-1]
+            if cur == start:
+                break
+        loops.append(loop)
+    return loops
 
 
 # -- where units, names and centre markers go ---------------------------------------------
@@ -652,78 +709,96 @@ def _first(
     return f(p, place)[0]
 
 
-def _place(
-    gmap: GameMap,
-    layout: Layout,
-    outlines: dict[str, list[list[Point]]],
-    borders: list[Border],
-    given: dict[str, Point],
-    height: float,
-) -> tuple[dict[str, Point], dict[str, Point], dict[str, Point], dict[str, Point]]:
+# Placement works on a raster of the map with cells this many units wide.
+RASTER_STEP = 4.0
+# How far a unit may move from the map's position for it (seas are larger and emptier).
+SEARCH_RADIUS_SEA = 120.0
+SEARCH_RADIUS_LAND = 70.0
+# Boxes placed within the search radius plus this margin are the ones that can be in the way.
+NEARBY_MARGIN = 60.0
+# Below these clearances (distance to the province's border) a unit or a name does not fit.
+MIN_UNIT_ROOM = 6.0
+MIN_LABEL_ROOM = 4.0
+# Room beyond these clearances earns nothing more.
+UNIT_ROOM_CAP = 17.0
+LABEL_ROOM_CAP = 13.0
+MARKER_ROOM_CAP = 7.0
+# Score lost per unit of distance from the map's position.
+DRIFT_PENALTY = 0.08
+# A centre marker stands this far from the name's middle: half the name and a gap.
+MARKER_GAP_PER_CHAR = 4.8
+MARKER_GAP = 7.0
+# The marker's score: its preferred side first, never between a side name and its unit, and
+# half of it counts towards the arrangement.
+MARKER_SECOND_SIDE_PENALTY = 0.5
+MARKER_BETWEEN_PENALTY = 20.0
+MARKER_WEIGHT = 0.5
+# Scores that rule an arrangement out.
+NO_ROOM = -1e9
+NAME_OUTSIDE = -1e6
+# Coasts: a spot within this distance of the shore, clear of the province's main unit.
+COAST_SEARCH_RADIUS = 50.0
+COAST_NEARBY = 110.0
+MIN_COAST_ROOM = 4.0
+COAST_ROOM_CAP = 13.0
+COAST_DRIFT_PENALTY = 0.25
+COAST_CROWD_DISTANCE = 36.0
+# A dislodged unit: one of ASIDE_STEPS spots on a circle around the unit, starting below
+# right and turning clockwise, each later spot slightly less preferred.
+ASIDE_DISTANCE = 25.0
+ASIDE_STEPS = 12
+ASIDE_FIRST_ANGLE = 35.0
+ASIDE_ANGLE_STEP = 30.0
+ASIDE_TURN_PENALTY = 0.15
+ASIDE_HALF = 12.0
+ASIDE_ROOM_CAP = 12.0
+ASIDE_NEARBY = 90.0
+ASIDE_DEFAULT = (20.0, 15.0)
+
+
+class _Placer:
     """Units, names and centre markers inside their provinces. The map's positions say
     roughly where; each is then moved, not far, to where the unit, its name and its centre
     marker have room inside the province and clear of what is already placed, so that a
     position near a border does not draw a unit across it. Small provinces choose first."""
-    anchors: dict[str, Point] = {}
-    labels: dict[str, Point] = {}
-    centres: dict[str, Point] = {}
-    raster = _Raster(outlines, WIDTH, height, 4.0)
-    area = {r: 0 for r in outlines}
-    for k in raster.label:
-        if k >= 0:
-            area[raster.names[k]] += 1
-    placed = _Obstacles()
-    order = sorted(gmap.provinces, key=lambda p: (area.get(p, 0), p))
-    for prov in order:
-        info = gmap.provinces[prov]
-        region = _Region(raster, prov)
-        pos = given[prov]
-        sc_dx = len(prov) * 4.8 + 7 if info.supply_centre else 0.0
-        radius = 120.0 if info.type == "sea" else 70.0
-        nearby = placed.near(pos, radius + 60)
 
-        def arrangement(
-            p: Point,
-            place: tuple[float, float, float],
-            region: _Region = region,
-            pos: Point = pos,
-            sc_dx: float = sc_dx,
-            nearby: list[Box] = nearby,
-            prov: str = prov,
-        ) -> tuple[float, Point, Point | None]:
-            """How good it is to stand the unit at ``p`` with the name at ``place``, and where
-            the name and the centre marker then go."""
-            cu = region.clearance(p)
-            if cu < 6:
-                return (-1e9, p, None)
-            dx, dy, bonus = place
-            lp = (p[0] + dx, p[1] + dy)
-            cl = region.clearance(lp)
-            if cl < 4:
-                return (-1e6 + cl, lp, None)  # the name must be inside its province
-            value = min(cu, 17.0) + min(cl, 13.0) - 0.08 * math.dist(p, pos) + bonus
-            value -= placed.cost(_unit_box(p), nearby) + placed.cost(_label_box(prov, lp), nearby)
-            sc = None
-            if sc_dx:
-                # The marker goes on whichever side of the name has room; on the side away
-                # from the unit when the name is beside it.
-                sides = [1.0, -1.0] if dx >= 0 else [-1.0, 1.0]
-                best_side = -1e9
-                for k, side in enumerate(sides):
-                    q = (lp[0] + side * sc_dx, lp[1])
-                    room = min(region.clearance(q), 7.0) - placed.cost(_dot_box(q), nearby)
-                    room -= 0.5 * k
-                    if abs(dx) > 0 and side * dx < 0:
-                        room -= 20  # not between the name and its unit
-                    if room > best_side:
-                        best_side, sc = room, q
-                value += 0.5 * best_side
-            return (value, lp, sc)
+    def __init__(
+        self,
+        gmap: GameMap,
+        layout: Layout,
+        outlines: dict[str, list[list[Point]]],
+        given: dict[str, Point],
+        height: float,
+    ) -> None:
+        self.gmap = gmap
+        self.layout = layout
+        self.given = given
+        self.raster = _Raster(outlines, WIDTH, height, RASTER_STEP)
+        self.placed = _Obstacles()
+        self.anchors: dict[str, Point] = {}
+        self.labels: dict[str, Point] = {}
+        self.centres: dict[str, Point] = {}
+        self.asides: dict[str, Point] = {}
 
-        if prov in layout.anchor:
-            at = given[prov]
-            dy_fixed = layout.anchor[prov]
-            _, lp, sc = arrangement(at, (0.0, dy_fixed, 0.0))
+    def smallest_first(self) -> list[str]:
+        area = {r: 0 for r in self.raster.names}
+        for k in self.raster.label:
+            if k >= 0:
+                area[self.raster.names[k]] += 1
+        return sorted(self.gmap.provinces, key=lambda p: (area.get(p, 0), p))
+
+    def province(self, prov: str) -> None:
+        """Place a province's unit, name and centre marker."""
+        info = self.gmap.provinces[prov]
+        region = _Region(self.raster, prov)
+        pos = self.given[prov]
+        sc_dx = len(prov) * MARKER_GAP_PER_CHAR + MARKER_GAP if info.supply_centre else 0.0
+        radius = SEARCH_RADIUS_SEA if info.type == "sea" else SEARCH_RADIUS_LAND
+        nearby = self.placed.near(pos, radius + NEARBY_MARGIN)
+        arrangement = functools.partial(self._arrangement, prov, region, pos, sc_dx, nearby)
+        if prov in self.layout.anchor:
+            at = pos
+            _, lp, sc = arrangement(at, (0.0, self.layout.anchor[prov], 0.0))
         else:
             best: tuple[float, Point, Point, Point | None] | None = None
             for place in LABEL_PLACES:
@@ -733,25 +808,75 @@ def _place(
                     best = (value, p, lp, sc)
             assert best is not None
             _, at, lp, sc = best
-        if prov in layout.label:
-            dx, dy = layout.label[prov]
+        if prov in self.layout.label:
+            dx, dy = self.layout.label[prov]
             lp = (at[0] + dx, at[1] + dy)
         if info.supply_centre:
-            if prov in layout.centre:
-                sx, sy = layout.centre[prov]
+            if prov in self.layout.centre:
+                sx, sy = self.layout.centre[prov]
                 sc = (lp[0] + sx, lp[1] + sy)
-            centres[prov] = sc if sc is not None else (lp[0] + sc_dx, lp[1])
-            placed.boxes.append(_dot_box(centres[prov]))
-        anchors[prov] = at
-        labels[prov] = lp
-        placed.boxes += [_unit_box(at), _label_box(prov, lp)]
+            self.centres[prov] = sc if sc is not None else (lp[0] + sc_dx, lp[1])
+            self.placed.boxes.append(_dot_box(self.centres[prov]))
+        self.anchors[prov] = at
+        self.labels[prov] = lp
+        self.placed.boxes += [_unit_box(at), _label_box(prov, lp)]
 
-    # Coasts: a spot inside the province, next to the seas that coast reaches.
-    for loc, pos in given.items():
+    def _arrangement(
+        self,
+        prov: str,
+        region: _Region,
+        pos: Point,
+        sc_dx: float,
+        nearby: list[Box],
+        p: Point,
+        place: tuple[float, float, float],
+    ) -> tuple[float, Point, Point | None]:
+        """How good it is to stand the unit at ``p`` with the name at ``place``, and where
+        the name and the centre marker then go."""
+        cu = region.clearance(p)
+        if cu < MIN_UNIT_ROOM:
+            return (NO_ROOM, p, None)
+        dx, dy, bonus = place
+        lp = (p[0] + dx, p[1] + dy)
+        cl = region.clearance(lp)
+        if cl < MIN_LABEL_ROOM:
+            return (NAME_OUTSIDE + cl, lp, None)  # the name must be inside its province
+        value = (
+            min(cu, UNIT_ROOM_CAP)
+            + min(cl, LABEL_ROOM_CAP)
+            - DRIFT_PENALTY * math.dist(p, pos)
+            + bonus
+        )
+        placed = self.placed
+        value -= placed.cost(_unit_box(p), nearby) + placed.cost(_label_box(prov, lp), nearby)
+        sc = None
+        if sc_dx:
+            best_side, sc = self._marker_side(region, lp, dx, sc_dx, nearby)
+            value += MARKER_WEIGHT * best_side
+        return (value, lp, sc)
+
+    def _marker_side(
+        self, region: _Region, lp: Point, dx: float, sc_dx: float, nearby: list[Box]
+    ) -> tuple[float, Point | None]:
+        """The marker goes on whichever side of the name has room; on the side away from the
+        unit when the name is beside it."""
+        sides = [1.0, -1.0] if dx >= 0 else [-1.0, 1.0]
+        best_side, sc = NO_ROOM, None
+        for k, side in enumerate(sides):
+            q = (lp[0] + side * sc_dx, lp[1])
+            room = min(region.clearance(q), MARKER_ROOM_CAP) - self.placed.cost(_dot_box(q), nearby)
+            room -= MARKER_SECOND_SIDE_PENALTY * k
+            if abs(dx) > 0 and side * dx < 0:
+                room -= MARKER_BETWEEN_PENALTY  # not between the name and its unit
+            if room > best_side:
+                best_side, sc = room, q
+        return best_side, sc
+
+    def coast(self, loc: str, pos: Point, borders: list[Border]) -> None:
+        """A coast's spot: inside the province, next to the seas that coast reaches."""
+        gmap = self.gmap
         prov = province_of(loc)
-        if loc == prov:
-            continue
-        region = _Region(raster, prov)
+        region = _Region(self.raster, prov)
         seas = {province_of(d) for d in gmap.fleet_adj.get(loc, ()) if gmap.is_sea(province_of(d))}
         shore = [
             q
@@ -760,45 +885,64 @@ def _place(
             for q in b.points
         ]
         target = min(shore, key=lambda q: math.dist(q, pos)) if shore else pos
-        main = anchors[prov]
-        nearby = placed.near(target, 110)
+        main = self.anchors[prov]
+        nearby = self.placed.near(target, COAST_NEARBY)
+        placed = self.placed
 
-        def coast_score(
-            p: Point,
-            region: _Region = region,
-            target: Point = target,
-            main: Point = main,
-            nearby: list[Box] = nearby,
-        ) -> float:
+        def coast_score(p: Point) -> float:
             c = region.clearance(p)
-            if c < 4:
-                return -1e9
-            crowd = max(0.0, 36 - math.dist(p, main)) + placed.cost(_unit_box(p), nearby)
-            return min(c, 13.0) - 0.25 * math.dist(p, target) - crowd
+            if c < MIN_COAST_ROOM:
+                return NO_ROOM
+            crowd = max(0.0, COAST_CROWD_DISTANCE - math.dist(p, main)) + placed.cost(
+                _unit_box(p), nearby
+            )
+            return min(c, COAST_ROOM_CAP) - COAST_DRIFT_PENALTY * math.dist(p, target) - crowd
 
-        at = given[loc] if loc in layout.anchor else _best(target, 50.0, coast_score)
-        anchors[loc] = at
-        placed.boxes.append(_unit_box(at))
+        at = pos if loc in self.layout.anchor else _best(target, COAST_SEARCH_RADIUS, coast_score)
+        self.anchors[loc] = at
+        self.placed.boxes.append(_unit_box(at))
 
-    # A dislodged unit steps aside from the unit that took its place, staying in its province
-    # where there is room, and clear of names, markers and other units.
-    names = placed.boxes
-    asides: dict[str, Point] = {}
-    for loc, at in anchors.items():
-        region = _Region(raster, province_of(loc))
-        nearby = [b for b in names if abs(b[0] - at[0]) < 90 and abs(b[1] - at[1]) < 90]
-        best_value, best_at = -1e9, (at[0] + 20.0, at[1] + 15.0)
-        for k in range(12):
-            angle = math.radians(35 + 30 * k)  # starting below right, the usual place
-            q = (at[0] + 25 * math.cos(angle), at[1] + 25 * math.sin(angle))
-            box = (q[0] - 12, q[1] - 12, q[0] + 12, q[1] + 12)
-            own = _unit_box(at)
-            value = min(region.clearance(q), 12.0) - 0.15 * k
-            value -= placed.cost(box, [b for b in nearby if b != own])
+    def aside(self, loc: str, at: Point) -> Point:
+        """Where a dislodged unit steps aside from the unit that took its place, staying in
+        its province where there is room, and clear of names, markers and other units."""
+        region = _Region(self.raster, province_of(loc))
+        boxes = self.placed.boxes
+        nearby = [
+            b
+            for b in boxes
+            if abs(b[0] - at[0]) < ASIDE_NEARBY and abs(b[1] - at[1]) < ASIDE_NEARBY
+        ]
+        best_value, best_at = NO_ROOM, (at[0] + ASIDE_DEFAULT[0], at[1] + ASIDE_DEFAULT[1])
+        own = _unit_box(at)
+        for k in range(ASIDE_STEPS):
+            angle = math.radians(ASIDE_FIRST_ANGLE + ASIDE_ANGLE_STEP * k)
+            q = (at[0] + ASIDE_DISTANCE * math.cos(angle), at[1] + ASIDE_DISTANCE * math.sin(angle))
+            box = (q[0] - ASIDE_HALF, q[1] - ASIDE_HALF, q[0] + ASIDE_HALF, q[1] + ASIDE_HALF)
+            value = min(region.clearance(q), ASIDE_ROOM_CAP) - ASIDE_TURN_PENALTY * k
+            value -= self.placed.cost(box, [b for b in nearby if b != own])
             if value > best_value:
                 best_value, best_at = value, q
-        asides[loc] = best_at
-    return anchors, labels, centres, asides
+        return best_at
+
+
+def _place(
+    gmap: GameMap,
+    layout: Layout,
+    outlines: dict[str, list[list[Point]]],
+    borders: list[Border],
+    given: dict[str, Point],
+    height: float,
+) -> tuple[dict[str, Point], dict[str, Point], dict[str, Point], dict[str, Point]]:
+    """Anchors, labels, centre markers and asides (see :class:`_Placer`): provinces smallest
+    first, then coasts, then where each unit steps aside when dislodged."""
+    placer = _Placer(gmap, layout, outlines, given, height)
+    for prov in placer.smallest_first():
+        placer.province(prov)
+    for loc, pos in given.items():
+        if loc != province_of(loc):
+            placer.coast(loc, pos, borders)
+    asides = {loc: placer.aside(loc, at) for loc, at in placer.anchors.items()}
+    return placer.anchors, placer.labels, placer.centres, asides
 
 
 def point_in(loops: Sequence[Sequence[Point]], p: Point) -> bool:

@@ -3,7 +3,7 @@ their results.
 
 This is the one drawing of the board. ``diplomat render`` writes it to a file, and the web page
 shows it as the server renders it, attaching its click handlers to the element ids and classes
-documented in ``server/web/README-render.md`` (``prov-PAR``, ``loc-STP-NC``, ``unit-PAR`` ...).
+documented in ``mapdraw/README.md`` (``prov-PAR``, ``loc-STP-NC``, ``unit-PAR`` ...).
 Those ids and classes are a contract: change them only together with the page.
 
 The drawing scales to any width (a ``viewBox`` and no pixel sizes); its styles are scoped to the
@@ -36,7 +36,7 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.state import GameState, Unit
+from engine.state import GameState, Phase, Unit
 from mapdraw.geometry import Geometry, Point, geometry
 
 # Okabe-Ito colours (distinguishable with the common colour-vision deficiencies), given to the
@@ -53,10 +53,27 @@ POWER_COLOURS: dict[str, str] = {
 _SPARE_COLOURS = ("#E69F00", "#8C564B", "#7F7F7F", "#17BECF", "#BCBD22")
 LAND = "#EFE6CF"
 SEA = "#B9D5EA"
+# The land a power owns. Each keeps its units' hue, and every pair of these, the sea and
+# unowned land differs by at least 10 in CIEDE2000 for typical vision and with protanopia,
+# deuteranopia or tritanopia (tests/mapdraw/test_colours.py computes it); each is also apart
+# from its own units' colour, so a unit at home stands out. Chosen by a search under those
+# constraints, lightness kept at 60 or more so that names stay readable.
+LAND_COLOURS: dict[str, str] = {
+    "AUS": "#F7AD8C",  # salmon
+    "ENG": "#7094BA",  # steel blue
+    "FRA": "#82B7FD",  # light blue
+    "GER": "#BABABA",  # grey
+    "ITA": "#33B64A",  # green
+    "RUS": "#BC818E",  # dusty rose
+    "TUR": "#CDEA42",  # yellow-green
+}
+# Other maps' powers: their unit colour mixed into unowned land, by this much.
+LAND_TINT = 0.32
 
 UNIT_R = 13.0  # a unit's drawn radius, for where arrows start and stop
 UNIT_SCALE = 1.2  # the icons are drawn for a radius of 11
-SEASONS = {"SPR": "Spring", "SUM": "Summer", "FAL": "Fall", "AUT": "Autumn", "WIN": "Winter"}
+# Phases as players name them: DAIDE's SUM and AUT are the Spring and Fall retreats.
+SEASONS = {"SPR": "Spring", "SUM": "Spring", "FAL": "Fall", "AUT": "Fall", "WIN": "Winter"}
 KINDS = {"movement": "Movement", "retreat": "Retreats", "adjustment": "Adjustments"}
 OUTCOME_TEXT = {
     Outcome.SUC: "succeeded",
@@ -65,7 +82,6 @@ OUTCOME_TEXT = {
     Outcome.DSR: "disrupted",
     Outcome.NSO: "no such order",
 }
-
 
 
 class NotedResult(Protocol):
@@ -89,6 +105,11 @@ def power_colours(gmap: GameMap) -> dict[str, str]:
     for p in gmap.powers:
         out[p] = POWER_COLOURS.get(p) or next(spare)
     return out
+
+
+def land_colour(power: str, unit_colour: str) -> str:
+    """The fill of land ``power`` owns."""
+    return LAND_COLOURS.get(power) or _mix(unit_colour, LAND, LAND_TINT)
 
 
 def dom_id(loc: str) -> str:
@@ -171,8 +192,9 @@ _STYLE = """
 .dipmap .sc.neutral { fill: #FFFFFF; }
 .dipmap .coast-target { fill: #FFFFFF; fill-opacity: 0.55; stroke: #2F4858; stroke-width: 1;
   stroke-dasharray: 2 2; }
-.dipmap .coast-label { font-size: 8px; fill: #2F4858; text-anchor: middle;
-  dominant-baseline: central; pointer-events: none; }
+.dipmap .coast-label { font-size: 12px; font-weight: bold; fill: #2F4858; text-anchor: middle;
+  dominant-baseline: central; pointer-events: none; paint-order: stroke; stroke: #FFFFFF;
+  stroke-width: 3px; stroke-linejoin: round; }
 .dipmap .unit .body { stroke: #1E1E1E; stroke-width: 1.6; stroke-linejoin: round; }
 .dipmap .dislodged-ring { fill: #FFFFFF; fill-opacity: 0.7; stroke: #B00020; stroke-width: 2.4;
   stroke-dasharray: 4 2.5; }
@@ -219,7 +241,8 @@ _STYLE = """
 @media (max-width: 640px) {
   .dipmap .label { font-size: 15px; stroke-width: 3.5px; letter-spacing: 0; }
   .dipmap .label.sea { font-size: 14px; }
-  .dipmap .label.filler, .dipmap .coast-label { display: none; }
+  .dipmap .label.filler { display: none; }
+  .dipmap .coast-label { font-size: 13px; }
 }
 """
 
@@ -681,12 +704,54 @@ def _as_list(x: str | Iterable[str] | None) -> list[str]:
     return list(x)
 
 
+def phase_title(phase: Phase) -> str:
+    """A phase as players name it: ``Spring 1903 Retreats`` (DAIDE's ``SUM 1903``)."""
+    season = SEASONS.get(phase.season, phase.season)
+    return f"{season} {phase.year} {KINDS.get(phase.kind, phase.kind)}"
+
+
 def _phase_title(state: GameState) -> str:
-    ph = state.phase
-    return f"{SEASONS.get(ph.season, ph.season)} {ph.year} · {KINDS.get(ph.kind, ph.kind)}"
+    return phase_title(state.phase)
 
 
 # -- the document -------------------------------------------------------------------------
+
+
+# Sizes in the drawing's units.
+SC_RADIUS = 5.5
+COAST_LABEL_GAP = 9.0  # below a coast's circle
+DISLODGED_SCALE = 0.9  # a dislodged unit is drawn smaller, beside the one that took its place
+TITLE_AT = (16, 34)
+SUBTITLE_AT = (16, 56)
+
+
+@dataclass
+class _Scene:
+    """What one drawing shows, from :func:`render_map`'s arguments."""
+
+    gmap: GameMap
+    state: GameState | None
+    geo: Geometry
+    colours: dict[str, str]
+    results: dict[Order, AnyResult]
+    given: list[Order]  # adjudicated or given orders, with their results if any
+    pending: list[Order]  # orders not yet adjudicated
+    selected: list[str]
+    targets: list[str]
+    heading: str
+    drawing: _Drawing
+
+    @property
+    def owners(self) -> Mapping[str, str]:
+        return self.state.centres if self.state is not None else {}
+
+    @property
+    def selected_provs(self) -> set[str]:
+        return {province_of(s) for s in self.selected}
+
+    @property
+    def target_provs(self) -> set[str]:
+        return {province_of(t) for t in self.targets}
 
 
 def render_map(
@@ -710,6 +775,36 @@ def render_map(
     ordered); ``highlight`` marks provinces or coasts a click may choose. ``title`` replaces the
     phase name in the heading; ``legend`` adds the table of centres and units per power.
     """
+    scene = _scene(gmap, state, orders, results, pending, selected, highlight, title)
+    parts = [
+        *_head(scene),
+        *_provinces(scene),
+        *_borders(scene),
+        *_centres(scene),
+        *_coasts(scene),
+        *_highlights(scene),
+        *_units(scene),
+        *_orders(scene),
+        # Names over the orders: an arrow, ring or cross never hides one.
+        *_labels(scene),
+        *_overlay(scene, title is not None, legend),
+        "</svg>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def _scene(
+    gmap: GameMap,
+    state: GameState | None,
+    orders: Iterable[Order] | None,
+    results: Mapping[Order, AnyResult] | Iterable[tuple[Order, AnyResult]] | None,
+    pending: Iterable[Order] | None,
+    selected: str | Iterable[str] | None,
+    highlight: str | Iterable[str] | None,
+    title: str | None,
+) -> _Scene:
+    """The arguments in one form: results by order, every order to draw, and the units that
+    the results dislodge (drawn aside)."""
     geo = geometry(gmap)
     colours = power_colours(gmap)
     result_map: dict[Order, AnyResult] = {}
@@ -721,47 +816,57 @@ def render_map(
     for o in result_map:
         if o not in given:
             given.append(o)
-    pend = list(pending) if pending is not None else []
-    selected_locs = _as_list(selected)
-    selected_provs = {province_of(s) for s in selected_locs}
-    targets = _as_list(highlight)
-    target_provs = {province_of(t) for t in targets}
-
-    owners: Mapping[str, str] = state.centres if state is not None else {}
     drawing = _Drawing(gmap, state, geo, colours, set())
-    dislodged_units: set[Unit] = set()
     for o, r in result_map.items():
         out = _Outcome.of(r)
         if out is not None and out.dislodged and not isinstance(o, Waive):
-            dislodged_units.add(o.unit)
-    drawing.dislodged.update(dislodged_units)
-
-    w, h = geo.width, geo.height
-    parts: list[str] = []
+            drawing.dislodged.add(o.unit)
     heading = title if title is not None else (_phase_title(state) if state else gmap.title)
-    parts.append(
+    return _Scene(
+        gmap=gmap,
+        state=state,
+        geo=geo,
+        colours=colours,
+        results=result_map,
+        given=given,
+        pending=list(pending) if pending is not None else [],
+        selected=_as_list(selected),
+        targets=_as_list(highlight),
+        heading=heading,
+        drawing=drawing,
+    )
+
+
+def _head(scene: _Scene) -> list[str]:
+    """The root element, its title, the styles (with a fill per power), the hatch pattern of
+    impassable regions and the sea behind everything."""
+    gmap, state, w, h = scene.gmap, scene.state, scene.geo.width, scene.geo.height
+    heading = scene.heading
+    style = _STYLE % {"sea": SEA, "land": LAND}
+    power_css = "".join(
+        f".dipmap .prov.owner-{p} {{ fill: {land_colour(p, c)}; }}\n"
+        f".dipmap .sc.owner-{p} {{ fill: {c}; }}\n"
+        for p, c in scene.colours.items()
+    )
+    return [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="dipmap" viewBox="0 0 {_f(w)} {_f(h)}" '
         f'role="img" aria-label={quoteattr(heading)} data-map={quoteattr(gmap.name)}'
         + (f" data-phase={quoteattr(state.phase.name)}" if state else "")
-        + ">"
-    )
-    parts.append(f"<title>{escape(heading)}</title>")
-    style = _STYLE % {"sea": SEA, "land": LAND}
-    power_css = "".join(
-        f".dipmap .prov.owner-{p} {{ fill: {_mix(c, LAND, 0.32)}; }}\n"
-        f".dipmap .sc.owner-{p} {{ fill: {c}; }}\n"
-        for p, c in colours.items()
-    )
-    parts.append(f"<style>{style}{power_css}</style>")
-    parts.append(
+        + ">",
+        f"<title>{escape(heading)}</title>",
+        f"<style>{style}{power_css}</style>",
         '<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
         'patternTransform="rotate(45)"><path d="M0,0 L0,6" stroke="#A8A396" '
-        'stroke-width="1.5"/></pattern></defs>'
-    )
-    parts.append(f'<rect class="bg" x="0" y="0" width="{_f(w)}" height="{_f(h)}"/>')
+        'stroke-width="1.5"/></pattern></defs>',
+        f'<rect class="bg" x="0" y="0" width="{_f(w)}" height="{_f(h)}"/>',
+    ]
 
-    # Provinces: the click targets.
-    parts.append('<g class="provinces">')
+
+def _provinces(scene: _Scene) -> list[str]:
+    """The provinces, the click targets, then the impassable fillers."""
+    gmap, geo, owners = scene.gmap, scene.geo, scene.owners
+    selected_provs, target_provs = scene.selected_provs, scene.target_provs
+    parts = ['<g class="provinces">']
     for prov, info in gmap.provinces.items():
         cls = ["prov", info.type]
         owner = owners.get(prov)
@@ -795,16 +900,28 @@ def render_map(
         )
         parts.append(f'<path class="filler-hatch" d="{d}"/>')
     parts.append("</g>")
+    return parts
 
-    parts.append('<g class="borders">')
+
+def _borders(scene: _Scene) -> list[str]:
+    """Border lines by kind, and the frame."""
+    geo = scene.geo
+    parts = ['<g class="borders">']
     for kind in ("sea", "land", "coast"):
         ds = "".join(_line_d(b.points) for b in geo.borders if b.kind == kind)
         parts.append(f'<path class="border {kind}" d="{ds}"/>')
     parts.append("</g>")
-    parts.append(f'<rect class="frame" x="1" y="1" width="{_f(w - 2)}" height="{_f(h - 2)}"/>')
+    parts.append(
+        f'<rect class="frame" x="1" y="1" width="{_f(geo.width - 2)}" '
+        f'height="{_f(geo.height - 2)}"/>'
+    )
+    return parts
 
-    # Names.
-    parts.append('<g class="labels">')
+
+def _labels(scene: _Scene) -> list[str]:
+    """Province abbreviations, and the fillers' names."""
+    gmap, geo = scene.gmap, scene.geo
+    parts = ['<g class="labels">']
     for prov, info in gmap.provinces.items():
         x, y = geo.labels[prov]
         kind = "sea" if info.type == "sea" else "land"
@@ -819,23 +936,29 @@ def render_map(
                 f'<text class="label filler" x="{_f(x)}" y="{_f(y)}">{escape(full)}</text>'
             )
     parts.append("</g>")
+    return parts
 
-    # Supply centres.
-    parts.append('<g class="centres">')
+
+def _centres(scene: _Scene) -> list[str]:
+    """Supply-centre markers, filled with the owner's colour."""
+    gmap, geo, owners = scene.gmap, scene.geo, scene.owners
+    parts = ['<g class="centres">']
     for prov in sorted(gmap.supply_centres):
         x, y = geo.centres[prov]
         owner = owners.get(prov)
         cls = ["sc", f"owner-{owner}" if owner else "neutral"]
         if prov in gmap.home_of:
             cls.append("home")
-        parts.append(
-            f"<circle {_attrs(id=f'sc-{prov}', class_=' '.join(cls), cx=_f(x), cy=_f(y), r=5.5)}"
-            f"{' ' + _attrs(data_owner=owner) if owner else ''}/>"
-        )
+        circle = _attrs(id=f"sc-{prov}", class_=" ".join(cls), cx=_f(x), cy=_f(y), r=SC_RADIUS)
+        parts.append(f"<circle {circle}{' ' + _attrs(data_owner=owner) if owner else ''}/>")
     parts.append("</g>")
+    return parts
 
-    # Coast targets of split-coast provinces.
-    parts.append('<g class="coasts">')
+
+def _coasts(scene: _Scene) -> list[str]:
+    """The coasts of split-coast provinces as their own click targets, labelled."""
+    gmap, geo, targets = scene.gmap, scene.geo, scene.targets
+    parts = ['<g class="coasts">']
     for prov, info in gmap.provinces.items():
         for coast in info.coasts:
             loc = f"{prov}/{coast}"
@@ -854,13 +977,18 @@ def render_map(
             )
             parts.append(f"<circle {attrs}><title>{escape(info.name)} ({coast})</title></circle>")
             parts.append(
-                f'<text class="coast-label" x="{_f(x)}" y="{_f(y + UNIT_R + 8)}">'
+                f'<text class="coast-label" x="{_f(x)}" y="{_f(y + UNIT_R + COAST_LABEL_GAP)}">'
                 f"{coast.lower()}</text>"
             )
     parts.append("</g>")
+    return parts
 
-    # Outlines of the selected province and of those a click may choose.
-    parts.append('<g class="highlights">')
+
+def _highlights(scene: _Scene) -> list[str]:
+    """Outlines of the selected province and of those a click may choose."""
+    geo = scene.geo
+    selected_provs, target_provs = scene.selected_provs, scene.target_provs
+    parts = ['<g class="highlights">']
     for prov in sorted(selected_provs | target_provs):
         if prov in geo.outlines:
             kind = "selected" if prov in selected_provs else "target"
@@ -869,63 +997,79 @@ def render_map(
                 f'd="{_loops_d(geo.outlines[prov])}"/>'
             )
     parts.append("</g>")
+    return parts
 
-    # Units; a dislodged unit beside the unit that took its place.
-    parts.append('<g class="units">')
-    if state is not None:
-        drawn = [(f"unit-{dom_id(p)}", u) for p, u in sorted(state.units.items())]
-        drawn += [(f"dislodged-{dom_id(p)}", d.unit) for p, d in sorted(state.dislodged.items())]
-        for id_, u in drawn:
-            extra = ""
-            if u in drawing.dislodged:
-                extra += " dislodged"
-            # In a retreat phase the unit to order in a province is the dislodged one.
-            ordering = id_.startswith("dislodged") or u.province not in state.dislodged
-            if ordering and (u.loc in selected_locs or u.province in selected_locs):
-                extra += " selected"
-            if u.loc in targets or u.province in targets:
-                extra += " target"
-            at = drawing.unit_at(u)
-            if u in drawing.dislodged:
-                parts.append(
-                    f'<circle class="dislodged-ring" cx="{_f(at[0])}" cy="{_f(at[1])}" '
-                    f'r="{_f(UNIT_R * 0.9 + 4)}"/>'
-                )
+
+def _units(scene: _Scene) -> list[str]:
+    """Units; a dislodged unit beside the unit that took its place, ringed."""
+    state, drawing = scene.state, scene.drawing
+    selected, targets = scene.selected, scene.targets
+    parts = ['<g class="units">']
+    if state is None:
+        return [*parts, "</g>"]
+    drawn = [(f"unit-{dom_id(p)}", u) for p, u in sorted(state.units.items())]
+    drawn += [(f"dislodged-{dom_id(p)}", d.unit) for p, d in sorted(state.dislodged.items())]
+    for id_, u in drawn:
+        aside = u in drawing.dislodged
+        extra = " dislodged" if aside else ""
+        # In a retreat phase the unit to order in a province is the dislodged one.
+        ordering = id_.startswith("dislodged") or u.province not in state.dislodged
+        if ordering and (u.loc in selected or u.province in selected):
+            extra += " selected"
+        if u.loc in targets or u.province in targets:
+            extra += " target"
+        at = drawing.unit_at(u)
+        if aside:
             parts.append(
-                _unit_svg(
-                    u,
-                    at,
-                    colours[u.power],
-                    drawing.power_name(u.power),
-                    id_=id_,
-                    extra=extra,
-                    scale=UNIT_SCALE * (0.9 if u in drawing.dislodged else 1.0),
-                )
+                f'<circle class="dislodged-ring" cx="{_f(at[0])}" cy="{_f(at[1])}" '
+                f'r="{_f(UNIT_R * 0.9 + 4)}"/>'
             )
+        parts.append(
+            _unit_svg(
+                u,
+                at,
+                scene.colours[u.power],
+                drawing.power_name(u.power),
+                id_=id_,
+                extra=extra,
+                scale=UNIT_SCALE * (DISLODGED_SCALE if aside else 1.0),
+            )
+        )
     parts.append("</g>")
+    return parts
 
-    # Orders on top, so arrows stay visible over units.
+
+def _orders(scene: _Scene) -> list[str]:
+    """Orders on top, so arrows stay visible over units: adjudicated or given ones, then
+    pending ones."""
     by_unit: dict[str, Order] = {}
-    for o in [*given, *pend]:
+    for o in [*scene.given, *scene.pending]:
         if not isinstance(o, Waive):
             by_unit.setdefault(o.unit.province, o)
-    parts.append('<g class="orders">')
-    for o in _drawing_order(given):
-        parts.append(drawing.order_svg(o, result_map.get(o), False, by_unit))
-    for o in _drawing_order(pend):
+    drawing = scene.drawing
+    parts = ['<g class="orders">']
+    for o in _drawing_order(scene.given):
+        parts.append(drawing.order_svg(o, scene.results.get(o), False, by_unit))
+    for o in _drawing_order(scene.pending):
         parts.append(drawing.order_svg(o, None, True, by_unit))
     parts.append("</g>")
+    return parts
 
-    # Heading and legend.
-    parts.append('<g class="overlay">')
-    parts.append(f'<text class="title" x="16" y="34">{escape(heading)}</text>')
-    if title is not None and state is not None:
-        parts.append(f'<text class="subtitle" x="16" y="56">{escape(_phase_title(state))}</text>')
+
+def _overlay(scene: _Scene, titled: bool, legend: bool) -> list[str]:
+    """The heading (and the phase under a given title) and the legend."""
+    state = scene.state
+    parts = ['<g class="overlay">']
+    parts.append(
+        f'<text class="title" x="{TITLE_AT[0]}" y="{TITLE_AT[1]}">{escape(scene.heading)}</text>'
+    )
+    if titled and state is not None:
+        x, y = SUBTITLE_AT
+        parts.append(f'<text class="subtitle" x="{x}" y="{y}">{escape(_phase_title(state))}</text>')
     if legend and state is not None:
-        parts.append(_legend(gmap, state, colours, h))
+        parts.append(_legend(scene.gmap, state, scene.colours, scene.geo.height))
     parts.append("</g>")
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+    return parts
 
 
 def _drawing_order(orders: list[Order]) -> list[Order]:

@@ -390,7 +390,7 @@ def compare(ours: GameState, theirs: GameState, phase_name: str | None) -> list[
     a = {u.describe() for u in ours.units.values()}
     b = {u.describe() for u in theirs.units.values()}
     if a != b:
-        out.append(f"units only in ours: {_list(a - b)}; only in package: {_list(b - a)}")
+        out.append(f"units only in ours: {_units(a - b)}; only in package: {_units(b - a)}")
     da = {d.unit.describe(): set(d.retreats) for d in ours.dislodged.values()}
     db = {d.unit.describe(): set(d.retreats) for d in theirs.dislodged.values()}
     for u in sorted(da.keys() | db.keys()):
@@ -514,6 +514,11 @@ def _compare_adjustments(saved: SavedPhase, results: list[tuple[Order, Result]])
 
 def _list(items: Iterable[str]) -> str:
     return " ".join(sorted(items)) or "-"
+
+
+def _units(units: Iterable[str]) -> str:
+    """Units (``ENG F YOR``) are several words each: commas between them."""
+    return ", ".join(sorted(units)) or "-"
 
 
 # -- the package's rule choices ---------------------------------------------------------------

@@ -329,8 +329,10 @@ class OrderBuilder:
 
     def _offer_adjustment(self, mine: Mapping[str, Order], waives: int) -> Offer:
         need = self.state.adjustments().get(self.power, 0)
+        given = sum(1 for o in mine.values() if isinstance(o, Build)) + waives
+        left = need - given
         menu: list[MenuItem] = []
-        if need > 0 and WAIVE_KEY in self.legal:
+        if left > 0 and WAIVE_KEY in self.legal:  # only while a build is still to choose
             menu.append(MenuItem("waive", "Waive a build"))
         if self.key is not None:
             orders = self.legal[self.key]
@@ -348,8 +350,6 @@ class OrderBuilder:
                 [self.key], coasts, items + menu, f"Build in {prov}: choose what to build."
             )
         if need > 0:
-            given = sum(1 for o in mine.values() if isinstance(o, Build)) + waives
-            left = need - given
             sites = [k for p, k in self.keys.items() if p not in mine]
             if left <= 0 or not sites:
                 prompt = "Your builds are chosen. Press Ready, or click a build to change it."

@@ -15,6 +15,7 @@ import random
 import shlex
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -52,6 +53,50 @@ DEFAULTS: dict[str, Any] = {
 
 class SpecError(ValueError):
     """A game the page asked for that cannot be made."""
+
+
+RANDOM = "RANDOM"  # the power of a spec that leaves it to chance
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """A game the page (or ``diplomat serve --play``) asked for, checked."""
+
+    power: str  # a power of the map, or RANDOM
+    opponents: list[str]  # a bundled bot's name or OPEN, one per other power
+    settings: GameSettings
+    name: str | None
+    gmap: GameMap
+
+
+def read_spec(spec: Any, gmap: GameMap) -> GameSpec:
+    """Check a requested game (see ``DEFAULTS`` for the fields) before anything is made:
+    raises :class:`SpecError` (or pydantic's ``ValidationError``, a ``ValueError`` too)."""
+    if not isinstance(spec, Mapping):
+        raise SpecError("expected a JSON object")
+    powers = list(gmap.powers)
+    power = str(spec.get("power") or "random").upper()
+    if power not in powers and power != RANDOM:
+        raise SpecError(f"no power {power}: choose one of {', '.join(powers)} or random")
+    opponents = spec.get("opponents", DEFAULTS["opponents"])
+    if not isinstance(opponents, list) or len(opponents) != len(powers) - 1:
+        raise SpecError(f"choose {len(powers) - 1} opponents")
+    names = [str(o).strip().lower() for o in opponents]
+    for name in names:
+        if name not in BUNDLED and name != OPEN:
+            raise SpecError(f"unknown bot {name!r}: choose from {', '.join(BUNDLED)} or open")
+    settings = GameSettings.model_validate(
+        {
+            "map": gmap.name,
+            "level": 0,  # gunboat: no press, and nobody is named until the end
+            "move_time": _seconds(spec, "move_time"),
+            "retreat_time": _seconds(spec, "retreat_time"),
+            "build_time": _seconds(spec, "build_time"),
+            "max_year": _number(spec, "max_year"),
+        }
+    )
+    title = str(spec.get("name") or "").strip()[:60] or None
+    return GameSpec(power, names, settings, title, gmap)
 
 
 class WebHub:
@@ -163,37 +208,13 @@ class WebHub:
 
     def create_game(self, spec: Mapping[str, Any]) -> SeatRow:
         """A gunboat game for one person against bots; see ``DEFAULTS`` for the fields."""
-        if not isinstance(spec, Mapping):
-            raise SpecError("expected a JSON object")
-        gmap = self.map_named(self.server.settings.map)
-        powers = list(gmap.powers)
-        power = str(spec.get("power") or "random").upper()
-        if power == "RANDOM":
-            power = self.rng.choice(powers)
-        if power not in powers:
-            raise SpecError(f"no power {power}: choose one of {', '.join(powers)} or random")
-        opponents = spec.get("opponents", DEFAULTS["opponents"])
-        if not isinstance(opponents, list) or len(opponents) != len(powers) - 1:
-            raise SpecError(f"choose {len(powers) - 1} opponents")
-        names = [str(o).strip().lower() for o in opponents]
-        for name in names:
-            if name not in BUNDLED and name != OPEN:
-                raise SpecError(f"unknown bot {name!r}: choose from {', '.join(BUNDLED)} or open")
-        settings = GameSettings.model_validate(
-            {
-                "map": gmap.name,
-                "level": 0,  # gunboat: no press, and nobody is named until the end
-                "move_time": _seconds(spec, "move_time"),
-                "retreat_time": _seconds(spec, "retreat_time"),
-                "build_time": _seconds(spec, "build_time"),
-                "max_year": _number(spec, "max_year"),
-            }
-        )
+        wanted = read_spec(spec, self.map_named(self.server.settings.map))
+        powers = list(wanted.gmap.powers)
+        power = self.rng.choice(powers) if wanted.power == RANDOM else wanted.power
         others = [p for p in powers if p != power]
         self.rng.shuffle(others)  # the page must not learn which bot plays which power
-        lineup = dict(zip(others, names, strict=True))
-        title = str(spec.get("name") or "").strip()[:60] or None
-        runner = self.server.create_game(settings, name=title)
+        lineup = dict(zip(others, wanted.opponents, strict=True))
+        runner = self.server.create_game(wanted.settings, name=wanted.name)
         seat = self.seats.add(runner.id, power, lineup)
         self.spawn(self._supervise, runner, seat, False)
         self.log.info("web game created", game=runner.id, power=power)
@@ -371,7 +392,7 @@ class WebHub:
             "phase": name,
             "title": phase_title(state),
             "svg": render_map(session.gmap, state, results=results, legend=False),
-            "lines": result_lines(results),
+            "lines": result_lines(results, session.gmap),
             "centres": state.centre_counts(),
         }
         if processed:  # a processed phase never changes
@@ -422,4 +443,4 @@ def _message(exc: Exception) -> str:
     return str(exc)
 
 
-__all__ = ["DEFAULTS", "OPEN", "SpecError", "WebHub"]
+__all__ = ["DEFAULTS", "OPEN", "GameSpec", "SpecError", "WebHub", "read_spec"]

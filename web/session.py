@@ -38,7 +38,8 @@ from engine.orders import (
 )
 from engine.orderset import OrderSet
 from engine.state import GameState, Unit
-from mapdraw.svg import KINDS, SEASONS, power_colours, render_map
+from mapdraw.svg import SEASONS, power_colours, render_map
+from mapdraw.svg import phase_title as name_of_phase
 from protocol import messages as m
 from protocol.codec import Codec, codec_for
 from protocol.connection import Closed, Event, Received
@@ -74,6 +75,7 @@ class SeatHost(Protocol):
     def forming_view(self, seat: SeatRow, joined: int) -> dict[str, Any]: ...
 
 
+RECENT_LIMIT = 12  # result groups kept for "every phase since your last orders"
 HUMAN_NAME = "Human"
 HUMAN_VERSION = "diplomat-web"
 OUTCOMES = {
@@ -136,15 +138,41 @@ def game_status(master: GameMaster, power: str) -> GameStatus:
 
 
 def phase_title(state: GameState) -> str:
-    ph = state.phase
-    return f"{SEASONS.get(ph.season, ph.season)} {ph.year} · {KINDS.get(ph.kind, ph.kind)}"
+    """The phase as players name it: ``Spring 1903 Retreats``."""
+    return name_of_phase(state.phase)
 
 
-def result_lines(ords: list[tuple[Order, Any]]) -> list[dict[str, Any]]:
-    """The results of a phase as the page lists them."""
+def place_names(gmap: GameMap, text: str) -> str:
+    """The provinces an order names, spelt out (for the sea abbreviations nobody knows):
+    ``NAO: North Atlantic Ocean, MAO: Mid-Atlantic Ocean``."""
+    seen: list[str] = []
+    for word in text.replace("/", " ").split():
+        if word in gmap.provinces and word not in seen:
+            seen.append(word)
+    return ", ".join(f"{p}: {gmap.provinces[p].name}" for p in seen)
+
+
+@dataclass(frozen=True)
+class ResultGroup:
+    """One processed phase: the position it was played in, and its orders with results."""
+
+    state: GameState
+    results: list[tuple[Order, Any]]
+    ordered: bool  # whether this seat gave orders in it
+
+
+def result_lines(
+    ords: list[tuple[Order, Any]], gmap: GameMap | None = None
+) -> list[dict[str, Any]]:
+    """The results of a phase as the page lists them, grouped by power in the map's order
+    (a build or a waive under its own power), each with the names of the places it names."""
     out = []
-    for order, res in ords:
-        power = order.power if isinstance(order, Waive) else order.unit.power
+    rank = {p: k for k, p in enumerate(gmap.powers)} if gmap is not None else {}
+    # Lead: order-power call site (engine's order_power once it lands).
+    powered = [(order.power if isinstance(order, Waive) else order.unit.power, order, res)
+               for order, res in ords]  # fmt: skip
+    powered.sort(key=lambda x: rank.get(x[0], len(rank)))
+    for power, order, res in powered:
         outcome = ""
         dislodged = False
         if isinstance(res, Result):
@@ -156,7 +184,8 @@ def result_lines(ords: list[tuple[Order, Any]]) -> list[dict[str, Any]]:
         out.append(
             {
                 "power": power,
-                "text": str(order) if not isinstance(order, Waive) else f"{power} waives a build",
+                "text": str(order) if not isinstance(order, Waive) else "waives a build",
+                "names": place_names(gmap, str(order)) if gmap is not None else "",
                 "outcome": outcome,
                 "dislodged": dislodged,
             }
@@ -195,8 +224,9 @@ class WebSession(Link):
         self.state: GameState | None = None
         self.status: GameStatus | None = None
         self.builder: OrderBuilder | None = None
-        self.results: list[tuple[Order, Any]] = []
-        self.results_phase: GameState | None = None
+        # Every phase processed since this seat last gave orders, oldest first.
+        self.recent: list[ResultGroup] = []
+        self._ordered: set[str] = set()  # phases in which this seat gave orders
         self._incoming: list[tuple[Order, Any]] = []
         self.history: list[str] = []
         self.finished = False
@@ -381,17 +411,17 @@ class WebSession(Link):
             return
         state = msg.to_state(self.gmap, self.centres)
         new_phase = self.state is None or state.phase != self.state.phase
-        if self._incoming:
-            self.results = self._incoming
-            self.results_phase = self.state
+        if self._incoming and self.state is not None:
+            played = self.state.phase.name
+            self._add_recent(ResultGroup(self.state, self._incoming, played in self._ordered))
             self._incoming = []
         if new_phase:
             self.builder = OrderBuilder(state, self.power)
             name = state.phase.name
             if name not in self.history:
                 self.history.append(name)
-            if self.results_phase is None and len(self.history) > 1:
-                self._load_last_results()
+            if not self.recent and len(self.history) > 1:
+                self._load_recent_results()
             if self._gof_phase != name and self.seat.ready_phase != name:
                 # DAIDE assumes every player is ready; a person is not, until they say so.
                 self._gof_phase = name
@@ -399,14 +429,32 @@ class WebSession(Link):
                     self.send(m.Not(m.Gof()))
         self.state = state
 
-    def _load_last_results(self) -> None:
-        """After a (re)join, the results of the phase before this one, from the store."""
-        states = self.hub.store.states(self.seat.game_id)
-        if len(states) < 2:
-            return
-        name, data = states[-2]
-        self.results = self.hub.stored_results(self.seat.game_id, name)
-        self.results_phase = GameState.from_json(data, self.gmap)
+    def _add_recent(self, group: ResultGroup) -> None:
+        """A phase was processed: the list restarts at a phase this seat gave orders in, so
+        that it holds every phase since the last orders (and an empty retreat or build phase
+        never hides the movement results before it)."""
+        if group.ordered:
+            self.recent = []
+        self.recent = [*self.recent, group][-RECENT_LIMIT:]
+
+    def _load_recent_results(self) -> None:
+        """After a (re)join, from the store: the phases back to the last one this seat gave
+        orders in (or the game's first)."""
+        store = self.hub.store
+        gid = self.seat.game_id
+        states = store.states(gid)
+        groups: list[ResultGroup] = []
+        for name, data in reversed(states[:-1]):
+            ordered = any(
+                s.power == self.power and s.action == "sub" for s in store.submissions(gid, name)
+            )
+            if ordered:
+                self._ordered.add(name)
+            state = GameState.from_json(data, self.gmap)
+            groups.append(ResultGroup(state, self.hub.stored_results(gid, name), ordered))
+            if ordered or len(groups) >= RECENT_LIMIT:
+                break
+        self.recent = groups[::-1]
 
     def _on_smr(self, msg: m.Smr) -> None:
         end = self.end or {"kind": "draw", "powers": []}
@@ -439,7 +487,7 @@ class WebSession(Link):
             self.state = GameState.from_json(states[-1][1], self.gmap)
             self.centres = dict(self.state.centres)
             if len(states) > 1:
-                self._load_last_results()
+                self._load_recent_results()
         self.finished = row.status == "finished"
         counts = self.state.centre_counts() if self.state else {}
         players = store.players(row.id)
@@ -517,6 +565,7 @@ class WebSession(Link):
             self._ready(bool(data.get("on", True)), ws)
         if action is not None:
             verb, order = action
+            self._gave_orders()
             self.send(m.Sub((order,)) if verb == "sub" else m.Not(m.Sub((order,))))
         self._wake_up()
 
@@ -545,7 +594,12 @@ class WebSession(Link):
                 self.notice(f"Cannot read {line!r}: {exc}", "error", ws)
                 return
         if orders:
+            self._gave_orders()
             self.send(m.Sub(tuple(orders)))
+
+    def _gave_orders(self) -> None:
+        if self.state is not None:
+            self._ordered.add(self.state.phase.name)
 
     def local_book(self) -> OrderSet | None:
         """This power's orders replayed on the engine: what is still missing."""
@@ -580,6 +634,8 @@ class WebSession(Link):
             fill = [Waive(self.power)] * -owed
         if fill:
             self.send(m.Sub(tuple(fill)))
+        if fill or book.needs_orders(self.power):
+            self._gave_orders()
         self.send(m.Gof())
         self.hub.seats.set_ready(self.seat.token, phase)
         self.seat.ready_phase = phase
@@ -620,17 +676,27 @@ class WebSession(Link):
             elif st.paused is not None:
                 view["deadline"] = st.paused
                 view["paused"] = True
-        if self.results and self.results_phase is not None:
-            view["results"] = {
-                "phase": self.results_phase.phase.name,
-                "title": phase_title(self.results_phase),
-                "lines": result_lines(self.results),
-            }
+        if self.recent:
+            view["results"] = [self._group_view(g) for g in reversed(self.recent)]
         if self.finished and self.end is not None:
             view["end"] = self._end_view()
         view["svg"] = self._map_svg(offer, mine) if state is not None else ""
         view["svg_serial"] = self._svg_serial
         return view
+
+    def _group_view(self, group: ResultGroup) -> dict[str, Any]:
+        """A processed phase for the results panel; ``away`` when this seat owed orders in
+        it and gave none (it was away: the defaults stood, or civil disorder)."""
+        lines = result_lines(group.results, self.gmap)
+        owed = any(line["power"] == self.power for line in lines)
+        name = group.state.phase.name
+        return {
+            "phase": name,
+            "title": phase_title(group.state),
+            "index": self.history.index(name) if name in self.history else None,
+            "lines": lines,
+            "away": owed and not group.ordered,
+        }
 
     def _title(self, stage: str) -> str:
         state = self.state
@@ -638,7 +704,7 @@ class WebSession(Link):
             return "Waiting for the players" if stage == "forming" else "No position"
         if stage == "finished":
             ph = state.phase
-            return f"Game over · the board in {SEASONS.get(ph.season, ph.season)} {ph.year}"
+            return f"Game over: the board in {SEASONS.get(ph.season, ph.season)} {ph.year}"
         return phase_title(state)
 
     def _map_svg(self, offer: Any, mine: dict[str, Order]) -> str:
@@ -689,14 +755,19 @@ class WebSession(Link):
                 continue
             legal = self.builder.legal[key]
             unit = legal[0].unit if legal and not isinstance(legal[0], Waive) else None
+            text = str(order) if order is not None else None
             rows.append(
                 {
                     "loc": key,
                     "unit": str(unit) if unit and self.builder.kind != "adjustment" else prov,
-                    "order": str(order) if order is not None else None,
+                    "order": text,
+                    "names": place_names(self.gmap, text or key),
                 }
             )
-        rows.extend({"loc": None, "unit": "", "order": "WAIVE"} for _ in range(waives))
+        # Lead: waive-key call site (one spelling from the engine once it lands).
+        rows.extend(
+            {"loc": None, "unit": "", "order": "Waive a build", "names": ""} for _ in range(waives)
+        )
         return rows
 
     def _ready_view(self, st: GameStatus | None) -> dict[str, Any]:
@@ -738,4 +809,12 @@ class WebSession(Link):
         return end
 
 
-__all__ = ["GameStatus", "WebSession", "game_status", "phase_title", "result_lines"]
+__all__ = [
+    "GameStatus",
+    "ResultGroup",
+    "WebSession",
+    "game_status",
+    "phase_title",
+    "place_names",
+    "result_lines",
+]

@@ -16,7 +16,7 @@ def _serve(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
          str(tmp_path / "cli.sqlite"), "--log-level", "warning", *args],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=120,
         cwd=ROOT,
     )  # fmt: skip
 
@@ -41,3 +41,17 @@ def test_play_options_checked(tmp_path: Path) -> None:
     assert done.returncode == 2 and "no power XYZ" in done.stderr
     done = _serve(tmp_path, "--web-port", "0", "--play", "FRA", "--against", "dumbbot:5")
     assert done.returncode == 2 and "choose 6 opponents" in done.stderr
+
+
+def test_play_errors_are_found_before_the_server_starts(tmp_path: Path) -> None:
+    for args in (
+        ["--play", "XYZ"],
+        ["--play", "FRA", "--against", "dumbbot:5"],
+        ["--play", "FRA", "--against", "nobot:6"],
+        ["--play", "FRA", "--mtl", "99999"],
+    ):
+        done = _serve(tmp_path, "--web-port", "0", *args)
+        assert done.returncode == 2 and done.stderr.startswith("error: "), done.stderr
+        assert "diplomat serving" not in done.stdout
+    # No server ran, so no game (not even the always-open one) was left behind.
+    assert not (tmp_path / "cli.sqlite").exists()

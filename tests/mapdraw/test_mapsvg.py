@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -11,15 +10,14 @@ import pytest
 from cli.main import main
 from engine.map import GameMap, load_map, province_of
 from engine.notation import parse_order
-from engine.orders import Move, Order, Outcome, Result, Waive
+from engine.orders import Order, Outcome, Waive
 from engine.simulate import random_game
 from engine.state import GameState, Phase, initial_state, make_state, parse_unit
 from engine.turn import process
 from mapdraw.geometry import geometry, point_in
 from mapdraw.svg import dom_id, render_map
-from protocol import messages as m
-from protocol.codec import render_text
 from server.store import Store
+from tests.mapdraw.stored import store_random_game
 
 SVG = "{http://www.w3.org/2000/svg}"
 GMAP = load_map("standard")
@@ -276,43 +274,9 @@ def test_random_game_phases_draw_every_result() -> None:
 # -- diplomat render ---------------------------------------------------------------------------
 
 
-def _ord_text(phase: Phase, order: Order, result: Result, state: GameState) -> str:
-    if isinstance(order, Move) and order.convoy and order.via is None:
-        # DAIDE's CTO names its route; random games leave it out.
-        return render_text(
-            m.Ord(
-                phase,
-                dataclasses.replace(order, via=state.map.seas_near[order.unit.province][:1]),
-                result,
-            )
-        )
-    return render_text(m.Ord(phase, order, result))
-
-
 @pytest.fixture
 def stored_game(tmp_path: Path) -> Path:
-    path = tmp_path / "games.sqlite"
-    store = Store(path)
-    game = store.create_game({}, name="random one")
-    for k, step in enumerate(random_game(1, max_year=1903)):
-        if k == 0:
-            store.start(game, step.state.phase.name, step.state.to_json())
-        ords = [
-            (
-                o.power if isinstance(o, Waive) else o.unit.power,
-                _ord_text(step.state.phase, o, r, step.state),
-            )
-            for o, r in step.result.results
-        ]
-        store.record_phase(
-            game,
-            step.state.phase.name,
-            ords,
-            step.result.state.phase.name,
-            step.result.state.to_json(),
-        )
-    store.close()
-    return path
+    return store_random_game(tmp_path / "games.sqlite")
 
 
 def test_render_command_draws_a_stored_phase(

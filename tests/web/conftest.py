@@ -87,7 +87,7 @@ def start_server(db: Path, *extra: str) -> LiveServer:
             got.put(line)
 
     threading.Thread(target=read, daemon=True).start()
-    give_up = time.monotonic() + 30
+    give_up = time.monotonic() + 120  # an outer limit: the loop ends at the printed URL
     url = None
     port = 0
     want_game = "--play" in extra
@@ -112,7 +112,7 @@ def start_server(db: Path, *extra: str) -> LiveServer:
 def stop_server(server: LiveServer) -> None:
     server.proc.terminate()
     try:
-        server.proc.wait(10)
+        server.proc.wait(60)
     except subprocess.TimeoutExpired:
         server.proc.kill()
         server.proc.wait()

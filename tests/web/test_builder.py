@@ -137,6 +137,20 @@ def test_builds_removals_and_waive() -> None:
     assert r.click("WAR", {"WAR": remove[1]}) == ("not", remove[1])  # a second click undoes
 
 
+def test_waive_is_offered_only_while_a_build_is_left() -> None:
+    centres = {"LON": "ENG", "EDI": "ENG"}
+    b = OrderBuilder(board("ENG F NTH", phase="W1901A", centres=centres), "ENG")
+    assert "waive" in [i.id for i in b.offer({}).menu]
+    build = clicks(b, "LON")
+    assert build is None
+    action = b.choose("build:0", {})
+    assert action is not None
+    chosen = {"LON": action[1]}
+    offer = b.offer(chosen)
+    assert "waive" not in [i.id for i in offer.menu] and offer.prompt.startswith("Your builds")
+    assert "waive" not in [i.id for i in b.offer({}, waives=1).menu]
+
+
 def test_stp_south_coast_fleet_is_selected_by_province() -> None:
     b = OrderBuilder(initial_state(GMAP), "RUS")
     b.click("STP", {})

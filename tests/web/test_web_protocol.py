@@ -65,7 +65,7 @@ class Page:
         await self.ws.send_message(json.dumps(msg))
 
     async def until(
-        self, pred: Callable[[dict[str, Any]], bool], timeout: float = 20
+        self, pred: Callable[[dict[str, Any]], bool], timeout: float = 120
     ) -> dict[str, Any]:
         with trio.fail_after(timeout):
             if self.view and pred(self.view):
@@ -173,8 +173,8 @@ async def test_a_game_by_clicks_typed_orders_and_ready(web: WebHub) -> None:
         # Ready: the units still without orders hold, and the phase is processed.
         await page.send(t="ready", on=True)
         view = await page.until(lambda v: v["phase"] == "F1901M" and "orders" in v)
-        assert view["results"]["phase"] == "S1901M"
-        lines = {(r["power"], r["text"]) for r in view["results"]["lines"]}
+        assert view["results"][0]["phase"] == "S1901M"
+        lines = {(r["power"], r["text"]) for r in view["results"][0]["lines"]}
         assert ("FRA", "F BRE - MAO") in lines and ("FRA", "A PAR H") in lines
         assert view["ready"] is False  # a new phase: not ready until one says so
         # The history: the first phase with its orders.
@@ -205,22 +205,27 @@ async def test_a_game_by_clicks_typed_orders_and_ready(web: WebHub) -> None:
         await cm.__aexit__(None, None, None)
 
 
-async def test_leaving_means_civil_disorder_and_the_link_brings_you_back(
-    web: WebHub,
-) -> None:
-    seat = web.create_game({"power": "TUR", "opponents": ["holdbot"] * 6})
+async def order_and_leave(web: WebHub, spec: dict[str, Any]) -> tuple[Any, Any]:
+    """A Turkish seat whose page orders A CON - BUL and closes: the seat and its game."""
+    seat = web.create_game(spec)
     page, cm = await open_page(web, seat.game_id, seat.token)
     await page.until(lambda v: v["stage"] == "playing" and "orders" in v)
     await page.send(t="order", text="A CON - BUL")
     await page.until(lambda v: given(v) == ["A CON - BUL"])
     await cm.__aexit__(None, None, None)
-    master = web.server.games[seat.game_id].master
-    with trio.fail_after(10):
+    return seat, web.server.games[seat.game_id].master
+
+
+async def test_leaving_means_civil_disorder_and_the_link_brings_you_back(
+    web: WebHub,
+) -> None:
+    seat, master = await order_and_leave(web, {"power": "TUR", "opponents": ["holdbot"] * 6})
+    with trio.fail_after(120):
         while master.seats["TUR"].client is not None:
             await trio.sleep(0.05)
     # In civil disorder the power is not waited for: the bots played on, and the order
     # given before leaving stood.
-    with trio.fail_after(10):
+    with trio.fail_after(120):
         while not master.history:
             await trio.sleep(0.05)
     first = {str(o.order) for o in master.history[0][1]}
@@ -229,7 +234,9 @@ async def test_leaving_means_civil_disorder_and_the_link_brings_you_back(
     view = await page.until(lambda v: v["stage"] == "playing" and "orders" in v)
     assert view["power"] == "TUR" and master.seats["TUR"].client is not None
     assert view["phase"] == master.state.phase.name
-    # A reload within the grace period does not leave the game at all.
+    # A reload within the grace period does not leave the game at all (a grace long enough
+    # that a busy machine reloads within it).
+    web.grace = 600.0
     client = master.seats["TUR"].client
     await cm.__aexit__(None, None, None)
     page, cm = await open_page(web, seat.game_id, seat.token)
@@ -280,7 +287,9 @@ async def test_a_retreat_by_clicks(web: WebHub) -> None:
     try:
         view = await page.until(lambda v: v["stage"] == "playing" and "orders" in v)
         assert view["phase"] == "S1901R" and 'id="dislodged-BUR"' in page.svg
-        assert view["orders"] == [{"loc": "BUR", "unit": "A BUR", "order": None}]
+        assert view["orders"] == [
+            {"loc": "BUR", "unit": "A BUR", "order": None, "names": "BUR: Burgundy"}
+        ]
         await page.send(t="click", loc="BUR")
         view = await page.until(lambda v: "Retreat the army in BUR" in v.get("prompt", ""))
         assert view["menu"][0]["id"] == "disband"
@@ -288,6 +297,65 @@ async def test_a_retreat_by_clicks(web: WebHub) -> None:
         await page.until(lambda v: given(v) == ["A BUR R PIC"])
         await page.send(t="ready", on=True)
         view = await page.until(lambda v: v["phase"] == "F1901M")
-        assert ("FRA", "A BUR R PIC") in {(r["power"], r["text"]) for r in view["results"]["lines"]}
+        lines = view["results"][0]["lines"]
+        assert ("FRA", "A BUR R PIC") in {(r["power"], r["text"]) for r in lines}
+    finally:
+        await cm.__aexit__(None, None, None)
+
+
+async def test_results_since_your_last_orders_newest_first(web: WebHub) -> None:
+    """A retreat that does not involve you resolves at once; the movement results you
+    waited for stay listed under it, and phases are named as players name them."""
+    from engine.orderset import OrderSet
+    from engine.state import Phase, Unit, make_state
+
+    seat = web.create_game({"power": "FRA", "opponents": ["holdbot"] * 6})
+    master = web.server.games[seat.game_id].master
+    start = master.state
+    units = [u for u in start.units.values() if u.province != "MUN"] + [Unit("GER", "A", "BUR")]
+    master.state = make_state(master.map, Phase.parse("S1901M"), units, dict(start.centres))
+    master.book = OrderSet(master.state)
+    page, cm = await open_page(web, seat.game_id, seat.token)
+    try:
+        await page.until(lambda v: v["stage"] == "playing" and "orders" in v)
+        await page.send(t="order", text="A PAR - BUR; A MAR S A PAR - BUR")
+        await page.until(lambda v: given(v) == ["A MAR S A PAR - BUR", "A PAR - BUR"])
+        await page.send(t="ready", on=True)
+        # The holdbot's retreat (a disband) needs nothing from France: on to the Fall.
+        view = await page.until(lambda v: v["phase"] == "F1901M" and "orders" in v)
+        groups = view["results"]
+        assert [g["phase"] for g in groups] == ["S1901R", "S1901M"]
+        assert [g["title"] for g in groups] == ["Spring 1901 Retreats", "Spring 1901 Movement"]
+        assert view["phase_title"] == "Fall 1901 Movement"
+        assert ("GER", "A BUR D") in {(r["power"], r["text"]) for r in groups[0]["lines"]}
+        moves = {r["text"]: r for r in groups[1]["lines"]}
+        assert moves["A PAR - BUR"]["outcome"] == "" and moves["A PAR - BUR"]["power"] == "FRA"
+        assert moves["A PAR - BUR"]["names"] == "PAR: Paris, BUR: Burgundy"
+        assert not any(g["away"] for g in groups)
+        # Lines come grouped by power in the map's order.
+        ranks = [master.map.powers.index(r["power"]) for r in groups[1]["lines"]]
+        assert ranks == sorted(ranks)
+        # A new order in the Fall: the next results start again from it.
+        await page.send(t="ready", on=True)
+        view = await page.until(lambda v: v["phase"] == "W1901A")
+        assert [g["phase"] for g in view["results"]] == ["F1901M"]
+    finally:
+        await cm.__aexit__(None, None, None)
+
+
+async def test_coming_back_the_page_says_what_happened_while_away(web: WebHub) -> None:
+    deadlines = {"move_time": 1, "retreat_time": 1, "build_time": 1}
+    spec = {"power": "TUR", "opponents": ["holdbot"] * 6, **deadlines}
+    seat, master = await order_and_leave(web, spec)
+    with trio.fail_after(120):  # the game goes on by its deadlines while Turkey is away
+        while len(master.history) < 2:
+            await trio.sleep(0.1)
+    page, cm = await open_page(web, seat.game_id, seat.token)
+    try:
+        view = await page.until(lambda v: len(v.get("results") or []) >= 2)
+        groups = view["results"]
+        assert groups[-1]["phase"] == "S1901M" and not groups[-1]["away"]
+        assert ("TUR", "A CON - BUL") in {(r["power"], r["text"]) for r in groups[-1]["lines"]}
+        assert groups[-2]["phase"] == "F1901M" and groups[-2]["away"]
     finally:
         await cm.__aexit__(None, None, None)

@@ -22,7 +22,8 @@ def _port(url: str) -> int:
 
 async def test_kill_and_come_back(tmp_path: Path) -> None:
     db = tmp_path / "web.sqlite"
-    args = ("--play", "ITA", "--against", "holdbot:6", "--mtl", "120", "--rejoin-grace", "20")
+    # Deadlines and grace far longer than anything takes: the test waits for events.
+    args = ("--play", "ITA", "--against", "holdbot:6", "--mtl", "900", "--rejoin-grace", "300")
     server = await trio.to_thread.run_sync(lambda: start_server(db, *args))
     try:
         line = next(x for x in server.lines if "your game (ITA)" in x)
@@ -40,7 +41,7 @@ async def test_kill_and_come_back(tmp_path: Path) -> None:
     finally:
         server.proc.kill()  # SIGKILL: nothing more is saved
         server.proc.wait()
-    again = await trio.to_thread.run_sync(lambda: start_server(db, "--rejoin-grace", "20"))
+    again = await trio.to_thread.run_sync(lambda: start_server(db, "--rejoin-grace", "300"))
     try:
         async with trio_websocket.open_websocket(
             "127.0.0.1", _port(again.url), "/ws", use_ssl=False
@@ -55,8 +56,8 @@ async def test_kill_and_come_back(tmp_path: Path) -> None:
                 lambda v: all(p["state"] == "ready" for p in v["powers"] if p["power"] != "ITA")
             )
             await page.send(t="ready", on=True)
-            view = await page.until(lambda v: v["phase"] == "F1901M", timeout=30)
-            lines = {(r["power"], r["text"]) for r in view["results"]["lines"]}
+            view = await page.until(lambda v: v["phase"] == "F1901M")
+            lines = {(r["power"], r["text"]) for r in view["results"][0]["lines"]}
             assert ("ITA", "A VEN - TYR") in lines
     finally:
         stop_server(again)

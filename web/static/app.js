@@ -104,6 +104,7 @@ async function lobby() {
 const game = {
   id: null, token: null, ws: null, view: null, svg: "", historyIndex: null,
   history: null, deadline: null, deadlineAt: 0, retry: 0, over: false, serial: -1,
+  placed: false,  // the map has been zoomed to the player's units (phones) once
 };
 
 function send(msg) {
@@ -218,8 +219,35 @@ function showView(v) {
   renderResults(v);
   renderEnd(v);
   renderSteps();
-  if (phaseChanged && v.results) toast(`${v.results.title} resolved: see the results below.`);
+  const away = (v.results || []).filter((g) => g.away).length;
+  if (first && away) {
+    toast(`While you were away, ${away} phase${away > 1 ? "s were" : " was"} played without ` +
+      "your orders: see the results.", "error");
+  } else if (phaseChanged && v.results) {
+    toast(`${v.results[0].title} resolved: see the results.`);
+  }
   if (first && v.refused) toast(v.refused, "error");
+  if (!game.placed && v.stage === "playing" && game.historyIndex === null) {
+    game.placed = true;
+    zoomToMine(v.power);
+  }
+}
+
+// A phone starts zoomed in, scrolled to the player's own units (the whole map is too small
+// to read there).
+function zoomToMine(power) {
+  if (!window.matchMedia("(max-width: 820px)").matches) return;
+  const map = $("#map");
+  map.classList.add("zoomed");
+  $("#zoom").setAttribute("aria-pressed", "true");
+  const units = [...map.querySelectorAll(`.unit[data-power="${power}"]`)];
+  if (!units.length) return;
+  const box = map.getBoundingClientRect();
+  const rects = units.map((u) => u.getBoundingClientRect());
+  const left = Math.min(...rects.map((r) => r.left)), right = Math.max(...rects.map((r) => r.right));
+  const top = Math.min(...rects.map((r) => r.top)), bottom = Math.max(...rects.map((r) => r.bottom));
+  map.scrollLeft += (left + right) / 2 - (box.left + box.width / 2);
+  map.scrollTop += (top + bottom) / 2 - (box.top + map.clientHeight / 2);
 }
 
 function renderForming(v) {
@@ -253,7 +281,8 @@ function renderOrdering(v) {
   const list = $("#orders");
   list.textContent = "";
   for (const row of v.orders || []) {
-    const li = el("li", { "data-loc": row.loc || "", class: row.order ? "given" : "missing" });
+    const li = el("li", { "data-loc": row.loc || "", class: row.order ? "given" : "missing",
+      title: row.names || null });
     const text = el("span", { class: "order" }, row.order || `${row.unit}: no order`);
     li.append(text);
     if (row.loc) {
@@ -287,26 +316,48 @@ function renderPowers(powers, over) {
   }
 }
 
+// Each power's orders under its name once; hovering an order spells out its places.
 function resultItems(list, lines) {
   list.textContent = "";
+  let last = null;
   for (const r of lines) {
     const note = [r.outcome, r.dislodged ? "dislodged" : ""].filter(Boolean).join(", ");
-    list.append(el("li", { class: r.outcome ? "failed" : "ok" },
-      el("b", {}, r.power), " ", r.text, note ? el("em", {}, ` ${note}`) : ""));
+    const first = r.power !== last;
+    last = r.power;
+    list.append(el("li", { class: `${r.outcome ? "failed" : "ok"}${first ? " first" : ""}`,
+      "data-power": r.power, title: r.names || null },
+      el("b", {}, first ? r.power : ""), " ", r.text, note ? el("em", {}, ` ${note}`) : ""));
   }
   if (!lines.length) list.append(el("li", { class: "hint" }, "No orders."));
 }
 
+// Every phase processed since your last orders, newest first: an empty retreat or build
+// phase never hides the movement results before it.
 function renderResults(v) {
   const box = $("#results");
-  box.hidden = !v.results || game.historyIndex !== null;
-  if (!v.results) return;
-  $("#results-title").textContent = `Results of ${v.results.title}`;
-  const index = v.history.indexOf(v.results.phase);
-  const show = $("#results-show");
-  show.hidden = index < 0;
-  show.onclick = () => send({ t: "history", index });
-  resultItems($("#results-lines"), v.results.lines);
+  const groups = v.results || [];
+  box.hidden = !groups.length || game.historyIndex !== null;
+  if (!groups.length) return;
+  $("#results-title").textContent = groups.length > 1
+    ? "Results since your last orders" : `Results of ${groups[0].title}`;
+  const holder = $("#results-groups");
+  holder.textContent = "";
+  groups.forEach((g, k) => {
+    const section = el("section", { class: "result-group", "data-phase": g.phase });
+    if (groups.length > 1) section.append(el("h3", {}, g.title));
+    if (g.away) {
+      section.append(el("p", { class: "away" }, "You gave no orders in this phase (you were " +
+        "away): your units held, dislodged units disbanded, builds were waived."));
+    }
+    const list = el("ul", { class: "results" });
+    resultItems(list, g.lines);
+    section.append(list);
+    if (g.index !== null && g.index !== undefined) {
+      section.append(el("button", { type: "button", class: "show", id: k === 0 ? "results-show" : null,
+        onclick: () => send({ t: "history", index: g.index }) }, "Show them on the map"));
+    }
+    holder.append(section);
+  });
 }
 
 function renderEnd(v) {
