@@ -20,19 +20,15 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from engine.convoy import convoy_route, with_route
+from engine.defaults import missing_orders
 from engine.legal import WAIVE_KEY, legal_orders
-from engine.map import GameMap, province_of
+from engine.map import GameMap
 from engine.orders import (
-    Build,
-    Disband,
-    Hold,
     Order,
-    Remove,
     Waive,
 )
 from engine.orderset import build_sites
 from engine.state import Dislodged, GameState, Phase, PhaseKind, Unit
-from engine.turn import removal_order
 from protocol import messages as m
 
 
@@ -147,39 +143,11 @@ def default_orders(state: GameState, power: str) -> list[Order]:
 
 
 def complete_orders(state: GameState, power: str, orders: Iterable[Order]) -> list[Order]:
-    """``orders`` plus the defaults for whatever they leave out (see the module note).
-    Orders for other powers' units, or for the wrong kind of phase, are passed through: the
-    server answers them."""
+    """``orders`` plus the defaults for whatever they leave out (the engine's
+    :func:`engine.defaults.missing_orders`). Orders for other powers' units, or for the wrong
+    kind of phase, are passed through: the server answers them."""
     given = list(orders)
-    kind = state.phase.kind
-    if kind == "movement":
-        ordered = {province_of(o.unit.loc) for o in given if not isinstance(o, Waive)}
-        given += [
-            Hold(u) for p, u in sorted(state.units.items()) if u.power == power and p not in ordered
-        ]
-    elif kind == "retreat":
-        ordered = {province_of(o.unit.loc) for o in given if not isinstance(o, Waive)}
-        given += [
-            Disband(d.unit)
-            for p, d in sorted(state.dislodged.items())
-            if d.unit.power == power and p not in ordered
-        ]
-    else:
-        need = state.adjustments().get(power, 0)
-        if need > 0:
-            made = sum(1 for o in given if isinstance(o, Build | Waive))
-            given += [Waive(power)] * max(0, need - made)
-        elif need < 0:
-            removed = {o.unit.province for o in given if isinstance(o, Remove)}
-            missing = -need - len(removed)
-            if missing > 0:
-                given += [Remove(u) for u in _removal_order(state, power, removed)[:missing]]
-    return given
-
-
-def _removal_order(state: GameState, power: str, skip: set[str]) -> list[Unit]:
-    """The units civil disorder would remove, in its order (the engine's rule)."""
-    return [u for u in removal_order(state, power) if u.province not in skip]
+    return given + missing_orders(state, power, given)
 
 
 __all__ = [

@@ -2,13 +2,27 @@
 
 The lists agree with ``engine.validate``: each order listed is accepted as it stands, and
 every accepted order's normalised form is listed (``tests/engine/test_legal.py`` checks both
-directions). Bots and the web UI use these lists, so they are built from per-position tables
-(who can reach each province, which fleets each convoy needs) computed once.
+directions).
+
+Search bots list thousands of positions, most of them alike, so the lists are assembled from
+blocks kept per map and keyed by small integers: a unit is a code (its type, location and
+power), the situation around a province is a code (who stands on it, who can move into it),
+and a unit's supports are one block looked up by its code and the codes of the provinces it
+can reach. Order objects are values, so a block built for one position serves every position
+where the same units stand around the same provinces. Convoy routes come from the per-map
+tables of ``engine.convoy``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from operator import itemgetter
+from typing import Any
+
+from engine.convoy import ConvoyTable
+from engine.map import GameMap
 from engine.orders import (
+    WAIVE_KEY,
     Build,
     Convoy,
     Disband,
@@ -25,120 +39,268 @@ from engine.orderset import build_sites
 from engine.state import GameState, Unit
 from engine.validate import Position
 
-WAIVE_KEY = "WAIVE"
+__all__ = ["WAIVE_KEY", "Listing", "legal_orders", "listing"]
+
+Listing = dict[str, list[Order]]
+
+# Entries a per-map memo holds before it is emptied (search bots run for hours).
+_MEMO_LIMIT = 200_000
+_NOBODY = -1  # a board square with no unit
+_RANK_SHIFT = 16  # a board square holds a unit's place among the units above its code
 
 
 def legal_orders(
     state: GameState, power: str | None = None, position: Position | None = None
-) -> dict[str, list[Order]]:
+) -> Listing:
     """Legal orders keyed by the location they are for: a unit's location in movement and
-    retreat phases, a build site or unit location in adjustments (plus ``"WAIVE"``).
-    With ``power`` None, every power's."""
-    kind = state.phase.kind
-    if kind == "movement":
-        return _movement(position or Position(state), power)
-    if kind == "retreat":
-        return _retreats(state, power)
-    return _adjustments(state, power)
+    retreat phases, a build site or unit location in adjustments (plus ``WAIVE_KEY``).
+    With ``power`` None, every power's. Pass the position's :class:`Position` to share one
+    listing between powers, validation and bots (the lists returned are fresh copies)."""
+    full = listing(position or Position(state))
+    if power is None:
+        return {k: list(v) for k, v in full.items()}
+    out = {k: list(v) for k, v in full.items() if k != WAIVE_KEY and _power_of(v[0]) == power}
+    if WAIVE_KEY in full and Waive(power) in full[WAIVE_KEY]:
+        out[WAIVE_KEY] = [Waive(power)]
+    return out
 
 
-def _movement(position: Position, power: str | None) -> dict[str, list[Order]]:
-    state = position.state
-    gmap = state.map
-    units = state.units
-    reach = gmap.reach_sorted
-    moves = gmap.moves
-    army_adj = gmap.army_adj
-    is_coastal = gmap.is_coastal
-    # Who could move into each province: directly, or only by convoy (with the fleets some
-    # route needs, since a needed fleet cannot also support the move).
-    direct: dict[str, list[Unit]] = {}
-    by_convoy: dict[str, list[tuple[Unit, str, frozenset[str]]]] = {}
-    convoy_dests: dict[str, dict[str, frozenset[str]]] = {}
-    for prov, u in units.items():
-        for d in reach(u.type, u.loc):
-            if d in direct:
-                direct[d].append(u)
-            else:
-                direct[d] = [u]
-        if u.type == "A" and position.fleets and is_coastal(prov):
-            table = position.convoy_table(prov)
-            if table:
-                convoy_dests[prov] = table
-                adj = army_adj[u.loc]
-                for d, needed in table.items():
-                    if d not in adj:
-                        by_convoy.setdefault(d, []).append((u, prov, needed))
-    out: dict[str, list[Order]] = {}
-    get_unit = units.get
-    memo = gmap.unit_orders_memo
-    get_direct = direct.get
-    get_convoy = by_convoy.get
-    fleets = position.fleets
-    for prov, u in units.items():
-        if power is not None and u.power != power:
-            continue
-        key = (u.power, u.type, u.loc)
-        static = memo.get(key)
-        if static is None:
-            static = memo[key] = (Hold(u), *[Move(u, d) for d in moves(u.type, u.loc)])
-        orders: list[Order] = list(static)  # type: ignore[arg-type]
-        if prov in convoy_dests:
-            adj = army_adj[u.loc]
-            for d in convoy_dests[prov]:
-                if d not in adj:
-                    orders.append(Move(u, d))
-                orders.append(Move(u, d, True))
-        near = reach(u.type, u.loc)
-        orders += [SupportHold(u, o) for d in near if (o := get_unit(d)) is not None]
-        orders += [SupportMove(u, v, d) for d in near for v in get_direct(d, ()) if v is not u]
+def listing(position: Position) -> dict[str, tuple[Order, ...]]:
+    """Every power's legal orders in ``position``, computed once per position and shared
+    (the mapping must not be changed)."""
+    cached = position.memo.get("legal")
+    if cached is None:
+        state = position.state
+        kind = state.phase.kind
+        if kind == "movement":
+            cached = _Movement(position).run()
+        elif kind == "retreat":
+            cached = _retreats(state)
+        else:
+            cached = _adjustments(state)
+        position.memo["legal"] = cached
+    return cached
+
+
+def _power_of(order: Order) -> str:
+    return order.power if isinstance(order, Waive) else order.unit.power
+
+
+class _Codes:
+    """Per-map integer codes and the memos of order blocks built from them."""
+
+    def __init__(self, gmap: GameMap) -> None:
+        keys = [("A", loc) for loc in sorted(gmap.army_locations)]
+        keys += [("F", loc) for loc in sorted(gmap.fleet_locations)]
+        npowers = len(gmap.powers)
+        power_index = {p: i for i, p in enumerate(gmap.powers)}
+        # (power, type, location) -> code; a code names a unit in any position.
+        self.unit: dict[tuple[str, str, str], int] = {
+            (p, t, loc): i * npowers + power_index[p]
+            for i, (t, loc) in enumerate(keys)
+            for p in gmap.powers
+        }
+        self.province_id: dict[str, int] = {p: i for i, p in enumerate(sorted(gmap.provinces))}
+        # Per code: a function reading, from a board of codes indexed by province id, the
+        # units a unit there could support (on the provinces it reaches and next to them).
+        rings = {key: self._ring(gmap, *key) for key in keys}
+        self.ring: list[Callable[[list[int]], tuple[int, ...]]] = [
+            rings[key] for key in keys for _ in gmap.powers
+        ]
+        # The same for the provinces a unit reaches (where convoys may bring armies to support).
+        reached = {key: self._reached(gmap, *key) for key in keys}
+        self.reached: list[Callable[[list[Any]], tuple[Any, ...]]] = [
+            reached[key] for key in keys for _ in gmap.powers
+        ]
+        self.supports: dict[tuple[Any, ...], tuple[Order, ...]] = {}  # unit, ring -> block
+        self.basic: dict[int, tuple[Order, ...]] = {}  # unit -> hold and moves
+
+    def _ring(self, gmap: GameMap, utype: str, loc: str) -> Callable[[list[int]], tuple[int, ...]]:
+        ring = set(gmap.reach(utype, loc))
+        for d in gmap.reach(utype, loc):
+            ring.update(gmap.neighbours[d])
+        ids = sorted(self.province_id[p] for p in ring)
+        if len(ids) == 1:  # itemgetter of one index gives a value, not a tuple
+            ids.append(ids[0])
+        return itemgetter(*ids)
+
+    def _reached(self, gmap: GameMap, utype: str, loc: str) -> Callable[[list[Any]], Any]:
+        ids = [self.province_id[p] for p in gmap.reach_sorted(utype, loc)]
+        return itemgetter(*ids, *ids) if len(ids) == 1 else itemgetter(*ids)
+
+    def trim(self) -> None:
+        if len(self.supports) > _MEMO_LIMIT:
+            self.supports.clear()
+
+
+def _codes(gmap: GameMap) -> _Codes:
+    codes = gmap.memo.get("legal")
+    if codes is None:
+        codes = gmap.memo["legal"] = _Codes(gmap)
+    return codes
+
+
+class _Movement:
+    """A movement phase's listing. A unit's supports depend only on the units on and next to
+    the provinces it reaches (and on the armies convoys can bring there), so they are one
+    block per map keyed by those units' codes. Supports for moves into a province are listed
+    in the order the state stores the units, so the key holds each unit's place in that order
+    too: a listing never depends on what was listed before."""
+
+    def __init__(self, position: Position) -> None:
+        self.position = position
+        self.state = position.state
+        self.map = position.map
+        self.codes = _codes(self.map)
+        self.codes.trim()
+
+    def run(self) -> dict[str, tuple[Order, ...]]:
+        units = self.state.units
+        codes = self.codes
+        unit_code, province_id, ring = codes.unit, codes.province_id, codes.ring
+        code: dict[str, int] = {}
+        # Per province id: the unit's code and its place among the units, as one int.
+        board = [_NOBODY] * len(province_id)
+        for rank, (prov, u) in enumerate(units.items()):
+            c = code[prov] = unit_code[(u.power, u.type, u.loc)]
+            board[province_id[prov]] = rank << _RANK_SHIFT | c
+        self.code = code
+        convoys = self._convoy_tables()
+        self.by_convoy = by_convoy = self._convoyed_into(convoys)
         if by_convoy:
-            for d in near:
-                for v, vprov, needed in get_convoy(d, ()):
-                    if vprov == prov or (
-                        prov in needed and not position.convoy_possible(vprov, d, without=prov)
-                    ):
-                        continue
-                    orders.append(SupportMove(u, v, d))
-        if prov in fleets:
-            for army_prov, table in convoy_dests.items():
-                army = units[army_prov]
-                orders += [Convoy(u, army, d) for d, needed in table.items() if prov in needed]
-        out[u.loc] = orders
-    return out
+            # Per province id: the armies convoys bring there, for the blocks' keys.
+            brought: list[tuple[int, ...] | None] = [None] * len(province_id)
+            for d, armies in by_convoy.items():
+                brought[province_id[d]] = tuple(x for a, f in armies for x in (code[a], f))
+            reached = codes.reached
+        supports, basic = codes.supports, codes.basic
+        sea_bit = self.map.sea_bit
+        out: dict[str, tuple[Order, ...]] = {}
+        for prov, u in units.items():
+            c = code[prov]
+            key = (c, *ring[c](board))
+            if by_convoy:
+                key += reached[c](brought)
+            block = supports.get(key)
+            if block is None:
+                block = supports[key] = self._supports(prov, u)
+            orders = basic.get(c) or self._basic(u, c)
+            if prov in convoys:
+                orders += self._convoy_moves(u, c, convoys[prov])
+            orders += block
+            if convoys and prov in sea_bit:
+                orders += self._convoys(prov, u, convoys)
+            out[u.loc] = orders
+        return out
+
+    def _basic(self, u: Unit, c: int) -> tuple[Order, ...]:
+        moves = self.map.moves(u.type, u.loc)
+        orders = self.codes.basic[c] = (Hold(u), *[Move(u, d) for d in moves])
+        return orders
+
+    def _supports(self, prov: str, u: Unit) -> tuple[Order, ...]:
+        """Support orders: holds, moves over land or sea, then moves by convoy when some
+        route does not need the supporter (a fleet every route needs cannot also support
+        the move, DATC 6.D.31)."""
+        gmap = self.map
+        units, by_convoy = self.state.units, self.by_convoy
+        near = gmap.reach_sorted(u.type, u.loc)
+        bit = gmap.sea_bit.get(prov, 0)
+        rank = {p: i for i, p in enumerate(units)}
+        orders: list[Order] = [SupportHold(u, units[d]) for d in near if d in units]
+        for d in near:
+            movers = [
+                q
+                for q in gmap.neighbours[d]
+                if q in units and q != prov and d in gmap.reach(units[q].type, units[q].loc)
+            ]
+            orders += [SupportMove(u, units[q], d) for q in sorted(movers, key=rank.__getitem__)]
+        for d in near:
+            for army, fleets in by_convoy.get(d, ()):
+                if army != prov and not fleets & bit:
+                    orders.append(SupportMove(u, units[army], d))
+        return tuple(orders)
+
+    # -- convoys ------------------------------------------------------------------------
+
+    def _convoy_tables(self) -> dict[str, ConvoyTable]:
+        """Convoy destinations of each army that has fleets at sea next to it."""
+        position = self.position
+        fleets = position.fleets
+        if not fleets:
+            return {}
+        near_mask = self.map.seas_mask_near
+        out = {}
+        for prov, u in self.state.units.items():
+            if u.type == "A" and near_mask.get(prov, 0) & fleets:
+                table = position.convoy_table(prov)
+                if table.dests:
+                    out[prov] = table
+        return out
+
+    def _convoyed_into(self, convoys: dict[str, ConvoyTable]) -> dict[str, list[tuple[str, int]]]:
+        """Province -> armies that reach it only by convoy, with the fleets every route
+        needs."""
+        army_adj = self.map.army_adj
+        units = self.state.units
+        out: dict[str, list[tuple[str, int]]] = {}
+        for prov, table in convoys.items():
+            adj = army_adj[units[prov].loc]
+            for d, (_, essential) in table.dests.items():
+                if d not in adj:
+                    out.setdefault(d, []).append((prov, essential))
+        return out
+
+    def _convoy_moves(self, u: Unit, c: int, table: ConvoyTable) -> tuple[Order, ...]:
+        orders = table.memo.get(c)
+        if orders is None:
+            adj = self.map.army_adj[u.loc]
+            listed: list[Order] = []
+            for d in table.dests:
+                if d not in adj:
+                    listed.append(Move(u, d))
+                listed.append(Move(u, d, True))
+            orders = table.memo[c] = tuple(listed)
+        return orders
+
+    def _convoys(self, prov: str, u: Unit, convoys: dict[str, ConvoyTable]) -> tuple[Order, ...]:
+        units, code = self.state.units, self.code
+        out: tuple[Order, ...] = ()
+        for army, table in convoys.items():
+            dests = table.by_fleet.get(prov)
+            if dests:
+                key = (code[prov], code[army])
+                orders = table.memo.get(key)
+                if orders is None:
+                    target = units[army]
+                    orders = table.memo[key] = tuple(Convoy(u, target, d) for d in dests)
+                out += orders
+        return out
 
 
-def _retreats(state: GameState, power: str | None) -> dict[str, list[Order]]:
-    out: dict[str, list[Order]] = {}
-    for d in state.dislodged.values():
-        if power is not None and d.unit.power != power:
-            continue
-        orders: list[Order] = [Retreat(d.unit, r) for r in d.retreats]
-        orders.append(Disband(d.unit))
-        out[d.unit.loc] = orders
-    return out
+def _retreats(state: GameState) -> dict[str, tuple[Order, ...]]:
+    return {
+        d.unit.loc: (*[Retreat(d.unit, r) for r in d.retreats], Disband(d.unit))
+        for d in state.dislodged.values()
+    }
 
 
-def _adjustments(state: GameState, power: str | None) -> dict[str, list[Order]]:
+def _adjustments(state: GameState) -> dict[str, tuple[Order, ...]]:
     gmap = state.map
-    out: dict[str, list[Order]] = {}
+    out: dict[str, tuple[Order, ...]] = {}
+    waives: list[Order] = []
     for p, need in state.adjustments().items():
-        if power is not None and p != power:
-            continue
         if need > 0:
             for site in build_sites(state, p):
                 orders: list[Order] = []
                 if gmap.can_stand("A", site):
                     orders.append(Build(Unit(p, "A", site)))
                 orders.extend(Build(Unit(p, "F", loc)) for loc in gmap.fleet_coasts.get(site, ()))
-                out[site] = orders
-            out.setdefault(WAIVE_KEY, []).append(Waive(p))
+                out[site] = tuple(orders)
+            waives.append(Waive(p))
         elif need < 0:
             for u in state.units_of(p):
-                out[u.loc] = [Remove(u)]
+                out[u.loc] = (Remove(u),)
+    if waives:
+        out[WAIVE_KEY] = tuple(waives)
     return out
-
-
-def possible_orders_count(state: GameState) -> int:
-    """How many legal orders there are in all (for benchmarks and statistics)."""
-    return sum(len(v) for v in legal_orders(state).values())

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from engine.convoy import find_route, goes_by_convoy
+from engine.defaults import missing_orders
 from engine.map import province_of
 from engine.orders import (
     RESULTS,
@@ -49,13 +51,17 @@ class _Adjudicator:
         self.state = state
         self.map = state.map
         self.units = state.units
-        self.orders: dict[str, Order] = {p: orders.get(p) or Hold(u) for p, u in self.units.items()}
+        self.orders: dict[str, Order] = dict(orders)
+        if len(self.orders) < len(self.units):
+            for order in missing_orders(state, None, orders.values()):
+                self.orders[order.unit.province] = order  # type: ignore[union-attr]
         self.move_dest: dict[str, str] = {}  # src province -> dest province
         self.moves_into: dict[str, list[str]] = {}
         self.supports: dict[str, list[str]] = {}  # supported province -> supporter provinces
         self.void: set[str] = set()
         self.convoyed: set[str] = set()
         self.convoys_for: dict[str, list[str]] = {}  # army province -> convoying fleets
+        self.convoy_mask: dict[str, int] = {}  # the same, as a mask over the map's seas
         self.status: dict[str, int] = {}
         self.result: dict[str, bool] = {}
         self.deps: list[str] = []  # decisions holding a guess or resting on one
@@ -87,24 +93,24 @@ class _Adjudicator:
             a = province_of(c.target.loc)
             if move_dest.get(a) == province_of(c.dest):
                 self.convoys_for.setdefault(a, []).append(p)
+                self.convoy_mask[a] = self.convoy_mask.get(a, 0) | self.map.sea_bit[p]
             else:
                 void.add(p)
-        army_adj = self.map.army_adj
-        for p, dest in move_dest.items():
+        gmap = self.map
+        for p in move_dest:
             o = orders[p]
-            assert isinstance(o, Move)
-            if o.unit.type != "A":
-                continue
-            if o.convoy or dest not in army_adj[o.unit.loc]:
-                self.convoyed.add(p)
-            elif any(self.units[f].power == o.unit.power for f in self.convoys_for.get(p, ())):
-                # DATC 4.A.3: an adjacent move goes by convoy when a fleet of its own power
-                # is ordered to convoy it.
-                self.convoyed.add(p)
+            if o.unit.type == "A":  # type: ignore[union-attr]
+                own = any(
+                    self.units[f].power == o.unit.power  # type: ignore[union-attr]
+                    for f in self.convoys_for.get(p, ())
+                )
+                if goes_by_convoy(gmap, o, own):  # type: ignore[arg-type]
+                    self.convoyed.add(p)
         for p, fleets in list(self.convoys_for.items()):
             if p not in self.convoyed:
                 void.update(fleets)
                 del self.convoys_for[p]
+                del self.convoy_mask[p]
         for p, sup in supports:
             tp = province_of(sup.target.loc)
             target_order = orders.get(tp)
@@ -210,25 +216,16 @@ class _Adjudicator:
 
     # -- the rules of each decision ---------------------------------------------------------
 
-    def _path(self, p: str) -> bool:
-        fleets = self.convoys_for.get(p)
-        if not fleets:
+    def _no_route(self, p: str) -> bool:
+        """Does ``p`` go by convoy with no route of convoying fleets left (DATC 4.A.1: a
+        convoy is disrupted only when every route is)?"""
+        if p not in self.convoyed:
             return False
-        adj = self.map.fleet_adj_provinces
-        dest = self.move_dest[p]
-        frontier = [f for f in fleets if p in adj[f]]
-        seen = set(frontier)
-        while frontier:
-            f = frontier.pop()
-            if not self._resolve(f):
-                continue
-            if dest in adj[f]:
-                return True
-            for g in fleets:
-                if g not in seen and g in adj[f]:
-                    seen.add(g)
-                    frontier.append(g)
-        return False
+        fleets = self.convoy_mask.get(p, 0)
+        if not fleets:
+            return True
+        route = find_route(self.map, fleets, p, self.move_dest[p], self._resolve)
+        return route is None
 
     def _head_to_head(self, p: str, dest: str) -> bool:
         return (
@@ -262,16 +259,19 @@ class _Adjudicator:
             return 0 if self._resolve(dest) else 1
         return 1 + self._support_count(dest)
 
-    def _prevent(self, q: str) -> int:
-        if q in self.convoyed and not self._path(q):
-            return 0
+    def _prevents(self, q: str) -> bool:
+        """Does the move from ``q`` keep others out of its destination? Not when it has no
+        route, nor when it lost a head-to-head battle (DATC 4.A.7)."""
+        if self._no_route(q):
+            return False
         dest = self.move_dest[q]
-        if self._head_to_head(q, dest) and self._resolve(dest):
-            return 0
-        return 1 + self._support_count(q)
+        return not (self._head_to_head(q, dest) and self._resolve(dest))
+
+    def _prevent(self, q: str) -> int:
+        return 1 + self._support_count(q) if self._prevents(q) else 0
 
     def _move_succeeds(self, p: str) -> bool:
-        if p in self.convoyed and not self._path(p):
+        if self._no_route(p):
             return False
         dest = self.move_dest[p]
         attack = self._attack(p)
@@ -294,7 +294,7 @@ class _Adjudicator:
         for q in attackers:
             if q == aimed or self.units[q].power == power:
                 continue
-            if q in self.convoyed and not self._path(q):
+            if self._no_route(q):
                 continue
             return False
         return not any(self._resolve(q) for q in attackers)
@@ -367,20 +367,13 @@ class _Adjudicator:
         return MovementOutcome(results, standing, dislodged, destroyed, frozenset(contested))
 
     def _standoffs(self, occupied: set[str]) -> set[str]:
-        contested: set[str] = set()
-        for dest, srcs in self.moves_into.items():
-            if dest in occupied:
-                continue
-            for q in srcs:
-                if self.result[q]:
-                    continue
-                if q in self.convoyed and not self._path(q):
-                    continue
-                if self._head_to_head(q, dest) and self.result.get(dest, False):
-                    continue
-                contested.add(dest)
-                break
-        return contested
+        """Empty provinces that a failed move kept others out of."""
+        result = self.result
+        return {
+            dest
+            for dest, srcs in self.moves_into.items()
+            if dest not in occupied and any(not result[q] and self._prevents(q) for q in srcs)
+        }
 
 
 def adjudicate_movement(state: GameState, orders: Mapping[str, Order]) -> MovementOutcome:

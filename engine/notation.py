@@ -184,8 +184,3 @@ def _unit(power: str, utype: str | None, loc: str, board: Mapping[str, Unit]) ->
         # judges them); a missing type is filled in from the board.
         return Unit(actual.power, utype or actual.type, loc if "/" in loc else actual.loc)
     return Unit(power, utype or "A", loc)
-
-
-def format_order(order: Order) -> str:
-    """The order in the notation above (the diplomacy package's spelling)."""
-    return str(order)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from engine.map import province_of
-from engine.orders import Build, Note, Order, Remove, Waive
+from engine.orders import Build, Note, Order, Remove, Waive, order_key
 from engine.state import Dislodged, GameState, Unit
 from engine.validate import Checked, Position, check_order
 
@@ -45,7 +45,7 @@ class OrderSet:
         if isinstance(order, Waive):
             self._waives[power] += 1
         else:
-            self._orders[power][_key(order)] = order
+            self._orders[power][order_key(order)] = order
         return checked
 
     def submit_all(self, orders: Mapping[str, Iterable[Order]]) -> list[tuple[str, Checked]]:
@@ -68,7 +68,7 @@ class OrderSet:
         elif isinstance(order, Waive):
             if builds + self._waives[power] >= allowed:
                 return Note.NMB
-        elif isinstance(order, Remove) and _key(order) not in mine and removes >= -allowed:
+        elif isinstance(order, Remove) and order_key(order) not in mine and removes >= -allowed:
             return Note.NMR
         return Note.MBV
 
@@ -83,7 +83,7 @@ class OrderSet:
                 return True
             return False
         checked = check_order(self.position, power, order)
-        key = _key(checked.order)
+        key = order_key(checked.order)
         if checked.note is not Note.MBV or mine.get(key) != checked.order:
             return False
         del mine[key]
@@ -162,12 +162,6 @@ class OrderSet:
         if kind == "retreat":
             return not self.missing_retreats(power)
         return self.missing_adjustments(power) == 0
-
-
-def _key(order: Order) -> str:
-    if isinstance(order, Waive):
-        return "WVE"
-    return province_of(order.unit.loc)
 
 
 def build_sites(state: GameState, power: str) -> list[str]:

@@ -24,10 +24,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import pairwise
+from typing import Any
 
-from engine.convoy import needed_fleets, route_exists, sea_fleets
+from engine.convoy import ConvoyTable, convoy_table, fleet_mask
 from engine.map import coast_of, province_of
 from engine.orders import (
+    PHASE_ORDERS,
     Build,
     Convoy,
     Disband,
@@ -43,12 +45,6 @@ from engine.orders import (
 )
 from engine.state import GameState, Unit
 
-_PHASE_ORDERS: dict[str, tuple[type, ...]] = {
-    "movement": (Hold, Move, SupportHold, SupportMove, Convoy),
-    "retreat": (Retreat, Disband),
-    "adjustment": (Build, Remove, Waive),
-}
-
 
 @dataclass(frozen=True, slots=True)
 class Checked:
@@ -62,26 +58,29 @@ class Position:
     def __init__(self, state: GameState) -> None:
         self.state = state
         self.map = state.map
+        self._tables: dict[str, ConvoyTable] = {}
+        # What other modules compute once per position (engine.legal's listing).
+        self.memo: dict[str, Any] = {}
 
     @cached_property
-    def fleets(self) -> frozenset[str]:
-        return sea_fleets(self.map, ((u.type, u.loc) for u in self.state.units.values()))
+    def fleets(self) -> int:
+        """The seas holding a fleet, as a mask over the map's seas."""
+        return fleet_mask(self.map, ((u.type, u.loc) for u in self.state.units.values()))
 
-    def convoy_table(self, src: str) -> dict[str, frozenset[str]]:
-        cache = self._tables
-        table = cache.get(src)
+    def convoy_table(self, src: str) -> ConvoyTable:
+        """Where an army in province ``src`` can be convoyed (see ``engine.convoy``)."""
+        table = self._tables.get(src)
         if table is None:
-            table = cache[src] = needed_fleets(self.map, self.fleets, src)
+            table = self._tables[src] = convoy_table(self.map, self.fleets, src)
         return table
 
-    @cached_property
-    def _tables(self) -> dict[str, dict[str, frozenset[str]]]:
-        return {}
-
     def convoy_possible(self, src: str, dest: str, without: str | None = None) -> bool:
-        if without is None:
-            return dest in self.convoy_table(src)
-        return route_exists(self.map, self.fleets, src, dest, without)
+        """Is there a route from ``src`` to ``dest`` over the fleets, not using the fleet in
+        ``without``? (Some route avoids a fleet unless every route needs it.)"""
+        entry = self.convoy_table(src).dests.get(dest)
+        if entry is None:
+            return False
+        return without is None or not entry[1] & self.map.sea_bit.get(without, 0)
 
     def can_reach(self, unit: Unit, province: str, without: str | None = None) -> bool:
         """Could ``unit`` move to ``province`` (by land, sea, or a possible convoy)?"""
@@ -116,7 +115,7 @@ def check_order(position: Position, power: str, order: Order) -> Checked:
     """Judge one order given by ``power`` on its own merits."""
     state = position.state
     kind = state.phase.kind
-    if not isinstance(order, _PHASE_ORDERS[kind]):
+    if not isinstance(order, PHASE_ORDERS[kind]):
         return Checked(Note.NRS, order)
     if kind == "movement":
         return _check_movement(position, power, order)
@@ -260,8 +259,8 @@ def _check_convoy(position: Position, unit: Unit, order: Convoy) -> Checked:
     prov = province_of(order.dest)
     if prov not in position.map.provinces:
         return Checked(Note.NSP, order)
-    fleets = position.convoy_table(target.province).get(prov, frozenset())
-    if unit.province not in fleets:
+    entry = position.convoy_table(target.province).dests.get(prov)
+    if entry is None or not entry[0] & position.map.sea_bit[unit.province]:
         return Checked(Note.FAR, order)
     return Checked(Note.MBV, Convoy(unit, target, prov))
 
