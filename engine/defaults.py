@@ -30,10 +30,11 @@ def missing_orders(state: GameState, power: str | None, given: Iterable[Order]) 
             for p, d in sorted(state.dislodged.items())
             if p not in ordered and (power is None or d.unit.power == power)
         ]
-    powers = state.map.powers if power is None else (power,)
+    needs = state.adjustments()
     out: list[Order] = []
-    for p in powers:
-        out += _missing_adjustments(state, p, given)
+    for p, need in needs.items():
+        if need and (power is None or p == power):
+            out += _missing_adjustments(state, p, need, given)
     return out
 
 
@@ -41,8 +42,9 @@ def _ordered_provinces(given: list[Order]) -> set[str]:
     return {o.unit.province for o in given if not isinstance(o, Waive)}
 
 
-def _missing_adjustments(state: GameState, power: str, given: list[Order]) -> list[Order]:
-    need = state.adjustments().get(power, 0)
+def _missing_adjustments(
+    state: GameState, power: str, need: int, given: list[Order]
+) -> list[Order]:
     if need > 0:
         made = sum(
             1
@@ -52,7 +54,9 @@ def _missing_adjustments(state: GameState, power: str, given: list[Order]) -> li
         )
         return [Waive(power) for _ in range(need - made)]
     if need < 0:
-        removed = {o.unit.province for o in given if isinstance(o, Remove)}
+        removed = {
+            o.unit.province for o in given if isinstance(o, Remove) and o.unit.power == power
+        }
         owed = -need - len(removed)
         if owed > 0:
             left = [u for u in removal_order(state, power) if u.province not in removed]

@@ -153,6 +153,7 @@ class _Movement:
         self.map = position.map
         self.codes = _codes(self.map)
         self.codes.trim()
+        self.direct: dict[str, list[Unit]] | None = None
 
     def run(self) -> dict[str, tuple[Order, ...]]:
         units = self.state.units
@@ -193,6 +194,21 @@ class _Movement:
             out[u.loc] = orders
         return out
 
+    def _direct(self) -> dict[str, list[Unit]]:
+        """Province -> the units that can move there over land or sea, in the state's order
+        (built only when a block is missing)."""
+        if self.direct is None:
+            reach = self.map.reach_sorted
+            direct: dict[str, list[Unit]] = {}
+            for u in self.state.units.values():
+                for d in reach(u.type, u.loc):
+                    if d in direct:
+                        direct[d].append(u)
+                    else:
+                        direct[d] = [u]
+            self.direct = direct
+        return self.direct
+
     def _basic(self, u: Unit, c: int) -> tuple[Order, ...]:
         moves = self.map.moves(u.type, u.loc)
         orders = self.codes.basic[c] = (Hold(u), *[Move(u, d) for d in moves])
@@ -206,15 +222,9 @@ class _Movement:
         units, by_convoy = self.state.units, self.by_convoy
         near = gmap.reach_sorted(u.type, u.loc)
         bit = gmap.sea_bit.get(prov, 0)
-        rank = {p: i for i, p in enumerate(units)}
+        direct = self._direct()
         orders: list[Order] = [SupportHold(u, units[d]) for d in near if d in units]
-        for d in near:
-            movers = [
-                q
-                for q in gmap.neighbours[d]
-                if q in units and q != prov and d in gmap.reach(units[q].type, units[q].loc)
-            ]
-            orders += [SupportMove(u, units[q], d) for q in sorted(movers, key=rank.__getitem__)]
+        orders += [SupportMove(u, v, d) for d in near for v in direct.get(d, ()) if v is not u]
         for d in near:
             for army, fleets in by_convoy.get(d, ()):
                 if army != prov and not fleets & bit:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from engine.convoy import find_route, goes_by_convoy
 from engine.defaults import missing_orders
-from engine.map import province_of
+from engine.map import GameMap, province_of
 from engine.orders import (
     RESULTS,
     Convoy,
@@ -71,48 +71,49 @@ class _Adjudicator:
         self._index()
 
     def _index(self) -> None:
-        orders = self.orders
-        province_of = self.map.province_at.__getitem__
+        orders, units = self.orders, self.units
+        gmap = self.map
+        prov_at = gmap.province_at
         move_dest, moves_into, void = self.move_dest, self.moves_into, self.void
         convoys: list[tuple[str, Convoy]] = []
         supports: list[tuple[str, SupportHold | SupportMove]] = []
         for p, o in orders.items():
             t = type(o)
             if t is Move:
-                d = province_of(o.dest)  # type: ignore[union-attr]
-                move_dest[p] = d
+                d = move_dest[p] = prov_at[o.dest]  # type: ignore[union-attr]
                 if d in moves_into:
                     moves_into[d].append(p)
                 else:
                     moves_into[d] = [p]
+            elif t is Hold:
+                continue
             elif t is Convoy:
                 convoys.append((p, o))  # type: ignore[arg-type]
-            elif t is SupportHold or t is SupportMove:
+            else:
                 supports.append((p, o))  # type: ignore[arg-type]
+        convoys_for = self.convoys_for
         for p, c in convoys:
-            a = province_of(c.target.loc)
-            if move_dest.get(a) == province_of(c.dest):
-                self.convoys_for.setdefault(a, []).append(p)
-                self.convoy_mask[a] = self.convoy_mask.get(a, 0) | self.map.sea_bit[p]
+            a = prov_at[c.target.loc]
+            if move_dest.get(a) == prov_at[c.dest]:
+                convoys_for.setdefault(a, []).append(p)
+                self.convoy_mask[a] = self.convoy_mask.get(a, 0) | gmap.sea_bit[p]
             else:
                 void.add(p)
-        gmap = self.map
         for p in move_dest:
-            o = orders[p]
-            if o.unit.type == "A":  # type: ignore[union-attr]
-                own = any(
-                    self.units[f].power == o.unit.power  # type: ignore[union-attr]
-                    for f in self.convoys_for.get(p, ())
-                )
-                if goes_by_convoy(gmap, o, own):  # type: ignore[arg-type]
+            move = orders[p]
+            if move.unit.type == "A":  # type: ignore[union-attr]
+                power = move.unit.power  # type: ignore[union-attr]
+                own = p in convoys_for and any(units[f].power == power for f in convoys_for[p])
+                if goes_by_convoy(gmap, move, own):  # type: ignore[arg-type]
                     self.convoyed.add(p)
-        for p, fleets in list(self.convoys_for.items()):
+        for p, fleets in list(convoys_for.items()):
             if p not in self.convoyed:
                 void.update(fleets)
-                del self.convoys_for[p]
+                del convoys_for[p]
                 del self.convoy_mask[p]
+        supported = self.supports
         for p, sup in supports:
-            tp = province_of(sup.target.loc)
+            tp = prov_at[sup.target.loc]
             target_order = orders.get(tp)
             if type(sup) is SupportHold:
                 matches = target_order is not None and type(target_order) is not Move
@@ -120,13 +121,15 @@ class _Adjudicator:
                 dest = sup.dest  # type: ignore[union-attr]
                 matches = (
                     type(target_order) is Move
-                    and move_dest[tp] == province_of(dest)
-                    and (dest == province_of(dest) or dest == target_order.dest)
+                    and move_dest[tp] == prov_at[dest]
+                    and (dest == prov_at[dest] or dest == target_order.dest)
                 )
-            if matches:
-                self.supports.setdefault(tp, []).append(p)
-            else:
+            if not matches:
                 void.add(p)
+            elif tp in supported:
+                supported[tp].append(p)
+            else:
+                supported[tp] = [p]
 
     # -- Kruijswijk's resolver ------------------------------------------------------------
 
@@ -302,53 +305,76 @@ class _Adjudicator:
     # -- outcome ----------------------------------------------------------------------------
 
     def run(self) -> MovementOutcome:
+        for p in self._settle_uncontested():
+            self._resolve(p)
+        return self._outcome()
+
+    def _settle_uncontested(self) -> list[str]:
+        """Decide in one pass what needs no resolver: a support or convoy nobody moves
+        against stands (a void support is not given), a move over land or sea into an
+        empty province nobody else enters succeeds (strength 1 or more against 0), and an
+        unsupported move against a unit that stays fails. Returns the rest."""
         status, result, attacked = self.status, self.result, self.moves_into
-        for p, order in self.orders.items():
+        units, convoyed, void = self.units, self.convoyed, self.void
+        orders, supported = self.orders, self.supports
+        needed: list[str] = []  # what the resolver must settle
+        for p, order in orders.items():
             t = type(order)
             if t is Hold:
                 continue
-            if t is not Move and p not in attacked:
-                # Nobody moves against it: a support stands (unless void), a convoy stays.
+            if t is Move:
+                d = self.move_dest[p]
+                if d not in units:
+                    if len(attacked[d]) == 1 and p not in convoyed:
+                        status[p] = _RESOLVED
+                        result[p] = True
+                        continue
+                elif p not in supported and type(orders[d]) is not Move:
+                    # Strength 1 at most against a unit that stays: it holds.
+                    status[p] = _RESOLVED
+                    result[p] = False
+                    continue
+                needed.append(p)
+            elif p in attacked:
+                needed.append(p)
+            else:
                 status[p] = _RESOLVED
-                result[p] = t is Convoy or p not in self.void
-                continue
-            self._resolve(p)
-        moved: dict[str, str] = {}  # src province -> dest province of successful moves
-        for p, d in self.move_dest.items():
-            if self.result[p]:
-                moved[d] = p
+                result[p] = t is Convoy or p not in void
+        return needed
+
+    def _outcome(self) -> MovementOutcome:
+        result, void, orders, move_dest = self.result, self.void, self.orders, self.move_dest
+        moved = {d: p for p, d in move_dest.items() if result[p]}  # dest -> src
         results: dict[str, tuple[Order, Result]] = {}
         standing: dict[str, Unit] = {}
         dislodged_units: list[tuple[Unit, str]] = []
-        result = self.result
-        void = self.void
+        unit_at = _unit_memo(self.map)
         for p, unit in self.units.items():
-            order = self.orders[p]
+            order = orders[p]
             t = type(order)
             attacker = moved.get(p)
             if t is Move:
-                moves_away = result[p]
-                outcome = Outcome.SUC if moves_away else Outcome.BNC
+                if result[p]:
+                    results[p] = (order, _SUCCEEDED)
+                    dest = order.dest  # type: ignore[union-attr]
+                    key = (unit.power, unit.type, dest)
+                    standing[move_dest[p]] = unit_at.get(key) or _new_unit(unit_at, key)
+                    continue
+                outcome = Outcome.BNC
+            elif t is Hold:
+                outcome = Outcome.SUC
+            elif p in void:
+                outcome = Outcome.NSO
+            elif result[p]:
+                outcome = Outcome.SUC
             else:
-                moves_away = False
-                if t is Hold:
-                    outcome = Outcome.SUC
-                elif p in void:
-                    outcome = Outcome.NSO
-                elif t is Convoy:
-                    outcome = Outcome.SUC if result[p] else Outcome.DSR
-                else:
-                    outcome = Outcome.SUC if result[p] else Outcome.CUT
-            is_dislodged = attacker is not None and not moves_away
-            results[p] = (order, RESULTS[outcome, is_dislodged])
-            if moves_away:
-                dest = order.dest  # type: ignore[union-attr]
-                standing[self.move_dest[p]] = Unit(unit.power, unit.type, dest)
-            elif is_dislodged:
-                assert attacker is not None
-                dislodged_units.append((unit, attacker))
-            else:
+                outcome = Outcome.DSR if t is Convoy else Outcome.CUT
+            if attacker is None:
+                results[p] = (order, RESULTS[outcome, False])
                 standing[p] = unit
+            else:
+                results[p] = (order, RESULTS[outcome, True])
+                dislodged_units.append((unit, attacker))
         occupied = set(standing)
         contested = self._standoffs(occupied)
         dislodged: list[Dislodged] = []
@@ -374,6 +400,24 @@ class _Adjudicator:
             for dest, srcs in self.moves_into.items()
             if dest not in occupied and any(not result[q] and self._prevents(q) for q in srcs)
         }
+
+
+_SUCCEEDED = RESULTS[Outcome.SUC, False]
+# Units per map by (power, type, location): units are values, and building a frozen one
+# costs several times a lookup.
+_UNIT_MEMO_LIMIT = 100_000
+
+
+def _unit_memo(gmap: GameMap) -> dict[tuple[str, str, str], Unit]:
+    memo = gmap.memo.get("units")
+    if memo is None or len(memo) > _UNIT_MEMO_LIMIT:
+        memo = gmap.memo["units"] = {}
+    return memo
+
+
+def _new_unit(memo: dict[tuple[str, str, str], Unit], key: tuple[str, str, str]) -> Unit:
+    unit = memo[key] = Unit(*key)
+    return unit
 
 
 def adjudicate_movement(state: GameState, orders: Mapping[str, Order]) -> MovementOutcome:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from engine.map import province_of
 from engine.state import Unit
 
 
@@ -133,7 +134,7 @@ def order_power(order: Order) -> str:
 def order_key(order: Order) -> str:
     """What an order is for: its unit's province (one order per unit, DATC 4.D.1), or
     :data:`WAIVE_KEY`. Keys are per power: two powers' waives share the key."""
-    return WAIVE_KEY if isinstance(order, Waive) else order.unit.province
+    return WAIVE_KEY if isinstance(order, Waive) else province_of(order.unit.loc)
 
 
 class Note(StrEnum):

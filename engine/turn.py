@@ -85,14 +85,18 @@ def _after_adjustments(state: GameState, book: OrderSet) -> PhaseResult:
     units = dict(state.units)
     results: list[tuple[Order, Result]] = []
     done = RESULTS[Outcome.SUC, False]
-    for power in state.map.powers:
-        given = book.orders_of(power)
-        for order in given + missing_orders(state, power, given):
-            if isinstance(order, Build):
-                units[order.unit.province] = order.unit
-            elif isinstance(order, Remove):
-                del units[order.unit.province]
-            results.append((order, done))
+    chosen: list[Order] = []
+    for power, need in state.adjustments().items():
+        if need:
+            given = book.orders_of(power)
+            chosen += given
+            chosen += missing_orders(state, power, given)
+    for order in chosen:
+        if isinstance(order, Build):
+            units[order.unit.province] = order.unit
+        elif isinstance(order, Remove):
+            del units[order.unit.province]
+        results.append((order, done))
     nxt = state.replace(phase=state.phase.next(), units=FrozenDict(units))
     return PhaseResult(state.phase, results, nxt, False)
 
