@@ -21,13 +21,14 @@ from typing import ClassVar
 
 from engine.convoy import convoy_route, with_route
 from engine.defaults import missing_orders
-from engine.legal import WAIVE_KEY, legal_orders
+from engine.legal import WAIVE_KEY
 from engine.map import GameMap
 from engine.orders import (
     Order,
     Waive,
 )
 from engine.orderset import build_sites
+from engine.search import Position
 from engine.state import Dislodged, GameState, Phase, PhaseKind, Unit
 from protocol import messages as m
 
@@ -43,6 +44,7 @@ class View:
     disorder: frozenset[str] = frozenset()  # powers whose player has left (CCD)
     variant: m.Variant | None = None
     _legal: dict[str, list[Order]] | None = field(default=None, compare=False, repr=False)
+    _position: Position | None = field(default=None, compare=False, repr=False)
 
     @property
     def map(self) -> GameMap:
@@ -78,12 +80,21 @@ class View:
         """Our vacant home centres that we own, in map order."""
         return build_sites(self.state, self.power)
 
+    @property
+    def position(self) -> Position:
+        """The state as an ``engine.search.Position``: its legal-order listing is computed
+        once and shared, and it adjudicates candidate order sets quickly."""
+        if self._position is None:
+            object.__setattr__(self, "_position", Position(self.state))
+        assert self._position is not None
+        return self._position
+
     def legal_orders(self) -> dict[str, list[Order]]:
         """Every legal order of ours, keyed by the unit's location (or build site, or
         ``"WAIVE"``), each written as any DAIDE server takes it: a move by convoy is a
         ``CTO`` with its ``VIA`` route."""
         if self._legal is None:
-            raw = legal_orders(self.state, self.power)
+            raw = self.position.legal(self.power)
             table = {k: daide_orders(self.state, v) for k, v in raw.items()}
             object.__setattr__(self, "_legal", table)
         assert self._legal is not None

@@ -20,9 +20,11 @@ from engine.validate import Checked, Position, check_order
 class OrderSet:
     """Accepted orders for one phase, per power."""
 
-    def __init__(self, state: GameState) -> None:
+    def __init__(self, state: GameState, position: Position | None = None) -> None:
+        """``position``: the state's :class:`Position`, to share its tables (convoy routes,
+        the legal-order listing) with other users of the same state."""
         self.state = state
-        self.position = Position(state)
+        self.position = position if position is not None else Position(state)
         self._orders: dict[str, dict[str, Order]] = {p: {} for p in state.map.powers}
         self._waives: dict[str, int] = dict.fromkeys(state.map.powers, 0)
         self._adjust = state.adjustments() if state.phase.kind == "adjustment" else {}
@@ -47,6 +49,17 @@ class OrderSet:
         else:
             self._orders[power][order_key(order)] = order
         return checked
+
+    def submit_legal(self, power: str, order: Order) -> None:
+        """Keep ``order``, known to be legal and normal as it stands (it is an object of this
+        position's legal-order listing), without judging it again. Builds and removals are
+        still counted; one beyond the allowance is dropped."""
+        if self.state.phase.kind == "adjustment" and self._count(power, order) is not Note.MBV:
+            return
+        if isinstance(order, Waive):
+            self._waives[power] += 1
+        else:
+            self._orders[power][order_key(order)] = order
 
     def submit_all(self, orders: Mapping[str, Iterable[Order]]) -> list[tuple[str, Checked]]:
         out = []
