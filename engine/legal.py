@@ -5,12 +5,13 @@ every accepted order's normalised form is listed (``tests/engine/test_legal.py``
 directions).
 
 Search bots list thousands of positions, most of them alike, so the lists are assembled from
-blocks kept per map and keyed by small integers: a unit is a code (its type, location and
-power), the situation around a province is a code (who stands on it, who can move into it),
-and a unit's supports are one block looked up by its code and the codes of the provinces it
-can reach. Order objects are values, so a block built for one position serves every position
-where the same units stand around the same provinces. Convoy routes come from the per-map
-tables of ``engine.convoy``.
+orders kept per map and keyed by small integers. A unit is a code (its type, location and
+power); its hold, moves and supports depend only on the units on and next to the provinces
+it reaches (and on the armies convoys bring there), so they are kept per unit code, keyed by
+the codes standing on those provinces read off a board of codes in one C-level call. Order
+objects are values, so orders built for one position serve every position where the same
+units stand around the same provinces. Convoy routes come from the per-map tables of
+``engine.convoy``.
 """
 
 from __future__ import annotations
@@ -43,8 +44,9 @@ __all__ = ["WAIVE_KEY", "Listing", "legal_orders", "listing"]
 
 Listing = dict[str, list[Order]]
 
-# Entries a per-map memo holds before it is emptied (search bots run for hours).
-_MEMO_LIMIT = 200_000
+# Entries a per-map memo (one per unit code) holds before it is emptied (search bots run
+# for hours).
+_MEMO_LIMIT = 1000
 _NOBODY = -1  # a board square with no unit
 _RANK_SHIFT = 16  # a board square holds a unit's place among the units above its code
 
@@ -112,8 +114,8 @@ class _Codes:
         self.reached: list[Callable[[list[Any]], tuple[Any, ...]]] = [
             reached[key] for key in keys for _ in gmap.powers
         ]
-        self.supports: dict[tuple[Any, ...], tuple[Order, ...]] = {}  # unit, ring -> block
-        self.basic: dict[int, tuple[Order, ...]] = {}  # unit -> hold and moves
+        # Per code: the unit's orders but convoys (hold, moves, supports) by its ring.
+        self.orders: list[dict[tuple[Any, ...], tuple[Order, ...]]] = [{} for _ in self.ring]
 
     def _ring(self, gmap: GameMap, utype: str, loc: str) -> Callable[[list[int]], tuple[int, ...]]:
         ring = set(gmap.reach(utype, loc))
@@ -127,11 +129,6 @@ class _Codes:
     def _reached(self, gmap: GameMap, utype: str, loc: str) -> Callable[[list[Any]], Any]:
         ids = [self.province_id[p] for p in gmap.reach_sorted(utype, loc)]
         return itemgetter(*ids, *ids) if len(ids) == 1 else itemgetter(*ids)
-
-    def trim(self) -> None:
-        if len(self.supports) > _MEMO_LIMIT:
-            self.supports.clear()
-
 
 def _codes(gmap: GameMap) -> _Codes:
     codes = gmap.memo.get("legal")
@@ -152,7 +149,6 @@ class _Movement:
         self.state = position.state
         self.map = position.map
         self.codes = _codes(self.map)
-        self.codes.trim()
         self.direct: dict[str, list[Unit]] | None = None
 
     def run(self) -> dict[str, tuple[Order, ...]]:
@@ -172,25 +168,28 @@ class _Movement:
             # Per province id: the armies convoys bring there, for the blocks' keys.
             brought: list[tuple[int, ...] | None] = [None] * len(province_id)
             for d, armies in by_convoy.items():
-                brought[province_id[d]] = tuple(x for a, f in armies for x in (code[a], f))
+                brought[province_id[d]] = tuple([x for a, f in armies for x in (code[a], f)])
             reached = codes.reached
-        supports, basic = codes.supports, codes.basic
+        memos = codes.orders
         sea_bit = self.map.sea_bit
         out: dict[str, tuple[Order, ...]] = {}
         for prov, u in units.items():
             c = code[prov]
-            key = (c, *ring[c](board))
+            key = ring[c](board)
             if by_convoy:
                 key += reached[c](brought)
-            block = supports.get(key)
-            if block is None:
-                block = supports[key] = self._supports(prov, u)
-            orders = basic.get(c) or self._basic(u, c)
-            if prov in convoys:
-                orders += self._convoy_moves(u, c, convoys[prov])
-            orders += block
-            if convoys and prov in sea_bit:
-                orders += self._convoys(prov, u, convoys)
+            memo = memos[c]
+            orders = memo.get(key)
+            if orders is None:
+                if len(memo) > _MEMO_LIMIT:
+                    memo.clear()
+                orders = memo[key] = self._basic(u) + self._supports(prov, u)
+            if convoys:
+                if prov in convoys:
+                    n = len(self.map.moves(u.type, u.loc)) + 1
+                    orders = orders[:n] + self._convoy_moves(u, c, convoys[prov]) + orders[n:]
+                if prov in sea_bit:
+                    orders += self._convoys(prov, u, convoys)
             out[u.loc] = orders
         return out
 
@@ -209,10 +208,8 @@ class _Movement:
             self.direct = direct
         return self.direct
 
-    def _basic(self, u: Unit, c: int) -> tuple[Order, ...]:
-        moves = self.map.moves(u.type, u.loc)
-        orders = self.codes.basic[c] = (Hold(u), *[Move(u, d) for d in moves])
-        return orders
+    def _basic(self, u: Unit) -> tuple[Order, ...]:
+        return (Hold(u), *[Move(u, d) for d in self.map.moves(u.type, u.loc)])
 
     def _supports(self, prov: str, u: Unit) -> tuple[Order, ...]:
         """Support orders: holds, moves over land or sea, then moves by convoy when some

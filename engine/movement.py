@@ -43,7 +43,8 @@ class MovementOutcome:
     units: dict[str, Unit]  # units standing after the moves (not the dislodged), by province
     dislodged: list[Dislodged]  # dislodged units with at least one retreat
     destroyed: list[Unit]  # dislodged units with nowhere to go
-    contested: frozenset[str]  # provinces left empty by a standoff
+    contested: frozenset[str]  # provinces left empty by a standoff (found only when a
+    # unit was dislodged: they matter only to retreats)
 
 
 class _Adjudicator:
@@ -376,7 +377,8 @@ class _Adjudicator:
                 results[p] = (order, RESULTS[outcome, True])
                 dislodged_units.append((unit, attacker))
         occupied = set(standing)
-        contested = self._standoffs(occupied)
+        # Standoffs matter only to where dislodged units may retreat.
+        contested = self._standoffs(occupied) if dislodged_units else set()
         dislodged: list[Dislodged] = []
         destroyed: list[Unit] = []
         for unit, attacker in dislodged_units:

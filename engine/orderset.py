@@ -27,6 +27,7 @@ class OrderSet:
         self.position = position if position is not None else Position(state)
         self._orders: dict[str, dict[str, Order]] = {p: {} for p in state.map.powers}
         self._waives: dict[str, int] = dict.fromkeys(state.map.powers, 0)
+        self._all: dict[str, Order] = {}  # every power's orders but waives, by order_key
         self._adjust = state.adjustments() if state.phase.kind == "adjustment" else {}
 
     # -- giving orders -------------------------------------------------------------------
@@ -47,7 +48,9 @@ class OrderSet:
         if isinstance(order, Waive):
             self._waives[power] += 1
         else:
-            self._orders[power][order_key(order)] = order
+            key = order_key(order)
+            self._orders[power][key] = order
+            self._all[key] = order
         return checked
 
     def submit_legal(self, power: str, order: Order) -> None:
@@ -59,7 +62,9 @@ class OrderSet:
         if isinstance(order, Waive):
             self._waives[power] += 1
         else:
-            self._orders[power][order_key(order)] = order
+            key = order_key(order)
+            self._orders[power][key] = order
+            self._all[key] = order
 
     def submit_all(self, orders: Mapping[str, Iterable[Order]]) -> list[tuple[str, Checked]]:
         out = []
@@ -100,11 +105,14 @@ class OrderSet:
         if checked.note is not Note.MBV or mine.get(key) != checked.order:
             return False
         del mine[key]
+        del self._all[key]
         return True
 
     def clear(self, power: str) -> None:
         """Withdraw all of a power's orders (DAIDE ``NOT (SUB)``)."""
         if power in self._orders:
+            for key in self._orders[power]:
+                del self._all[key]
             self._orders[power].clear()
             self._waives[power] = 0
 
@@ -120,10 +128,7 @@ class OrderSet:
 
     def by_unit(self) -> dict[str, Order]:
         """Movement and retreat orders keyed by the province of their unit."""
-        out: dict[str, Order] = {}
-        for mine in self._orders.values():
-            out.update(mine)
-        return out
+        return dict(self._all)
 
     def waives(self, power: str) -> int:
         return self._waives.get(power, 0)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from engine.defaults import missing_orders
 from engine.map import province_of
 from engine.movement import adjudicate_movement
-from engine.orders import RESULTS, Build, Order, Outcome, Remove, Result, Retreat
+from engine.orders import RESULTS, Build, Order, Outcome, Remove, Result, Retreat, order_power
 from engine.orderset import OrderSet, build_sites
 from engine.state import FrozenDict, GameState, Phase, Unit
 
@@ -85,13 +85,11 @@ def _after_adjustments(state: GameState, book: OrderSet) -> PhaseResult:
     units = dict(state.units)
     results: list[tuple[Order, Result]] = []
     done = RESULTS[Outcome.SUC, False]
-    chosen: list[Order] = []
-    for power, need in state.adjustments().items():
-        if need:
-            given = book.orders_of(power)
-            chosen += given
-            chosen += missing_orders(state, power, given)
-    for order in chosen:
+    by_power = {power: book.orders_of(power) for power in state.map.powers}
+    given = [o for orders in by_power.values() for o in orders]
+    for order in missing_orders(state, None, given):
+        by_power[order_power(order)].append(order)
+    for order in [o for orders in by_power.values() for o in orders]:
         if isinstance(order, Build):
             units[order.unit.province] = order.unit
         elif isinstance(order, Remove):
