@@ -36,7 +36,6 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.orderset import build_sites
 from engine.state import GameState, Unit
 from engine.validate import Position
 
@@ -109,13 +108,9 @@ class _Codes:
         self.ring: list[Callable[[list[int]], tuple[int, ...]]] = [
             rings[key] for key in keys for _ in gmap.powers
         ]
-        # The same for the provinces a unit reaches (where convoys may bring armies to support).
-        reached = {key: self._reached(gmap, *key) for key in keys}
-        self.reached: list[Callable[[list[Any]], tuple[Any, ...]]] = [
-            reached[key] for key in keys for _ in gmap.powers
-        ]
         # Per code: the unit's orders but convoys (hold, moves, supports) by its ring.
         self.orders: list[dict[tuple[Any, ...], tuple[Order, ...]]] = [{} for _ in self.ring]
+        self.builds: dict[tuple[str, str], tuple[Order, ...]] = {}  # (power, site) -> builds
 
     def _ring(self, gmap: GameMap, utype: str, loc: str) -> Callable[[list[int]], tuple[int, ...]]:
         ring = set(gmap.reach(utype, loc))
@@ -125,10 +120,6 @@ class _Codes:
         if len(ids) == 1:  # itemgetter of one index gives a value, not a tuple
             ids.append(ids[0])
         return itemgetter(*ids)
-
-    def _reached(self, gmap: GameMap, utype: str, loc: str) -> Callable[[list[Any]], Any]:
-        ids = [self.province_id[p] for p in gmap.reach_sorted(utype, loc)]
-        return itemgetter(*ids, *ids) if len(ids) == 1 else itemgetter(*ids)
 
 def _codes(gmap: GameMap) -> _Codes:
     codes = gmap.memo.get("legal")
@@ -157,27 +148,24 @@ class _Movement:
         unit_code, province_id, ring = codes.unit, codes.province_id, codes.ring
         code: dict[str, int] = {}
         # Per province id: the unit's code and its place among the units, as one int.
-        board = [_NOBODY] * len(province_id)
+        board: list[Any] = [_NOBODY] * len(province_id)
         for rank, (prov, u) in enumerate(units.items()):
             c = code[prov] = unit_code[(u.power, u.type, u.loc)]
             board[province_id[prov]] = rank << _RANK_SHIFT | c
         self.code = code
         convoys = self._convoy_tables()
         self.by_convoy = by_convoy = self._convoyed_into(convoys)
-        if by_convoy:
-            # Per province id: the armies convoys bring there, for the blocks' keys.
-            brought: list[tuple[int, ...] | None] = [None] * len(province_id)
-            for d, armies in by_convoy.items():
-                brought[province_id[d]] = tuple([x for a, f in armies for x in (code[a], f)])
-            reached = codes.reached
+        # A province where convoys bring armies also holds them in its square (with the
+        # fleets every route needs), so the ring's key covers supports of convoyed moves.
+        for d, armies in by_convoy.items():
+            i = province_id[d]
+            board[i] = (board[i], *[x for a, f in armies for x in (code[a], f)])
         memos = codes.orders
         sea_bit = self.map.sea_bit
         out: dict[str, tuple[Order, ...]] = {}
         for prov, u in units.items():
             c = code[prov]
             key = ring[c](board)
-            if by_convoy:
-                key += reached[c](brought)
             memo = memos[c]
             orders = memo.get(key)
             if orders is None:
@@ -293,21 +281,32 @@ def _retreats(state: GameState) -> dict[str, tuple[Order, ...]]:
 
 
 def _adjustments(state: GameState) -> dict[str, tuple[Order, ...]]:
-    gmap = state.map
+    builds = _codes(state.map).builds
     out: dict[str, tuple[Order, ...]] = {}
     waives: list[Order] = []
+    units, centres = state.units, state.centres
     for p, need in state.adjustments().items():
         if need > 0:
-            for site in build_sites(state, p):
-                orders: list[Order] = []
-                if gmap.can_stand("A", site):
-                    orders.append(Build(Unit(p, "A", site)))
-                orders.extend(Build(Unit(p, "F", loc)) for loc in gmap.fleet_coasts.get(site, ()))
-                out[site] = tuple(orders)
+            for site in state.map.homes[p]:
+                if centres.get(site) == p and site not in units:
+                    out[site] = builds.get((p, site)) or _builds(state.map, builds, p, site)
             waives.append(Waive(p))
         elif need < 0:
-            for u in state.units_of(p):
-                out[u.loc] = (Remove(u),)
+            for u in units.values():
+                if u.power == p:
+                    out[u.loc] = (Remove(u),)
     if waives:
         out[WAIVE_KEY] = tuple(waives)
     return out
+
+
+def _builds(
+    gmap: GameMap, memo: dict[tuple[str, str], tuple[Order, ...]], power: str, site: str
+) -> tuple[Order, ...]:
+    """The builds of ``power`` in ``site``: an army, and a fleet on each coast."""
+    orders: list[Order] = []
+    if gmap.can_stand("A", site):
+        orders.append(Build(Unit(power, "A", site)))
+    orders += [Build(Unit(power, "F", loc)) for loc in gmap.fleet_coasts.get(site, ())]
+    built = memo[(power, site)] = tuple(orders)
+    return built
