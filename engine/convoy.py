@@ -49,33 +49,15 @@ NO_ROUTES = ConvoyTable({}, ())
 _TABLE_MEMO_LIMIT = 20_000
 
 
-def sea_fleets(gmap: GameMap, units: Iterable[tuple[str, str]]) -> frozenset[str]:
-    """Provinces of the fleets that could convoy, from (unit type, location) pairs."""
-    provinces = gmap.provinces
-    return frozenset(
-        loc for t, loc in units if t == "F" and loc in provinces and provinces[loc].type == "sea"
-    )
-
-
 def fleet_mask(gmap: GameMap, units: Iterable[tuple[str, str]]) -> int:
-    """:func:`sea_fleets` as a mask over the map's seas."""
+    """The seas holding a fleet, from (unit type, location) pairs, as a mask over the map's
+    seas (only fleets at sea convoy)."""
     bits = gmap.sea_bit
     mask = 0
     for t, loc in units:
         if t == "F":
             mask |= bits.get(loc, 0)
     return mask
-
-
-def seas_in(gmap: GameMap, mask: int) -> list[str]:
-    """The seas of a mask, alphabetically."""
-    seas = gmap.seas
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(seas[low.bit_length() - 1])
-        mask ^= low
-    return out
 
 
 def find_route(
@@ -209,13 +191,6 @@ def _shortcut_free_routes(gmap: GameMap, fleets: int, src: str) -> ConvoyTable:
     # In the order the search meets them: the order of listings that bots choose from.
     dests = {shores[d]: (needed[d], essential[d]) for d in needed}
     return ConvoyTable(dests, gmap.seas)
-
-
-def needed_fleets(gmap: GameMap, fleets: frozenset[str], src: str) -> dict[str, frozenset[str]]:
-    """For an army in ``src``: each destination it can be convoyed to, with the fleets that
-    some shortcut-free route to it needs."""
-    table = convoy_table(gmap, fleet_mask(gmap, (("F", f) for f in fleets)), src)
-    return {d: frozenset(seas_in(gmap, needed)) for d, (needed, _) in table.dests.items()}
 
 
 def goes_by_convoy(gmap: GameMap, order: Move, own_fleet_convoys: bool = False) -> bool:

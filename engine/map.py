@@ -286,10 +286,6 @@ class GameMap:
         p = self.provinces.get(province)
         return p is not None and p.type == "sea"
 
-    def is_coastal(self, province: str) -> bool:
-        p = self.provinces.get(province)
-        return p is not None and p.type == "coast"
-
     def fleet_destinations(self, loc: str, province: str) -> tuple[str, ...]:
         """The locations of ``province`` a fleet at ``loc`` can move to (0, 1 or 2 coasts)."""
         dests = self.fleet_adj.get(loc, frozenset())
