@@ -24,11 +24,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from engine.legal import Listing, listing
-from engine.orders import WAIVE_KEY, Order, Result, Waive, order_power
+from engine.orders import WAIVE_KEY, Note, Order, Result, Waive, order_key, order_power
 from engine.orderset import OrderSet
 from engine.state import GameState, Unit
-from engine.turn import process
+from engine.turn import PhaseResult, after_movement, after_retreats, process
 from engine.validate import Position as _Tables
+from engine.validate import check_order
 
 __all__ = ["Adjudication", "Position"]
 
@@ -50,7 +51,7 @@ class Position:
         self.state = state
         self._tables = _Tables(state)
         self._by_power: dict[str | None, Listing] = {}
-        self._listed: set[int] | None = None
+        self._listed: dict[int, tuple[str, str]] | None = None
 
     def legal(self, power: str | None = None) -> Listing:
         """Every legal order of ``power`` (every power's when None) keyed by the unit's
@@ -74,25 +75,52 @@ class Position:
         """Adjudicate this phase with ``orders`` per power; missing orders take the rules'
         defaults. The position is not changed, so it can be called again with other
         orders."""
-        book = OrderSet(self.state, self._tables)
-        listed = self._listed_ids()
-        for power, batch in orders.items():
-            for order in batch:
-                if id(order) in listed and order_power(order) == power:
-                    book.submit_legal(power, order)
-                else:
-                    book.submit(power, order)
-        phase = process(self.state, book)
+        state = self.state
+        listed = self._listed_keys()
+        if state.phase.kind == "adjustment":
+            book = OrderSet(state, self._tables)
+            for power, batch in orders.items():
+                for order in batch:
+                    mark = listed.get(id(order))
+                    if mark is not None and mark[1] == power:
+                        book.submit_legal(power, order)
+                    else:
+                        book.submit(power, order)
+            phase = process(state, book)
+        else:
+            phase = self._unit_phase(orders, listed)
         dislodged = [o.unit for o, r in phase.results if r.dislodged and not isinstance(o, Waive)]
         return Adjudication(phase.state, phase.results, dislodged)
 
-    def _listed_ids(self) -> set[int]:
-        """The identities of the listed orders, once the position has been listed (listing
-        only to skip judging a few orders would cost more than judging them). The listing
-        keeps the objects alive, so an identity found here is one of them."""
+    def _unit_phase(
+        self, orders: Mapping[str, Iterable[Order]], listed: dict[int, tuple[str, str]]
+    ) -> PhaseResult:
+        """A movement or retreat phase: one order per unit, the later replacing the earlier
+        (DATC 4.D.1); listed orders go straight in, others are judged."""
+        by_unit: dict[str, Order] = {}
+        for power, batch in orders.items():
+            for order in batch:
+                mark = listed.get(id(order))
+                if mark is not None and mark[1] == power:
+                    by_unit[mark[0]] = order
+                    continue
+                checked = check_order(self._tables, power, order)
+                if checked.note is Note.MBV:
+                    by_unit[order_key(checked.order)] = checked.order
+        if self.state.phase.kind == "movement":
+            return after_movement(self.state, by_unit)
+        return after_retreats(self.state, by_unit)
+
+    def _listed_keys(self) -> dict[int, tuple[str, str]]:
+        """The listed orders by identity, with each one's key and power, once the position
+        has been listed (listing only to skip judging a few orders would cost more than
+        judging them). The listing keeps the objects alive, so an identity found here is
+        one of them."""
         if self._listed is None:
             if not self._by_power:
-                return set()
+                return {}
             full = listing(self._tables)
-            self._listed = {id(o) for orders in full.values() for o in orders}
+            self._listed = {
+                id(o): (order_key(o), order_power(o)) for orders in full.values() for o in orders
+            }
         return self._listed

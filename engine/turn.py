@@ -39,14 +39,16 @@ def process(state: GameState, orders: OrderSet | Mapping[str, Iterable[Order]]) 
         orders = book
     kind = state.phase.kind
     if kind == "movement":
-        return _after_movement(state, orders)
+        return after_movement(state, orders.by_unit())
     if kind == "retreat":
-        return _after_retreats(state, orders)
+        return after_retreats(state, orders.by_unit())
     return _after_adjustments(state, orders)
 
 
-def _after_movement(state: GameState, book: OrderSet) -> PhaseResult:
-    outcome = adjudicate_movement(state, book.by_unit())
+def after_movement(state: GameState, orders: Mapping[str, Order]) -> PhaseResult:
+    """:func:`process` for a movement phase whose ``orders`` are legal, normal and keyed by
+    their unit's province (``OrderSet.by_unit``)."""
+    outcome = adjudicate_movement(state, orders)
     results = list(outcome.results.values())
     dislodged = FrozenDict({d.unit.province: d for d in outcome.dislodged})
     nxt = GameState(
@@ -57,8 +59,10 @@ def _after_movement(state: GameState, book: OrderSet) -> PhaseResult:
     return _advance(state.phase, results, nxt)
 
 
-def _after_retreats(state: GameState, book: OrderSet) -> PhaseResult:
-    given = book.by_unit()
+def after_retreats(state: GameState, orders: Mapping[str, Order]) -> PhaseResult:
+    """:func:`process` for a retreat phase whose ``orders`` are legal, normal and keyed by
+    their unit's province (``OrderSet.by_unit``)."""
+    given = dict(orders)
     for order in missing_orders(state, None, given.values()):
         given[order.unit.province] = order  # type: ignore[union-attr]
     chosen = [given[prov] for prov in state.dislodged]
@@ -118,8 +122,9 @@ def _advance(
 def update_centres(state: GameState) -> GameState:
     """After the Fall: every supply centre with a unit on it belongs to that unit's power."""
     centres = dict(state.centres)
+    supply_centres = state.map.supply_centres
     for prov, unit in state.units.items():
-        if prov in state.map.supply_centres:
+        if prov in supply_centres:
             centres[prov] = unit.power
     return state.replace(centres=FrozenDict(centres))
 
