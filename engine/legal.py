@@ -43,9 +43,9 @@ __all__ = ["WAIVE_KEY", "Listing", "legal_orders", "listing"]
 
 Listing = dict[str, list[Order]]
 
-# Entries a per-map memo (one per unit code) holds before it is emptied (search bots run
-# for hours).
-_MEMO_LIMIT = 1000
+# Unit orders kept per map, all codes together, before the memo is emptied (search bots run
+# for hours; an entry is a few hundred bytes).
+_MEMO_LIMIT = 100_000
 _NOBODY = -1  # a board square with no unit
 _RANK_SHIFT = 16  # a board square holds a unit's place among the units above its code
 
@@ -110,7 +110,16 @@ class _Codes:
         ]
         # Per code: the unit's orders but convoys (hold, moves, supports) by its ring.
         self.orders: list[dict[tuple[Any, ...], tuple[Order, ...]]] = [{} for _ in self.ring]
+        self.entries = 0  # in self.orders
         self.builds: dict[tuple[str, str], tuple[Order, ...]] = {}  # (power, site) -> builds
+
+    def count_entry(self) -> None:
+        """Count an entry about to be added to ``orders``, emptying them all when full."""
+        self.entries += 1
+        if self.entries > _MEMO_LIMIT:
+            for memo in self.orders:
+                memo.clear()
+            self.entries = 1
 
     def _ring(self, gmap: GameMap, utype: str, loc: str) -> Callable[[list[int]], tuple[int, ...]]:
         ring = set(gmap.reach(utype, loc))
@@ -169,8 +178,7 @@ class _Movement:
             memo = memos[c]
             orders = memo.get(key)
             if orders is None:
-                if len(memo) > _MEMO_LIMIT:
-                    memo.clear()
+                codes.count_entry()
                 orders = memo[key] = self._basic(u) + self._supports(prov, u)
             if convoys:
                 if prov in convoys:
