@@ -111,6 +111,7 @@ class _Codes:
         # Per code: the unit's orders but convoys (hold, moves, supports) by its ring.
         self.orders: list[dict[tuple[Any, ...], tuple[Order, ...]]] = [{} for _ in self.ring]
         self.entries = 0  # in self.orders
+        self.basic: dict[int, tuple[Order, ...]] = {}  # unit code -> hold and moves
         self.builds: dict[tuple[str, str], tuple[Order, ...]] = {}  # (power, site) -> builds
 
     def count_entry(self) -> None:
@@ -179,7 +180,7 @@ class _Movement:
             orders = memo.get(key)
             if orders is None:
                 codes.count_entry()
-                orders = memo[key] = self._basic(u) + self._supports(prov, u)
+                orders = memo[key] = self._orders(prov, u)
             if convoys:
                 if prov in convoys:
                     n = len(self.map.moves(u.type, u.loc)) + 1
@@ -204,24 +205,31 @@ class _Movement:
             self.direct = direct
         return self.direct
 
-    def _basic(self, u: Unit) -> tuple[Order, ...]:
-        return (Hold(u), *[Move(u, d) for d in self.map.moves(u.type, u.loc)])
+    def _basic(self, u: Unit, c: int) -> list[Order]:
+        """The unit's hold and moves over land or sea (the same in every position)."""
+        basic = self.codes.basic.get(c)
+        if basic is None:
+            moves = self.map.moves(u.type, u.loc)
+            basic = self.codes.basic[c] = (Hold(u), *[Move(u, d) for d in moves])
+        return list(basic)
 
-    def _supports(self, prov: str, u: Unit) -> tuple[Order, ...]:
-        """Support orders: holds, moves over land or sea, then moves by convoy when some
-        route does not need the supporter (a fleet every route needs cannot also support
-        the move, DATC 6.D.31)."""
+    def _orders(self, prov: str, u: Unit) -> tuple[Order, ...]:
+        """A unit's orders but convoys: hold, moves, then supports of holds, of moves over
+        land or sea, and of moves by convoy when some route does not need the supporter (a
+        fleet every route needs cannot also support the move, DATC 6.D.31)."""
         gmap = self.map
         units, by_convoy = self.state.units, self.by_convoy
         near = gmap.reach_sorted(u.type, u.loc)
         bit = gmap.sea_bit.get(prov, 0)
         direct = self._direct()
-        orders: list[Order] = [SupportHold(u, units[d]) for d in near if d in units]
+        orders = self._basic(u, self.code[prov])
+        orders += [SupportHold(u, units[d]) for d in near if d in units]
         orders += [SupportMove(u, v, d) for d in near for v in direct.get(d, ()) if v is not u]
-        for d in near:
-            for army, fleets in by_convoy.get(d, ()):
-                if army != prov and not fleets & bit:
-                    orders.append(SupportMove(u, units[army], d))
+        if by_convoy:
+            for d in near:
+                for army, fleets in by_convoy.get(d, ()):
+                    if army != prov and not fleets & bit:
+                        orders.append(SupportMove(u, units[army], d))
         return tuple(orders)
 
     # -- convoys ------------------------------------------------------------------------
