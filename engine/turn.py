@@ -50,12 +50,14 @@ def after_movement(state: GameState, orders: Mapping[str, Order]) -> PhaseResult
     their unit's province (``OrderSet.by_unit``)."""
     outcome = adjudicate_movement(state, orders)
     results = list(outcome.results.values())
-    dislodged = FrozenDict({d.unit.province: d for d in outcome.dislodged})
-    nxt = GameState(
-        state.map, state.phase.next(), FrozenDict(outcome.units), state.centres, dislodged
-    )
-    if dislodged:
+    units = FrozenDict(outcome.units)
+    retreats = state.phase.next()
+    if outcome.dislodged:
+        dislodged = FrozenDict({d.unit.province: d for d in outcome.dislodged})
+        nxt = GameState(state.map, retreats, units, state.centres, dislodged)
         return PhaseResult(state.phase, results, nxt, False)
+    # Nobody to retreat: straight to the phase after the retreats.
+    nxt = GameState(state.map, retreats.next(), units, state.centres)
     return _advance(state.phase, results, nxt)
 
 
