@@ -16,7 +16,7 @@ units stand around the same provinces. Convoy routes come from the per-map table
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from operator import itemgetter
 from typing import Any
 
@@ -35,11 +35,12 @@ from engine.orders import (
     SupportHold,
     SupportMove,
     Waive,
+    order_power,
 )
 from engine.state import GameState, Unit
 from engine.validate import Position
 
-__all__ = ["WAIVE_KEY", "Listing", "legal_orders", "listing"]
+__all__ = ["WAIVE_KEY", "Listing", "legal_orders", "listing", "select"]
 
 Listing = dict[str, list[Order]]
 
@@ -57,12 +58,20 @@ def legal_orders(
     retreat phases, a build site or unit location in adjustments (plus ``WAIVE_KEY``).
     With ``power`` None, every power's. Pass the position's :class:`Position` to share one
     listing between powers, validation and bots (the lists returned are fresh copies)."""
-    full = listing(position or Position(state))
-    if power is None:
-        return {k: list(v) for k, v in full.items()}
-    out = {k: list(v) for k, v in full.items() if k != WAIVE_KEY and _power_of(v[0]) == power}
-    if WAIVE_KEY in full and Waive(power) in full[WAIVE_KEY]:
-        out[WAIVE_KEY] = [Waive(power)]
+    return select(listing(position or Position(state)), power)
+
+
+def select(full: Mapping[str, tuple[Order, ...]], power: str | None) -> Listing:
+    """``power``'s lists (every power's when None) out of a position's :func:`listing`, as
+    fresh lists."""
+    out = {
+        key: list(orders)
+        for key, orders in full.items()
+        if key != WAIVE_KEY and (power is None or order_power(orders[0]) == power)
+    }
+    waives = [w for w in full.get(WAIVE_KEY, ()) if power is None or order_power(w) == power]
+    if waives:
+        out[WAIVE_KEY] = waives
     return out
 
 
@@ -81,10 +90,6 @@ def listing(position: Position) -> dict[str, tuple[Order, ...]]:
             cached = _adjustments(state)
         position.memo["legal"] = cached
     return cached
-
-
-def _power_of(order: Order) -> str:
-    return order.power if isinstance(order, Waive) else order.unit.power
 
 
 class _Codes:
@@ -139,30 +144,31 @@ def _codes(gmap: GameMap) -> _Codes:
 
 
 class _Movement:
-    """A movement phase's listing. A unit's supports depend only on the units on and next to
-    the provinces it reaches (and on the armies convoys can bring there), so they are one
-    block per map keyed by those units' codes. Supports for moves into a province are listed
-    in the order the state stores the units, so the key holds each unit's place in that order
-    too: a listing never depends on what was listed before."""
+    """A movement phase's listing. A unit's orders but convoys depend only on the units on
+    and next to the provinces it reaches (and on the armies convoys bring there), so they
+    are kept per map by the unit's code and those units' codes. Supports for moves into a
+    province are listed in the order the state stores the units, so the key holds each
+    unit's place in that order too: a listing never depends on what was listed before."""
 
     def __init__(self, position: Position) -> None:
         self.position = position
         self.state = position.state
         self.map = position.map
         self.codes = _codes(self.map)
+        self.code: dict[str, int] = {}  # province -> code of the unit there
+        self.by_convoy: dict[str, list[tuple[str, int]]] = {}
         self.direct: dict[str, list[Unit]] | None = None
 
     def run(self) -> dict[str, tuple[Order, ...]]:
         units = self.state.units
         codes = self.codes
         unit_code, province_id, ring = codes.unit, codes.province_id, codes.ring
-        code: dict[str, int] = {}
+        code = self.code
         # Per province id: the unit's code and its place among the units, as one int.
         board: list[Any] = [_NOBODY] * len(province_id)
         for rank, (prov, u) in enumerate(units.items()):
             c = code[prov] = unit_code[(u.power, u.type, u.loc)]
             board[province_id[prov]] = rank << _RANK_SHIFT | c
-        self.code = code
         convoys = self._convoy_tables()
         self.by_convoy = by_convoy = self._convoyed_into(convoys)
         # A province where convoys bring armies also holds them in its square (with the

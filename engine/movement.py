@@ -9,7 +9,10 @@ in the cycle act as if they held, DATC 4.A.2); any other cycle is circular movem
 moves in it succeed.
 
 The strengths follow DATC section 5 (hold, attack, defend, prevent). Orders reaching this module
-are legal and normalised (``engine.validate``); units without orders hold.
+are legal and normalised (``engine.validate``); units without orders get the defaults of
+``engine.defaults.missing_orders`` (they hold). Before the resolver runs, one pass settles
+the decisions that depend on nothing (see ``_settle_uncontested``), so the resolver only
+sees contested provinces.
 """
 
 from __future__ import annotations

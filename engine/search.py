@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from engine.legal import Listing, listing
-from engine.orders import WAIVE_KEY, Note, Order, Result, Waive, order_key, order_power
+from engine.legal import Listing, listing, select
+from engine.orders import Note, Order, Result, Waive, order_key, order_power
 from engine.orderset import OrderSet
 from engine.state import GameState, Unit
 from engine.turn import PhaseResult, after_movement, after_retreats, process
@@ -59,16 +59,7 @@ class Position:
         Computed once per position: the mapping is shared, do not change it."""
         cached = self._by_power.get(power)
         if cached is None:
-            full = listing(self._tables)
-            cached = {
-                key: list(orders)
-                for key, orders in full.items()
-                if key != WAIVE_KEY and (power is None or order_power(orders[0]) == power)
-            }
-            waives = [w for w in full.get(WAIVE_KEY, ()) if power in (None, order_power(w))]
-            if waives:
-                cached[WAIVE_KEY] = waives
-            self._by_power[power] = cached
+            cached = self._by_power[power] = select(listing(self._tables), power)
         return cached
 
     def adjudicate(self, orders: Mapping[str, Iterable[Order]]) -> Adjudication:
