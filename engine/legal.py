@@ -44,9 +44,10 @@ __all__ = ["WAIVE_KEY", "Listing", "legal_orders", "listing", "select"]
 
 Listing = dict[str, list[Order]]
 
-# Unit orders kept per map, all codes together, before the memo is emptied (search bots run
-# for hours; an entry is a few hundred bytes).
-_MEMO_LIMIT = 100_000
+# Unit orders kept per map, all codes together, before the memo is emptied. Search bots run
+# for hours, and every order kept is one more object for each full garbage collection to
+# walk, so the bound is a few positions' worth of successors, not a game's.
+_MEMO_LIMIT = 30_000
 _NOBODY = -1  # a board square with no unit
 _RANK_SHIFT = 16  # a board square holds a unit's place among the units above its code
 
