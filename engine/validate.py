@@ -47,6 +47,8 @@ from engine.orders import (
 from engine.state import GameState, Unit
 
 
+# Not frozen, as orders are not: one is built per order judged, and a frozen dataclass costs
+# several times as much to build.
 @dataclass(slots=True, unsafe_hash=True)
 class Checked:
     note: Note
