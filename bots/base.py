@@ -20,19 +20,16 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from engine.convoy import convoy_route, with_route
-from engine.legal import WAIVE_KEY, legal_orders
-from engine.map import GameMap, province_of
+from engine.defaults import missing_orders
+from engine.legal import WAIVE_KEY
+from engine.map import GameMap
 from engine.orders import (
-    Build,
-    Disband,
-    Hold,
     Order,
-    Remove,
     Waive,
 )
 from engine.orderset import build_sites
+from engine.search import Position
 from engine.state import Dislodged, GameState, Phase, PhaseKind, Unit
-from engine.turn import removal_order
 from protocol import messages as m
 
 
@@ -47,6 +44,7 @@ class View:
     disorder: frozenset[str] = frozenset()  # powers whose player has left (CCD)
     variant: m.Variant | None = None
     _legal: dict[str, list[Order]] | None = field(default=None, compare=False, repr=False)
+    _position: Position | None = field(default=None, compare=False, repr=False)
 
     @property
     def map(self) -> GameMap:
@@ -82,12 +80,21 @@ class View:
         """Our vacant home centres that we own, in map order."""
         return build_sites(self.state, self.power)
 
+    @property
+    def position(self) -> Position:
+        """The state as an ``engine.search.Position``: its legal-order listing is computed
+        once and shared, and it adjudicates candidate order sets quickly."""
+        if self._position is None:
+            object.__setattr__(self, "_position", Position(self.state))
+        assert self._position is not None
+        return self._position
+
     def legal_orders(self) -> dict[str, list[Order]]:
         """Every legal order of ours, keyed by the unit's location (or build site, or
         ``"WAIVE"``), each written as any DAIDE server takes it: a move by convoy is a
         ``CTO`` with its ``VIA`` route."""
         if self._legal is None:
-            raw = legal_orders(self.state, self.power)
+            raw = self.position.legal(self.power)
             table = {k: daide_orders(self.state, v) for k, v in raw.items()}
             object.__setattr__(self, "_legal", table)
         assert self._legal is not None
@@ -147,39 +154,11 @@ def default_orders(state: GameState, power: str) -> list[Order]:
 
 
 def complete_orders(state: GameState, power: str, orders: Iterable[Order]) -> list[Order]:
-    """``orders`` plus the defaults for whatever they leave out (see the module note).
-    Orders for other powers' units, or for the wrong kind of phase, are passed through: the
-    server answers them."""
+    """``orders`` plus the defaults for whatever they leave out (the engine's
+    :func:`engine.defaults.missing_orders`). Orders for other powers' units, or for the wrong
+    kind of phase, are passed through: the server answers them."""
     given = list(orders)
-    kind = state.phase.kind
-    if kind == "movement":
-        ordered = {province_of(o.unit.loc) for o in given if not isinstance(o, Waive)}
-        given += [
-            Hold(u) for p, u in sorted(state.units.items()) if u.power == power and p not in ordered
-        ]
-    elif kind == "retreat":
-        ordered = {province_of(o.unit.loc) for o in given if not isinstance(o, Waive)}
-        given += [
-            Disband(d.unit)
-            for p, d in sorted(state.dislodged.items())
-            if d.unit.power == power and p not in ordered
-        ]
-    else:
-        need = state.adjustments().get(power, 0)
-        if need > 0:
-            made = sum(1 for o in given if isinstance(o, Build | Waive))
-            given += [Waive(power)] * max(0, need - made)
-        elif need < 0:
-            removed = {o.unit.province for o in given if isinstance(o, Remove)}
-            missing = -need - len(removed)
-            if missing > 0:
-                given += [Remove(u) for u in _removal_order(state, power, removed)[:missing]]
-    return given
-
-
-def _removal_order(state: GameState, power: str, skip: set[str]) -> list[Unit]:
-    """The units civil disorder would remove, in its order (the engine's rule)."""
-    return [u for u in removal_order(state, power) if u.province not in skip]
+    return given + missing_orders(state, power, given)
 
 
 __all__ = [

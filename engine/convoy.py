@@ -1,117 +1,224 @@
-"""Convoy routes over the fleets on the board, used by order legality and legal-order lists.
+"""Convoy routes: the one route search, the routes a fleet is needed on, and when an army goes
+by convoy.
 
 Only fleets in sea provinces convoy. A route is a chain of such fleets from the army's
 province to the destination. For legality (DATC 4.E.1, 6.G.19) a fleet may convoy only if it
 lies on a route that needs it: a chain with no shortcut, where each fleet touches only its
 neighbours in the chain, the first alone touches the start and the last alone the end.
+
+Sets of seas are bit masks over the map's seas (``GameMap.sea_bit``), so the searches are a
+few integer operations per fleet. Tables of convoy destinations depend only on the army's
+province and the fleets that chain to it, so they are kept per map and shared by every
+position with the same fleets.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from engine.map import GameMap, province_of
 from engine.orders import Move, Order
 from engine.state import GameState
 
 
-def sea_fleets(gmap: GameMap, units: Iterable[tuple[str, str]]) -> frozenset[str]:
-    """Provinces of the fleets that could convoy, from (unit type, location) pairs."""
-    provinces = gmap.provinces
-    return frozenset(
-        loc for t, loc in units if t == "F" and loc in provinces and provinces[loc].type == "sea"
-    )
+class ConvoyTable:
+    """Where an army can be convoyed over a set of fleets. ``dests`` maps each destination
+    province to (every fleet some shortcut-free route to it needs, the fleets every route to
+    it needs), both masks over the map's seas; ``by_fleet`` maps each fleet's sea to the
+    destinations it is needed for. Tables are shared between positions, so ``memo`` keeps
+    what callers derive from one (engine.legal's orders)."""
+
+    __slots__ = ("by_fleet", "dests", "memo")
+
+    def __init__(self, dests: dict[str, tuple[int, int]], seas: tuple[str, ...]) -> None:
+        self.dests = dests
+        by_fleet: dict[str, list[str]] = {}
+        for d, (needed, _) in dests.items():
+            while needed:
+                low = needed & -needed
+                needed ^= low
+                by_fleet.setdefault(seas[low.bit_length() - 1], []).append(d)
+        self.by_fleet: dict[str, tuple[str, ...]] = {s: tuple(v) for s, v in by_fleet.items()}
+        self.memo: dict[Any, Any] = {}
+
+
+NO_ROUTES = ConvoyTable({}, ())
+
+# Tables kept per map before the memo is emptied (a few hundred bytes each).
+_TABLE_MEMO_LIMIT = 20_000
+
+
+def fleet_mask(gmap: GameMap, units: Iterable[tuple[str, str]]) -> int:
+    """The seas holding a fleet, from (unit type, location) pairs, as a mask over the map's
+    seas (only fleets at sea convoy)."""
+    bits = gmap.sea_bit
+    mask = 0
+    for t, loc in units:
+        if t == "F":
+            mask |= bits.get(loc, 0)
+    return mask
+
+
+def find_route(
+    gmap: GameMap,
+    fleets: int,
+    src: str,
+    dest: str,
+    usable: Callable[[str], bool] | None = None,
+) -> tuple[str, ...] | None:
+    """The shortest chain of ``fleets`` (a sea mask) from province ``src`` to ``dest``, in the
+    order an army passes them (ties broken alphabetically); None if there is none. A fleet
+    for which ``usable`` says False is left out (adjudication asks whether it was
+    dislodged). This is the only route search: legality, adjudication and the DAIDE route
+    written into orders all come here."""
+    if src == dest or src not in gmap.shore_bit or dest not in gmap.shore_bit:
+        return None
+    seas, sea_adj = gmap.seas, gmap.sea_mask_adj
+    landing = gmap.seas_mask_near[dest]
+    came_from: dict[int, int] = {}
+    frontier = gmap.seas_mask_near[src] & fleets
+    seen = frontier
+    while frontier:
+        following = 0
+        while frontier:
+            low = frontier & -frontier
+            frontier ^= low
+            i = low.bit_length() - 1
+            if usable is not None and not usable(seas[i]):
+                continue
+            if low & landing:
+                return _trace(seas, came_from, i)
+            new = sea_adj[i] & fleets & ~seen
+            seen |= new
+            following |= new
+            while new:
+                nlow = new & -new
+                new ^= nlow
+                came_from[nlow.bit_length() - 1] = i
+        frontier = following
+    return None
+
+
+def _trace(seas: tuple[str, ...], came_from: dict[int, int], last: int) -> tuple[str, ...]:
+    path = [seas[last]]
+    while last in came_from:
+        last = came_from[last]
+        path.append(seas[last])
+    return tuple(reversed(path))
 
 
 def route_exists(
     gmap: GameMap, fleets: frozenset[str], src: str, dest: str, without: str | None = None
 ) -> bool:
     """Is there a chain of ``fleets`` (minus ``without``) from province ``src`` to ``dest``?"""
-    if src == dest or not gmap.is_coastal(src) or not gmap.is_coastal(dest):
-        return False
-    adj = gmap.fleet_adj_provinces
-    frontier = [f for f in gmap.seas_near[src] if f in fleets and f != without]
-    seen = set(frontier)
+    mask = 0
+    bits = gmap.sea_bit
+    for f in fleets:
+        if f != without:
+            mask |= bits.get(f, 0)
+    return find_route(gmap, mask, src, dest) is not None
+
+
+def convoy_table(gmap: GameMap, fleets: int, src: str) -> ConvoyTable:
+    """For an army in ``src`` with fleets on the seas of ``fleets``: each destination it can be
+    convoyed to, with the fleets some shortcut-free route to it needs and the fleets all
+    routes to it need. Shared per map (the caller must not change it)."""
+    near = gmap.seas_mask_near.get(src, 0)
+    if not near & fleets or src not in gmap.shore_bit:
+        return NO_ROUTES
+    chained = _chained(gmap, fleets, near & fleets)
+    memo = gmap.convoy_memo
+    key = (src, chained)
+    table = memo.get(key)
+    if table is None:
+        if len(memo) >= _TABLE_MEMO_LIMIT:
+            memo.clear()
+        table = memo[key] = _shortcut_free_routes(gmap, chained, src)
+    return table
+
+
+def _chained(gmap: GameMap, fleets: int, start: int) -> int:
+    """The fleets of ``fleets`` that chain to the seas of ``start``."""
+    sea_adj = gmap.sea_mask_adj
+    reached = frontier = start
     while frontier:
-        f = frontier.pop()
-        near = adj[f]
-        if dest in near:
-            return True
-        for g in near:
-            if g in fleets and g not in seen and g != without:
-                seen.add(g)
-                frontier.append(g)
-    return False
+        following = 0
+        while frontier:
+            low = frontier & -frontier
+            frontier ^= low
+            following |= sea_adj[low.bit_length() - 1]
+        frontier = following & fleets & ~reached
+        reached |= frontier
+    return reached
 
 
-def needed_fleets(gmap: GameMap, fleets: frozenset[str], src: str) -> dict[str, frozenset[str]]:
-    """For an army in ``src``: each destination it can be convoyed to, with the fleets that
-    some shortcut-free route to it needs."""
-    result: dict[str, set[str]] = {}
-    if not gmap.is_coastal(src):
-        return {}
-    adj = gmap.fleet_adj_provinces
-    provinces = gmap.provinces
+def _shortcut_free_routes(gmap: GameMap, fleets: int, src: str) -> ConvoyTable:
+    sea_adj, sea_shores = gmap.sea_mask_adj, gmap.sea_mask_shores
+    shores = gmap.shores
+    near_src = gmap.seas_mask_near[src]
+    src_bit = gmap.shore_bit[src]
+    needed: dict[int, int] = {}
+    essential: dict[int, int] = {}
 
-    def extend(path: list[str]) -> None:
-        last = path[-1]
-        earlier = path[:-1]
-        near = sorted(adj[last])
-        for d in near:
-            if d != src and provinces[d].type == "coast" and not any(d in adj[f] for f in earlier):
-                result.setdefault(d, set()).update(path)
-        for nxt in near:
-            if nxt not in fleets or nxt in path or src in adj[nxt]:
-                continue
-            if any(nxt in adj[f] for f in earlier):
-                continue
-            path.append(nxt)
-            extend(path)
-            path.pop()
+    def extend(last: int, path: int, earlier_seas: int, earlier_shores: int) -> None:
+        # The destinations the chain ends at without a shortcut, then the fleets that extend
+        # it without one (touching none of the chain but its last fleet, nor the start).
+        landings = sea_shores[last] & ~earlier_shores & ~src_bit
+        while landings:
+            low = landings & -landings
+            landings ^= low
+            d = low.bit_length() - 1
+            if d in needed:
+                needed[d] |= path
+                essential[d] &= path
+            else:
+                needed[d] = essential[d] = path
+        nxt = sea_adj[last] & fleets & ~path & ~near_src & ~earlier_seas
+        if nxt:
+            seas_then = earlier_seas | sea_adj[last]
+            shores_then = earlier_shores | sea_shores[last]
+            while nxt:
+                low = nxt & -nxt
+                nxt ^= low
+                extend(low.bit_length() - 1, path | low, seas_then, shores_then)
 
-    for f in gmap.seas_near[src]:
-        if f in fleets:
-            extend([f])
-    return {d: frozenset(fs) for d, fs in result.items()}
+    first = near_src & fleets
+    while first:
+        low = first & -first
+        first ^= low
+        extend(low.bit_length() - 1, low, 0, 0)
+    # In the order the search meets them: the order of listings that bots choose from.
+    dests = {shores[d]: (needed[d], essential[d]) for d in needed}
+    return ConvoyTable(dests, gmap.seas)
+
+
+def goes_by_convoy(gmap: GameMap, order: Move, own_fleet_convoys: bool = False) -> bool:
+    """DATC 4.A.3: an army's move goes by convoy when the order says so, when the destination
+    is not next to it, or when a fleet of its own power is ordered to convoy it (adjudication
+    knows that; an order on its own does not). There is no fallback to the land route."""
+    if order.unit.type != "A":
+        return False
+    if order.convoy or own_fleet_convoys:
+        return True
+    return province_of(order.dest) not in gmap.army_adj.get(order.unit.loc, frozenset())
 
 
 def convoy_route(state: GameState, army_loc: str, dest: str) -> tuple[str, ...] | None:
     """The shortest chain of fleet-held seas an army at ``army_loc`` could be convoyed along
     to province ``dest``, in the order the army passes them; None if there is none."""
     gmap = state.map
-    src = province_of(army_loc)
-    if src == dest or not gmap.is_coastal(src) or not gmap.is_coastal(dest):
-        return None
-    seas = sea_fleets(gmap, ((u.type, u.loc) for u in state.units.values()))
-    adj = gmap.fleet_adj_provinces
-    start = [s for s in gmap.seas_near.get(src, ()) if s in seas]
-    came_from: dict[str, str | None] = dict.fromkeys(start)
-    queue = deque(start)
-    while queue:
-        sea = queue.popleft()
-        if dest in adj[sea]:
-            path = [sea]
-            prev = came_from[sea]
-            while prev is not None:
-                path.append(prev)
-                prev = came_from[prev]
-            return tuple(reversed(path))
-        for nxt in sorted(adj[sea]):
-            if nxt in seas and nxt not in came_from:
-                came_from[nxt] = sea
-                queue.append(nxt)
-    return None
+    fleets = fleet_mask(gmap, ((u.type, u.loc) for u in state.units.values()))
+    return find_route(gmap, fleets, province_of(army_loc), dest)
 
 
 def with_route(state: GameState, order: Order) -> Order | None:
     """``order`` with its convoy route written out when it is an army's move by convoy (said
     so, or to a province it cannot walk to) that names none, as DAIDE's ``CTO ... VIA (...)``
     needs; None when no route exists. Any other order comes back unchanged."""
-    if not isinstance(order, Move) or order.via is not None or order.unit.type != "A":
+    if not isinstance(order, Move) or order.via is not None:
         return order
-    walk = province_of(order.dest) in state.map.army_adj.get(order.unit.loc, frozenset())
-    if walk and not order.convoy:
+    if not goes_by_convoy(state.map, order):
         return order
     route = convoy_route(state, order.unit.loc, province_of(order.dest))
     if route is None:

@@ -2,13 +2,28 @@
 
 The lists agree with ``engine.validate``: each order listed is accepted as it stands, and
 every accepted order's normalised form is listed (``tests/engine/test_legal.py`` checks both
-directions). Bots and the web UI use these lists, so they are built from per-position tables
-(who can reach each province, which fleets each convoy needs) computed once.
+directions).
+
+Search bots list thousands of positions, most of them alike, so the lists are assembled from
+orders kept per map and keyed by small integers. A unit is a code (its type, location and
+power); its hold, moves and supports depend only on the units on and next to the provinces
+it reaches (and on the armies convoys bring there), so they are kept per unit code, keyed by
+the codes standing on those provinces read off a board of codes in one C-level call. Order
+objects are values, so orders built for one position serve every position where the same
+units stand around the same provinces. Convoy routes come from the per-map tables of
+``engine.convoy``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from operator import itemgetter
+from typing import Any
+
+from engine.convoy import ConvoyTable
+from engine.map import GameMap
 from engine.orders import (
+    WAIVE_KEY,
     Build,
     Convoy,
     Disband,
@@ -20,125 +35,301 @@ from engine.orders import (
     SupportHold,
     SupportMove,
     Waive,
+    order_power,
 )
-from engine.orderset import build_sites
 from engine.state import GameState, Unit
 from engine.validate import Position
 
-WAIVE_KEY = "WAIVE"
+__all__ = ["WAIVE_KEY", "Listing", "legal_orders", "listing", "select"]
+
+Listing = dict[str, list[Order]]
+
+# Unit orders kept per map, all codes together, before the memo is emptied. Search bots run
+# for hours, and every order kept is one more object for each full garbage collection to
+# walk, so the bound is a few positions' worth of successors, not a game's.
+_MEMO_LIMIT = 30_000
+_NOBODY = -1  # a board square with no unit
+_RANK_SHIFT = 16  # a board square holds a unit's place among the units above its code
 
 
 def legal_orders(
     state: GameState, power: str | None = None, position: Position | None = None
-) -> dict[str, list[Order]]:
+) -> Listing:
     """Legal orders keyed by the location they are for: a unit's location in movement and
-    retreat phases, a build site or unit location in adjustments (plus ``"WAIVE"``).
-    With ``power`` None, every power's."""
-    kind = state.phase.kind
-    if kind == "movement":
-        return _movement(position or Position(state), power)
-    if kind == "retreat":
-        return _retreats(state, power)
-    return _adjustments(state, power)
+    retreat phases, a build site or unit location in adjustments (plus ``WAIVE_KEY``).
+    With ``power`` None, every power's. Pass the position's :class:`Position` to share one
+    listing between powers, validation and bots (the lists returned are fresh copies)."""
+    return select(listing(position or Position(state)), power)
 
 
-def _movement(position: Position, power: str | None) -> dict[str, list[Order]]:
-    state = position.state
-    gmap = state.map
-    units = state.units
-    reach = gmap.reach_sorted
-    moves = gmap.moves
-    army_adj = gmap.army_adj
-    is_coastal = gmap.is_coastal
-    # Who could move into each province: directly, or only by convoy (with the fleets some
-    # route needs, since a needed fleet cannot also support the move).
-    direct: dict[str, list[Unit]] = {}
-    by_convoy: dict[str, list[tuple[Unit, str, frozenset[str]]]] = {}
-    convoy_dests: dict[str, dict[str, frozenset[str]]] = {}
-    for prov, u in units.items():
-        for d in reach(u.type, u.loc):
-            if d in direct:
-                direct[d].append(u)
-            else:
-                direct[d] = [u]
-        if u.type == "A" and position.fleets and is_coastal(prov):
-            table = position.convoy_table(prov)
-            if table:
-                convoy_dests[prov] = table
-                adj = army_adj[u.loc]
-                for d, needed in table.items():
-                    if d not in adj:
-                        by_convoy.setdefault(d, []).append((u, prov, needed))
-    out: dict[str, list[Order]] = {}
-    get_unit = units.get
-    memo = gmap.unit_orders_memo
-    get_direct = direct.get
-    get_convoy = by_convoy.get
-    fleets = position.fleets
-    for prov, u in units.items():
-        if power is not None and u.power != power:
-            continue
-        key = (u.power, u.type, u.loc)
-        static = memo.get(key)
-        if static is None:
-            static = memo[key] = (Hold(u), *[Move(u, d) for d in moves(u.type, u.loc)])
-        orders: list[Order] = list(static)  # type: ignore[arg-type]
-        if prov in convoy_dests:
-            adj = army_adj[u.loc]
-            for d in convoy_dests[prov]:
-                if d not in adj:
-                    orders.append(Move(u, d))
-                orders.append(Move(u, d, True))
-        near = reach(u.type, u.loc)
-        orders += [SupportHold(u, o) for d in near if (o := get_unit(d)) is not None]
-        orders += [SupportMove(u, v, d) for d in near for v in get_direct(d, ()) if v is not u]
+def select(full: Mapping[str, tuple[Order, ...]], power: str | None) -> Listing:
+    """``power``'s lists (every power's when None) out of a position's :func:`listing`, as
+    fresh lists."""
+    out = {
+        key: list(orders)
+        for key, orders in full.items()
+        if key != WAIVE_KEY and (power is None or order_power(orders[0]) == power)
+    }
+    waives = [w for w in full.get(WAIVE_KEY, ()) if power is None or order_power(w) == power]
+    if waives:
+        out[WAIVE_KEY] = waives
+    return out
+
+
+def listing(position: Position) -> dict[str, tuple[Order, ...]]:
+    """Every power's legal orders in ``position``, computed once per position and shared
+    (the mapping must not be changed)."""
+    cached = position.memo.get("legal")
+    if cached is None:
+        state = position.state
+        kind = state.phase.kind
+        if kind == "movement":
+            cached = _Movement(position).run()
+        elif kind == "retreat":
+            cached = _retreats(state)
+        else:
+            cached = _adjustments(state)
+        position.memo["legal"] = cached
+    return cached
+
+
+class _Codes:
+    """Per-map integer codes and the memos of order blocks built from them."""
+
+    def __init__(self, gmap: GameMap) -> None:
+        keys = [("A", loc) for loc in sorted(gmap.army_locations)]
+        keys += [("F", loc) for loc in sorted(gmap.fleet_locations)]
+        npowers = len(gmap.powers)
+        power_index = {p: i for i, p in enumerate(gmap.powers)}
+        # (power, type, location) -> code; a code names a unit in any position.
+        self.unit: dict[tuple[str, str, str], int] = {
+            (p, t, loc): i * npowers + power_index[p]
+            for i, (t, loc) in enumerate(keys)
+            for p in gmap.powers
+        }
+        self.province_id: dict[str, int] = {p: i for i, p in enumerate(sorted(gmap.provinces))}
+        # Per code: a function reading, from a board of codes indexed by province id, the
+        # units a unit there could support (on the provinces it reaches and next to them).
+        rings = {key: self._ring(gmap, *key) for key in keys}
+        self.ring: list[Callable[[list[int]], tuple[int, ...]]] = [
+            rings[key] for key in keys for _ in gmap.powers
+        ]
+        # Per code: the unit's orders but convoys (hold, moves, supports) by its ring.
+        self.orders: list[dict[tuple[Any, ...], tuple[Order, ...]]] = [{} for _ in self.ring]
+        self.entries = 0  # in self.orders
+        self.basic: dict[int, tuple[Order, ...]] = {}  # unit code -> hold and moves
+        self.builds: dict[tuple[str, str], tuple[Order, ...]] = {}  # (power, site) -> builds
+
+    def count_entry(self) -> None:
+        """Count an entry about to be added to ``orders``, emptying them all when full."""
+        self.entries += 1
+        if self.entries > _MEMO_LIMIT:
+            for memo in self.orders:
+                memo.clear()
+            self.entries = 1
+
+    def _ring(self, gmap: GameMap, utype: str, loc: str) -> Callable[[list[int]], tuple[int, ...]]:
+        ring = set(gmap.reach(utype, loc))
+        for d in gmap.reach(utype, loc):
+            ring.update(gmap.neighbours[d])
+        ids = sorted(self.province_id[p] for p in ring)
+        if len(ids) == 1:  # itemgetter of one index gives a value, not a tuple
+            ids.append(ids[0])
+        return itemgetter(*ids)
+
+def _codes(gmap: GameMap) -> _Codes:
+    codes = gmap.memo.get("legal")
+    if codes is None:
+        codes = gmap.memo["legal"] = _Codes(gmap)
+    return codes
+
+
+class _Movement:
+    """A movement phase's listing. A unit's orders but convoys depend only on the units on
+    and next to the provinces it reaches (and on the armies convoys bring there), so they
+    are kept per map by the unit's code and those units' codes. Supports for moves into a
+    province are listed in the order the state stores the units, so the key holds each
+    unit's place in that order too: a listing never depends on what was listed before."""
+
+    def __init__(self, position: Position) -> None:
+        self.position = position
+        self.state = position.state
+        self.map = position.map
+        self.codes = _codes(self.map)
+        self.code: dict[str, int] = {}  # province -> code of the unit there
+        self.by_convoy: dict[str, list[tuple[str, int]]] = {}
+        self.direct: dict[str, list[Unit]] | None = None
+
+    def run(self) -> dict[str, tuple[Order, ...]]:
+        units = self.state.units
+        codes = self.codes
+        unit_code, province_id, ring = codes.unit, codes.province_id, codes.ring
+        code = self.code
+        # Per province id: the unit's code and its place among the units, as one int.
+        board: list[Any] = [_NOBODY] * len(province_id)
+        for rank, (prov, u) in enumerate(units.items()):
+            c = code[prov] = unit_code[(u.power, u.type, u.loc)]
+            board[province_id[prov]] = rank << _RANK_SHIFT | c
+        convoys = self._convoy_tables()
+        self.by_convoy = by_convoy = self._convoyed_into(convoys)
+        # A province where convoys bring armies also holds them in its square (with the
+        # fleets every route needs), so the ring's key covers supports of convoyed moves.
+        for d, armies in by_convoy.items():
+            i = province_id[d]
+            board[i] = (board[i], *[x for a, f in armies for x in (code[a], f)])
+        memos = codes.orders
+        sea_bit = self.map.sea_bit
+        out: dict[str, tuple[Order, ...]] = {}
+        for prov, u in units.items():
+            c = code[prov]
+            key = ring[c](board)
+            memo = memos[c]
+            orders = memo.get(key)
+            if orders is None:
+                codes.count_entry()
+                orders = memo[key] = self._orders(prov, u)
+            if convoys:
+                if prov in convoys:
+                    n = len(self.map.moves(u.type, u.loc)) + 1
+                    orders = orders[:n] + self._convoy_moves(u, c, convoys[prov]) + orders[n:]
+                if prov in sea_bit:
+                    orders += self._convoys(prov, u, convoys)
+            out[u.loc] = orders
+        return out
+
+    def _direct(self) -> dict[str, list[Unit]]:
+        """Province -> the units that can move there over land or sea, in the state's order
+        (built only when a block is missing)."""
+        if self.direct is None:
+            reach = self.map.reach_sorted
+            direct: dict[str, list[Unit]] = {}
+            for u in self.state.units.values():
+                for d in reach(u.type, u.loc):
+                    if d in direct:
+                        direct[d].append(u)
+                    else:
+                        direct[d] = [u]
+            self.direct = direct
+        return self.direct
+
+    def _basic(self, u: Unit, c: int) -> list[Order]:
+        """The unit's hold and moves over land or sea (the same in every position)."""
+        basic = self.codes.basic.get(c)
+        if basic is None:
+            moves = self.map.moves(u.type, u.loc)
+            basic = self.codes.basic[c] = (Hold(u), *[Move(u, d) for d in moves])
+        return list(basic)
+
+    def _orders(self, prov: str, u: Unit) -> tuple[Order, ...]:
+        """A unit's orders but convoys: hold, moves, then supports of holds, of moves over
+        land or sea, and of moves by convoy when some route does not need the supporter (a
+        fleet every route needs cannot also support the move, DATC 6.D.31)."""
+        gmap = self.map
+        units, by_convoy = self.state.units, self.by_convoy
+        near = gmap.reach_sorted(u.type, u.loc)
+        bit = gmap.sea_bit.get(prov, 0)
+        direct = self._direct()
+        orders = self._basic(u, self.code[prov])
+        orders += [SupportHold(u, units[d]) for d in near if d in units]
+        orders += [SupportMove(u, v, d) for d in near for v in direct.get(d, ()) if v is not u]
         if by_convoy:
             for d in near:
-                for v, vprov, needed in get_convoy(d, ()):
-                    if vprov == prov or (
-                        prov in needed and not position.convoy_possible(vprov, d, without=prov)
-                    ):
-                        continue
-                    orders.append(SupportMove(u, v, d))
-        if prov in fleets:
-            for army_prov, table in convoy_dests.items():
-                army = units[army_prov]
-                orders += [Convoy(u, army, d) for d, needed in table.items() if prov in needed]
-        out[u.loc] = orders
-    return out
+                for army, fleets in by_convoy.get(d, ()):
+                    if army != prov and not fleets & bit:
+                        orders.append(SupportMove(u, units[army], d))
+        return tuple(orders)
+
+    # -- convoys ------------------------------------------------------------------------
+
+    def _convoy_tables(self) -> dict[str, ConvoyTable]:
+        """Convoy destinations of each army that has fleets at sea next to it."""
+        position = self.position
+        fleets = position.fleets
+        if not fleets:
+            return {}
+        near_mask = self.map.seas_mask_near
+        out = {}
+        for prov, u in self.state.units.items():
+            if u.type == "A" and near_mask.get(prov, 0) & fleets:
+                table = position.convoy_table(prov)
+                if table.dests:
+                    out[prov] = table
+        return out
+
+    def _convoyed_into(self, convoys: dict[str, ConvoyTable]) -> dict[str, list[tuple[str, int]]]:
+        """Province -> armies that reach it only by convoy, with the fleets every route
+        needs."""
+        army_adj = self.map.army_adj
+        units = self.state.units
+        out: dict[str, list[tuple[str, int]]] = {}
+        for prov, table in convoys.items():
+            adj = army_adj[units[prov].loc]
+            for d, (_, essential) in table.dests.items():
+                if d not in adj:
+                    out.setdefault(d, []).append((prov, essential))
+        return out
+
+    def _convoy_moves(self, u: Unit, c: int, table: ConvoyTable) -> tuple[Order, ...]:
+        orders = table.memo.get(c)
+        if orders is None:
+            adj = self.map.army_adj[u.loc]
+            listed: list[Order] = []
+            for d in table.dests:
+                if d not in adj:
+                    listed.append(Move(u, d))
+                listed.append(Move(u, d, True))
+            orders = table.memo[c] = tuple(listed)
+        return orders
+
+    def _convoys(self, prov: str, u: Unit, convoys: dict[str, ConvoyTable]) -> tuple[Order, ...]:
+        units, code = self.state.units, self.code
+        out: tuple[Order, ...] = ()
+        for army, table in convoys.items():
+            dests = table.by_fleet.get(prov)
+            if dests:
+                key = (code[prov], code[army])
+                orders = table.memo.get(key)
+                if orders is None:
+                    target = units[army]
+                    orders = table.memo[key] = tuple(Convoy(u, target, d) for d in dests)
+                out += orders
+        return out
 
 
-def _retreats(state: GameState, power: str | None) -> dict[str, list[Order]]:
-    out: dict[str, list[Order]] = {}
-    for d in state.dislodged.values():
-        if power is not None and d.unit.power != power:
-            continue
-        orders: list[Order] = [Retreat(d.unit, r) for r in d.retreats]
-        orders.append(Disband(d.unit))
-        out[d.unit.loc] = orders
-    return out
+def _retreats(state: GameState) -> dict[str, tuple[Order, ...]]:
+    return {
+        d.unit.loc: (*[Retreat(d.unit, r) for r in d.retreats], Disband(d.unit))
+        for d in state.dislodged.values()
+    }
 
 
-def _adjustments(state: GameState, power: str | None) -> dict[str, list[Order]]:
-    gmap = state.map
-    out: dict[str, list[Order]] = {}
+def _adjustments(state: GameState) -> dict[str, tuple[Order, ...]]:
+    builds = _codes(state.map).builds
+    out: dict[str, tuple[Order, ...]] = {}
+    waives: list[Order] = []
+    units, centres = state.units, state.centres
     for p, need in state.adjustments().items():
-        if power is not None and p != power:
-            continue
         if need > 0:
-            for site in build_sites(state, p):
-                orders: list[Order] = []
-                if gmap.can_stand("A", site):
-                    orders.append(Build(Unit(p, "A", site)))
-                orders.extend(Build(Unit(p, "F", loc)) for loc in gmap.fleet_coasts.get(site, ()))
-                out[site] = orders
-            out.setdefault(WAIVE_KEY, []).append(Waive(p))
+            for site in state.map.homes[p]:
+                if centres.get(site) == p and site not in units:
+                    out[site] = builds.get((p, site)) or _builds(state.map, builds, p, site)
+            waives.append(Waive(p))
         elif need < 0:
-            for u in state.units_of(p):
-                out[u.loc] = [Remove(u)]
+            for u in units.values():
+                if u.power == p:
+                    out[u.loc] = (Remove(u),)
+    if waives:
+        out[WAIVE_KEY] = tuple(waives)
     return out
 
 
-def possible_orders_count(state: GameState) -> int:
-    """How many legal orders there are in all (for benchmarks and statistics)."""
-    return sum(len(v) for v in legal_orders(state).values())
+def _builds(
+    gmap: GameMap, memo: dict[tuple[str, str], tuple[Order, ...]], power: str, site: str
+) -> tuple[Order, ...]:
+    """The builds of ``power`` in ``site``: an army, and a fleet on each coast."""
+    orders: list[Order] = []
+    if gmap.can_stand("A", site):
+        orders.append(Build(Unit(power, "A", site)))
+    orders += [Build(Unit(power, "F", loc)) for loc in gmap.fleet_coasts.get(site, ())]
+    built = memo[(power, site)] = tuple(orders)
+    return built

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -58,6 +59,13 @@ class PowerInfo:
     homes: tuple[str, ...]
 
 
+def _mask(bits: dict[str, int], members: Iterable[str]) -> int:
+    mask = 0
+    for m in members:
+        mask |= bits.get(m, 0)
+    return mask
+
+
 class GameMap:
     """An immutable map with precomputed adjacency. Build with :func:`load_map` or
     :meth:`from_dict`."""
@@ -72,6 +80,23 @@ class GameMap:
         self._data = data
 
     def _build(self, data: dict[str, Any]) -> None:
+        self._read_powers(data)
+        self._read_provinces(data)
+        self._read_homes()
+        self._unit_locations()
+        self._read_adjacency(data["adjacency"])
+        self._reach_tables()
+        self._province_graph_tables()
+        self._sea_graph()
+        self._read_start(data.get("start", {}))
+        self._read_names(data)
+        self._distance_cache: dict[frozenset[str], dict[str, int]] = {}
+        # engine.convoy's tables, shared by every position with the same fleets.
+        self.convoy_memo: dict[tuple[str, int], Any] = {}
+        # Other per-map tables the rules code builds on first use (engine.legal's codes).
+        self.memo: dict[str, Any] = {}
+
+    def _read_powers(self, data: dict[str, Any]) -> None:
         self.name: str = data["name"]
         self.title: str = data.get("title", self.name)
         self.powers: tuple[str, ...] = tuple(data["powers"])
@@ -79,6 +104,8 @@ class GameMap:
             p: PowerInfo(p, v["name"], v.get("adjective", v["name"]), tuple(v["homes"]))
             for p, v in data["powers"].items()
         }
+
+    def _read_provinces(self, data: dict[str, Any]) -> None:
         self.provinces: dict[str, Province] = {}
         for tok, v in data["provinces"].items():
             ptype = v["type"]
@@ -92,6 +119,8 @@ class GameMap:
         self.supply_centres: frozenset[str] = frozenset(
             p for p, info in self.provinces.items() if info.supply_centre
         )
+
+    def _read_homes(self) -> None:
         self.homes: dict[str, tuple[str, ...]] = {p: i.homes for p, i in self.power_info.items()}
         self.home_of: dict[str, str] = {}
         for power, homes in self.homes.items():
@@ -100,78 +129,101 @@ class GameMap:
                     raise MapError(f"home centre {h} of {power} is not a supply centre")
                 self.home_of[h] = power
 
-        # Where each unit type may stand.
+    def _unit_locations(self) -> None:
+        """Where each unit type may stand, and which province each location is in."""
         self.army_locations: frozenset[str] = frozenset(
             p for p, i in self.provinces.items() if i.type != "sea"
         )
-        fleet_locs: set[str] = set()
-        for p, i in self.provinces.items():
-            if i.type == "land":
-                continue
-            if i.coasts:
-                fleet_locs.update(f"{p}/{c}" for c in i.coasts)
-            else:
-                fleet_locs.add(p)
-        self.fleet_locations: frozenset[str] = frozenset(fleet_locs)
-        self.locations: tuple[str, ...] = tuple(sorted(self.army_locations | self.fleet_locations))
-        # Location -> province, for hot paths (a dict lookup beats parsing the string).
-        self.province_at: dict[str, str] = {p: p for p in self.provinces}
-        self.province_at.update({loc: province_of(loc) for loc in self.locations})
         # Every location a province offers fleets: ("STP/NC", "STP/SC") or ("BRE",).
         self.fleet_coasts: dict[str, tuple[str, ...]] = {
             p: (tuple(f"{p}/{c}" for c in i.coasts) if i.coasts else (p,))
             for p, i in self.provinces.items()
             if i.type != "land"
         }
+        self.fleet_locations: frozenset[str] = frozenset(
+            loc for locs in self.fleet_coasts.values() for loc in locs
+        )
+        self.locations: tuple[str, ...] = tuple(sorted(self.army_locations | self.fleet_locations))
+        # Location -> province, for hot paths (a dict lookup beats parsing the string).
+        self.province_at: dict[str, str] = {p: p for p in self.provinces}
+        self.province_at.update({loc: province_of(loc) for loc in self.locations})
 
-        adj = data["adjacency"]
-        self.army_adj: dict[str, frozenset[str]] = {}
-        for src, dests in adj["A"].items():
-            self._check_loc(src, self.army_locations, "army adjacency")
-            for d in dests:
-                self._check_loc(d, self.army_locations, f"army adjacency of {src}")
-            self.army_adj[src] = frozenset(dests)
-        self.fleet_adj: dict[str, frozenset[str]] = {}
-        for src, dests in adj["F"].items():
-            self._check_loc(src, self.fleet_locations, "fleet adjacency")
-            for d in dests:
-                self._check_loc(d, self.fleet_locations, f"fleet adjacency of {src}")
-            self.fleet_adj[src] = frozenset(dests)
-        for loc in self.army_locations:
-            self.army_adj.setdefault(loc, frozenset())
-        for loc in self.fleet_locations:
-            self.fleet_adj.setdefault(loc, frozenset())
+    def _read_adjacency(self, adj: dict[str, dict[str, list[str]]]) -> None:
+        self.army_adj = self._adjacency_of(adj["A"], self.army_locations, "army")
+        self.fleet_adj = self._adjacency_of(adj["F"], self.fleet_locations, "fleet")
         self._check_symmetry()
-        # Provinces a fleet at a location reaches (coast ignored): supports name provinces.
+
+    def _adjacency_of(
+        self, table: dict[str, list[str]], allowed: frozenset[str], kind: str
+    ) -> dict[str, frozenset[str]]:
+        out: dict[str, frozenset[str]] = {}
+        for src, dests in table.items():
+            self._check_loc(src, allowed, f"{kind} adjacency")
+            for d in dests:
+                self._check_loc(d, allowed, f"{kind} adjacency of {src}")
+            out[src] = frozenset(dests)
+        for loc in allowed:
+            out.setdefault(loc, frozenset())
+        return out
+
+    def _reach_tables(self) -> None:
+        """Per unit type and location: the provinces it may move to (supports name provinces,
+        so a fleet's coasts are dropped) and the locations it may move to (coasts kept). The
+        sorted forms are for code that iterates: sets iterate in an order that changes with
+        the process's string hashing, which would make seeded games differ."""
         self.fleet_adj_provinces: dict[str, frozenset[str]] = {
             loc: frozenset(province_of(d) for d in dests) for loc, dests in self.fleet_adj.items()
         }
-        # Provinces a unit of either type at a location can move to.
         self._reach: dict[tuple[str, str], frozenset[str]] = {}
-        for loc, dests in self.army_adj.items():
-            self._reach[("A", loc)] = dests
-        for loc, provs in self.fleet_adj_provinces.items():
-            self._reach[("F", loc)] = provs
-        # The same, in a fixed order, for code that iterates (sets iterate in an order that
-        # changes with the process's string hashing, which would make seeded games differ).
         self._moves: dict[tuple[str, str], tuple[str, ...]] = {}
         self._reach_sorted: dict[tuple[str, str], tuple[str, ...]] = {}
         for loc, dests in self.army_adj.items():
+            self._reach[("A", loc)] = dests
             self._moves[("A", loc)] = self._reach_sorted[("A", loc)] = tuple(sorted(dests))
         for loc, dests in self.fleet_adj.items():
+            provs = self.fleet_adj_provinces[loc]
+            self._reach[("F", loc)] = provs
             self._moves[("F", loc)] = tuple(sorted(dests))
-            self._reach_sorted[("F", loc)] = tuple(sorted(self.fleet_adj_provinces[loc]))
-        self.neighbours: dict[str, frozenset[str]] = self._province_graph()
-        # The sea provinces touching each province, sorted (where convoys start and end).
+            self._reach_sorted[("F", loc)] = tuple(sorted(provs))
+
+    def _province_graph_tables(self) -> None:
+        """Provinces next to each other for either unit type (civil-disorder distances), and
+        the seas touching each province, sorted (where convoys start and end)."""
+        graph: dict[str, set[str]] = {p: set() for p in self.provinces}
+        for src, dests in self.army_adj.items():
+            graph[src].update(dests)
+        for src, dests in self.fleet_adj.items():
+            graph[province_of(src)].update(province_of(d) for d in dests)
+        self.neighbours: dict[str, frozenset[str]] = {p: frozenset(n) for p, n in graph.items()}
         self.seas_near: dict[str, tuple[str, ...]] = {
             p: tuple(sorted(n for n in ns if self.provinces[n].type == "sea"))
             for p, ns in self.neighbours.items()
         }
-        self._distance_cache: dict[frozenset[str], dict[str, int]] = {}
-        # A memo for engine.legal: the hold and moves of a unit depend on nothing but the map.
-        self.unit_orders_memo: dict[tuple[str, str, str], tuple[object, ...]] = {}
 
-        start = data.get("start", {})
+    def _sea_graph(self) -> None:
+        """The convoy graph as bit masks: bit i stands for the i-th sea in alphabetical order,
+        so a set of fleet-held seas is one int and "which of these seas touch that one" is
+        one ``&`` (``engine.convoy`` searches routes over these)."""
+        self.seas: tuple[str, ...] = tuple(
+            sorted(p for p, i in self.provinces.items() if i.type == "sea")
+        )
+        self.sea_bit: dict[str, int] = {s: 1 << i for i, s in enumerate(self.seas)}
+        self.sea_mask_adj: tuple[int, ...] = tuple(
+            _mask(self.sea_bit, self.fleet_adj_provinces[s]) for s in self.seas
+        )
+        # Coastal provinces (where convoys land) also get a bit each.
+        self.shores: tuple[str, ...] = tuple(
+            sorted(p for p, i in self.provinces.items() if i.type == "coast")
+        )
+        self.shore_bit: dict[str, int] = {p: 1 << i for i, p in enumerate(self.shores)}
+        self.sea_mask_shores: tuple[int, ...] = tuple(
+            _mask(self.shore_bit, self.fleet_adj_provinces[s]) for s in self.seas
+        )
+        self.seas_mask_near: dict[str, int] = {
+            p: _mask(self.sea_bit, self.seas_near[p]) for p in self.provinces
+        }
+
+    def _read_start(self, start: dict[str, Any]) -> None:
         self.start_year: int = int(start.get("year", 1901))
         self.start_units: dict[str, tuple[tuple[UnitType, str], ...]] = {}
         for power, units in start.get("units", {}).items():
@@ -188,7 +240,10 @@ class GameMap:
         self.start_centres: dict[str, tuple[str, ...]] = {
             p: tuple(c) for p, c in start.get("centres", self.homes).items()
         }
-        # Other spellings of province tokens (judges' and other engines' ids), upper case.
+
+    def _read_names(self, data: dict[str, Any]) -> None:
+        """Other spellings of province tokens (judges' and other engines' ids, upper case),
+        English names, and display positions."""
         self.aliases: dict[str, str] = {}
         for alias, tok in data.get("aliases", {}).items():
             if tok not in self.provinces:
@@ -210,14 +265,6 @@ class GameMap:
                     if src not in table.get(d, ()):
                         raise MapError(f"{kind} adjacency {src}->{d} is not symmetric")
 
-    def _province_graph(self) -> dict[str, frozenset[str]]:
-        graph: dict[str, set[str]] = {p: set() for p in self.provinces}
-        for src, dests in self.army_adj.items():
-            graph[src].update(dests)
-        for src, dests in self.fleet_adj.items():
-            graph[province_of(src)].update(province_of(d) for d in dests)
-        return {p: frozenset(n) for p, n in graph.items()}
-
     # -- queries ---------------------------------------------------------------------------
 
     def reach(self, unit_type: str, loc: str) -> frozenset[str]:
@@ -238,10 +285,6 @@ class GameMap:
     def is_sea(self, province: str) -> bool:
         p = self.provinces.get(province)
         return p is not None and p.type == "sea"
-
-    def is_coastal(self, province: str) -> bool:
-        p = self.provinces.get(province)
-        return p is not None and p.type == "coast"
 
     def fleet_destinations(self, loc: str, province: str) -> tuple[str, ...]:
         """The locations of ``province`` a fleet at ``loc`` can move to (0, 1 or 2 coasts)."""

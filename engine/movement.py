@@ -9,7 +9,10 @@ in the cycle act as if they held, DATC 4.A.2); any other cycle is circular movem
 moves in it succeed.
 
 The strengths follow DATC section 5 (hold, attack, defend, prevent). Orders reaching this module
-are legal and normalised (``engine.validate``); units without orders hold.
+are legal and normalised (``engine.validate``); units without orders get the defaults of
+``engine.defaults.missing_orders`` (they hold). Before the resolver runs, one pass settles
+the decisions that depend on nothing (see ``_settle_uncontested``), so the resolver only
+sees contested provinces.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from engine.map import province_of
+from engine.convoy import find_route, goes_by_convoy
+from engine.defaults import missing_orders
+from engine.map import GameMap, province_of
 from engine.orders import (
     RESULTS,
     Convoy,
@@ -41,7 +46,8 @@ class MovementOutcome:
     units: dict[str, Unit]  # units standing after the moves (not the dislodged), by province
     dislodged: list[Dislodged]  # dislodged units with at least one retreat
     destroyed: list[Unit]  # dislodged units with nowhere to go
-    contested: frozenset[str]  # provinces left empty by a standoff
+    contested: frozenset[str]  # provinces left empty by a standoff (found only when a
+    # unit was dislodged: they matter only to retreats)
 
 
 class _Adjudicator:
@@ -49,13 +55,17 @@ class _Adjudicator:
         self.state = state
         self.map = state.map
         self.units = state.units
-        self.orders: dict[str, Order] = {p: orders.get(p) or Hold(u) for p, u in self.units.items()}
+        self.orders: dict[str, Order] = dict(orders)
+        if len(self.orders) < len(self.units):
+            for order in missing_orders(state, None, orders.values()):
+                self.orders[order.unit.province] = order  # type: ignore[union-attr]
         self.move_dest: dict[str, str] = {}  # src province -> dest province
         self.moves_into: dict[str, list[str]] = {}
         self.supports: dict[str, list[str]] = {}  # supported province -> supporter provinces
         self.void: set[str] = set()
         self.convoyed: set[str] = set()
         self.convoys_for: dict[str, list[str]] = {}  # army province -> convoying fleets
+        self.convoy_mask: dict[str, int] = {}  # the same, as a mask over the map's seas
         self.status: dict[str, int] = {}
         self.result: dict[str, bool] = {}
         self.deps: list[str] = []  # decisions holding a guess or resting on one
@@ -65,48 +75,49 @@ class _Adjudicator:
         self._index()
 
     def _index(self) -> None:
-        orders = self.orders
-        province_of = self.map.province_at.__getitem__
+        orders, units = self.orders, self.units
+        gmap = self.map
+        prov_at = gmap.province_at
         move_dest, moves_into, void = self.move_dest, self.moves_into, self.void
         convoys: list[tuple[str, Convoy]] = []
         supports: list[tuple[str, SupportHold | SupportMove]] = []
         for p, o in orders.items():
             t = type(o)
             if t is Move:
-                d = province_of(o.dest)  # type: ignore[union-attr]
-                move_dest[p] = d
+                d = move_dest[p] = prov_at[o.dest]  # type: ignore[union-attr]
                 if d in moves_into:
                     moves_into[d].append(p)
                 else:
                     moves_into[d] = [p]
+            elif t is Hold:
+                continue
             elif t is Convoy:
                 convoys.append((p, o))  # type: ignore[arg-type]
-            elif t is SupportHold or t is SupportMove:
+            else:
                 supports.append((p, o))  # type: ignore[arg-type]
+        convoys_for = self.convoys_for
         for p, c in convoys:
-            a = province_of(c.target.loc)
-            if move_dest.get(a) == province_of(c.dest):
-                self.convoys_for.setdefault(a, []).append(p)
+            a = prov_at[c.target.loc]
+            if move_dest.get(a) == prov_at[c.dest]:
+                convoys_for.setdefault(a, []).append(p)
+                self.convoy_mask[a] = self.convoy_mask.get(a, 0) | gmap.sea_bit[p]
             else:
                 void.add(p)
-        army_adj = self.map.army_adj
-        for p, dest in move_dest.items():
-            o = orders[p]
-            assert isinstance(o, Move)
-            if o.unit.type != "A":
-                continue
-            if o.convoy or dest not in army_adj[o.unit.loc]:
-                self.convoyed.add(p)
-            elif any(self.units[f].power == o.unit.power for f in self.convoys_for.get(p, ())):
-                # DATC 4.A.3: an adjacent move goes by convoy when a fleet of its own power
-                # is ordered to convoy it.
-                self.convoyed.add(p)
-        for p, fleets in list(self.convoys_for.items()):
+        for p in move_dest:
+            move = orders[p]
+            if move.unit.type == "A":  # type: ignore[union-attr]
+                power = move.unit.power  # type: ignore[union-attr]
+                own = p in convoys_for and any(units[f].power == power for f in convoys_for[p])
+                if goes_by_convoy(gmap, move, own):  # type: ignore[arg-type]
+                    self.convoyed.add(p)
+        for p, fleets in list(convoys_for.items()):
             if p not in self.convoyed:
                 void.update(fleets)
-                del self.convoys_for[p]
+                del convoys_for[p]
+                del self.convoy_mask[p]
+        supported = self.supports
         for p, sup in supports:
-            tp = province_of(sup.target.loc)
+            tp = prov_at[sup.target.loc]
             target_order = orders.get(tp)
             if type(sup) is SupportHold:
                 matches = target_order is not None and type(target_order) is not Move
@@ -114,13 +125,15 @@ class _Adjudicator:
                 dest = sup.dest  # type: ignore[union-attr]
                 matches = (
                     type(target_order) is Move
-                    and move_dest[tp] == province_of(dest)
-                    and (dest == province_of(dest) or dest == target_order.dest)
+                    and move_dest[tp] == prov_at[dest]
+                    and (dest == prov_at[dest] or dest == target_order.dest)
                 )
-            if matches:
-                self.supports.setdefault(tp, []).append(p)
-            else:
+            if not matches:
                 void.add(p)
+            elif tp in supported:
+                supported[tp].append(p)
+            else:
+                supported[tp] = [p]
 
     # -- Kruijswijk's resolver ------------------------------------------------------------
 
@@ -210,25 +223,16 @@ class _Adjudicator:
 
     # -- the rules of each decision ---------------------------------------------------------
 
-    def _path(self, p: str) -> bool:
-        fleets = self.convoys_for.get(p)
-        if not fleets:
+    def _no_route(self, p: str) -> bool:
+        """Does ``p`` go by convoy with no route of convoying fleets left (DATC 4.A.1: a
+        convoy is disrupted only when every route is)?"""
+        if p not in self.convoyed:
             return False
-        adj = self.map.fleet_adj_provinces
-        dest = self.move_dest[p]
-        frontier = [f for f in fleets if p in adj[f]]
-        seen = set(frontier)
-        while frontier:
-            f = frontier.pop()
-            if not self._resolve(f):
-                continue
-            if dest in adj[f]:
-                return True
-            for g in fleets:
-                if g not in seen and g in adj[f]:
-                    seen.add(g)
-                    frontier.append(g)
-        return False
+        fleets = self.convoy_mask.get(p, 0)
+        if not fleets:
+            return True
+        route = find_route(self.map, fleets, p, self.move_dest[p], self._resolve)
+        return route is None
 
     def _head_to_head(self, p: str, dest: str) -> bool:
         return (
@@ -262,16 +266,19 @@ class _Adjudicator:
             return 0 if self._resolve(dest) else 1
         return 1 + self._support_count(dest)
 
-    def _prevent(self, q: str) -> int:
-        if q in self.convoyed and not self._path(q):
-            return 0
+    def _prevents(self, q: str) -> bool:
+        """Does the move from ``q`` keep others out of its destination? Not when it has no
+        route, nor when it lost a head-to-head battle (DATC 4.A.7)."""
+        if self._no_route(q):
+            return False
         dest = self.move_dest[q]
-        if self._head_to_head(q, dest) and self._resolve(dest):
-            return 0
-        return 1 + self._support_count(q)
+        return not (self._head_to_head(q, dest) and self._resolve(dest))
+
+    def _prevent(self, q: str) -> int:
+        return 1 + self._support_count(q) if self._prevents(q) else 0
 
     def _move_succeeds(self, p: str) -> bool:
-        if p in self.convoyed and not self._path(p):
+        if self._no_route(p):
             return False
         dest = self.move_dest[p]
         attack = self._attack(p)
@@ -294,7 +301,7 @@ class _Adjudicator:
         for q in attackers:
             if q == aimed or self.units[q].power == power:
                 continue
-            if q in self.convoyed and not self._path(q):
+            if self._no_route(q):
                 continue
             return False
         return not any(self._resolve(q) for q in attackers)
@@ -302,55 +309,79 @@ class _Adjudicator:
     # -- outcome ----------------------------------------------------------------------------
 
     def run(self) -> MovementOutcome:
+        for p in self._settle_uncontested():
+            self._resolve(p)
+        return self._outcome()
+
+    def _settle_uncontested(self) -> list[str]:
+        """Decide in one pass what needs no resolver: a support or convoy nobody moves
+        against stands (a void support is not given), a move over land or sea into an
+        empty province nobody else enters succeeds (strength 1 or more against 0), and an
+        unsupported move against a unit that stays fails. Returns the rest."""
         status, result, attacked = self.status, self.result, self.moves_into
-        for p, order in self.orders.items():
+        units, convoyed, void = self.units, self.convoyed, self.void
+        orders, supported = self.orders, self.supports
+        needed: list[str] = []  # what the resolver must settle
+        for p, order in orders.items():
             t = type(order)
             if t is Hold:
                 continue
-            if t is not Move and p not in attacked:
-                # Nobody moves against it: a support stands (unless void), a convoy stays.
+            if t is Move:
+                d = self.move_dest[p]
+                if d not in units:
+                    if len(attacked[d]) == 1 and p not in convoyed:
+                        status[p] = _RESOLVED
+                        result[p] = True
+                        continue
+                elif p not in supported and type(orders[d]) is not Move:
+                    # Strength 1 at most against a unit that stays: it holds.
+                    status[p] = _RESOLVED
+                    result[p] = False
+                    continue
+                needed.append(p)
+            elif p in attacked:
+                needed.append(p)
+            else:
                 status[p] = _RESOLVED
-                result[p] = t is Convoy or p not in self.void
-                continue
-            self._resolve(p)
-        moved: dict[str, str] = {}  # src province -> dest province of successful moves
-        for p, d in self.move_dest.items():
-            if self.result[p]:
-                moved[d] = p
+                result[p] = t is Convoy or p not in void
+        return needed
+
+    def _outcome(self) -> MovementOutcome:
+        result, void, orders, move_dest = self.result, self.void, self.orders, self.move_dest
+        moved = {d: p for p, d in move_dest.items() if result[p]}  # dest -> src
         results: dict[str, tuple[Order, Result]] = {}
         standing: dict[str, Unit] = {}
         dislodged_units: list[tuple[Unit, str]] = []
-        result = self.result
-        void = self.void
+        unit_at = _unit_memo(self.map)
         for p, unit in self.units.items():
-            order = self.orders[p]
+            order = orders[p]
             t = type(order)
             attacker = moved.get(p)
             if t is Move:
-                moves_away = result[p]
-                outcome = Outcome.SUC if moves_away else Outcome.BNC
+                if result[p]:
+                    results[p] = (order, _SUCCEEDED)
+                    dest = order.dest  # type: ignore[union-attr]
+                    key = (unit.power, unit.type, dest)
+                    standing[move_dest[p]] = unit_at.get(key) or _new_unit(unit_at, key)
+                    continue
+                outcome = Outcome.BNC
+            elif t is Hold:
+                outcome = Outcome.SUC
+            elif p in void:
+                outcome = Outcome.NSO
+            elif result[p]:
+                outcome = Outcome.SUC
             else:
-                moves_away = False
-                if t is Hold:
-                    outcome = Outcome.SUC
-                elif p in void:
-                    outcome = Outcome.NSO
-                elif t is Convoy:
-                    outcome = Outcome.SUC if result[p] else Outcome.DSR
-                else:
-                    outcome = Outcome.SUC if result[p] else Outcome.CUT
-            is_dislodged = attacker is not None and not moves_away
-            results[p] = (order, RESULTS[outcome, is_dislodged])
-            if moves_away:
-                dest = order.dest  # type: ignore[union-attr]
-                standing[self.move_dest[p]] = Unit(unit.power, unit.type, dest)
-            elif is_dislodged:
-                assert attacker is not None
-                dislodged_units.append((unit, attacker))
-            else:
+                outcome = Outcome.DSR if t is Convoy else Outcome.CUT
+            if attacker is None:
+                results[p] = (order, RESULTS[outcome, False])
                 standing[p] = unit
+            else:
+                results[p] = (order, RESULTS[outcome, True])
+                dislodged_units.append((unit, attacker))
         occupied = set(standing)
-        contested = self._standoffs(occupied)
+        # Standoffs matter only to where dislodged units may retreat.
+        contested = self._standoffs(occupied) if dislodged_units else set()
         dislodged: list[Dislodged] = []
         destroyed: list[Unit] = []
         for unit, attacker in dislodged_units:
@@ -367,20 +398,31 @@ class _Adjudicator:
         return MovementOutcome(results, standing, dislodged, destroyed, frozenset(contested))
 
     def _standoffs(self, occupied: set[str]) -> set[str]:
-        contested: set[str] = set()
-        for dest, srcs in self.moves_into.items():
-            if dest in occupied:
-                continue
-            for q in srcs:
-                if self.result[q]:
-                    continue
-                if q in self.convoyed and not self._path(q):
-                    continue
-                if self._head_to_head(q, dest) and self.result.get(dest, False):
-                    continue
-                contested.add(dest)
-                break
-        return contested
+        """Empty provinces that a failed move kept others out of."""
+        result = self.result
+        return {
+            dest
+            for dest, srcs in self.moves_into.items()
+            if dest not in occupied and any(not result[q] and self._prevents(q) for q in srcs)
+        }
+
+
+_SUCCEEDED = RESULTS[Outcome.SUC, False]
+# Units per map by (power, type, location): units are values, and building a frozen one
+# costs several times a lookup.
+_UNIT_MEMO_LIMIT = 100_000
+
+
+def _unit_memo(gmap: GameMap) -> dict[tuple[str, str, str], Unit]:
+    memo = gmap.memo.get("units")
+    if memo is None or len(memo) > _UNIT_MEMO_LIMIT:
+        memo = gmap.memo["units"] = {}
+    return memo
+
+
+def _new_unit(memo: dict[tuple[str, str, str], Unit], key: tuple[str, str, str]) -> Unit:
+    unit = memo[key] = Unit(*key)
+    return unit
 
 
 def adjudicate_movement(state: GameState, orders: Mapping[str, Order]) -> MovementOutcome:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Any
 
 from engine.map import GameMap, province_of
 from engine.orders import (
@@ -92,6 +93,13 @@ def _tokens(gmap: GameMap, text: str) -> list[str]:
     return out
 
 
+# A reading of an order's text that does not depend on the board or on who gives it: the
+# verb, then the ordered unit's written type and location, then the rest (see _read).
+_Reading = tuple[Any, ...]
+# Readings kept per map before the memo is emptied.
+_MEMO_LIMIT = 100_000
+
+
 def parse_order(
     gmap: GameMap,
     text: str,
@@ -101,34 +109,73 @@ def parse_order(
 ) -> Order:
     """Read one order given by ``power``. ``units`` (the board, by province) fills in the
     power and type of supported and convoyed units when the text leaves them out."""
+    memo: dict[tuple[str, str], _Reading] | None = gmap.memo.get("notation")
+    if memo is None or len(memo) > _MEMO_LIMIT:
+        memo = gmap.memo["notation"] = {}
+    key = (text, phase)
+    reading = memo.get(key)
+    if reading is None:
+        try:
+            reading = _read(gmap, text, phase)
+        except NotationError as exc:
+            reading = ("ERROR", str(exc))
+        memo[key] = reading
+    return _build(reading, power, units or {}, text)
+
+
+def _build(reading: _Reading, power: str, board: Mapping[str, Unit], text: str) -> Order:
+    verb = reading[0]
+    if verb == "ERROR":
+        raise NotationError(reading[1])
+    if verb == "WAIVE":
+        return Waive(power)
+    if verb == "BUILD":
+        return Build(Unit(power, reading[1], reading[2]))
+    unit = _unit(power, reading[1], reading[2], board)
+    if verb == "NONE":
+        raise NotationError(f"no order for {unit}: {text!r}")
+    if verb == "HOLD":
+        return Hold(unit)
+    if verb == "MOVE":
+        return Move(unit, reading[3], reading[4])
+    if verb == "RETREAT":
+        return Retreat(unit, reading[3])
+    if verb == "DISBAND":
+        return Disband(unit)
+    if verb == "REMOVE":
+        return Remove(unit)
+    target = _unit(power, reading[3], reading[4], board)
+    if verb == "SH":
+        return SupportHold(unit, target)
+    if verb == "SM":
+        return SupportMove(unit, target, reading[5])
+    return Convoy(unit, target, reading[5])
+
+
+def _read(gmap: GameMap, text: str, phase: PhaseKind) -> _Reading:
+    """The board-free reading of an order's text; raises NotationError."""
     words = _tokens(gmap, text)
     if not words:
         raise NotationError("empty order")
-    board = units or {}
-    up = [w.upper() for w in words]
-    kw = [_WORDS.get(w) for w in up]
-
+    kw = [_WORDS.get(w.upper()) for w in words]
     if kw[0] == "WAIVE" and len(words) == 1:
-        return Waive(power)
+        return ("WAIVE",)
     if kw[0] in ("B", "REMOVE"):  # "Build A BER", "Remove [A] PAR"
-        rest = words[1:]
-        utype, loc, rest = _unit_words(gmap, rest, board)
+        utype, loc, rest = _unit_words(gmap, words[1:])
         if rest:
             raise NotationError(f"unexpected {' '.join(rest)!r} in {text!r}")
         if kw[0] == "B":
             if utype is None:
                 raise NotationError(f"a build needs a unit type: {text!r}")
-            return Build(Unit(power, utype, loc))
-        return Remove(_unit(power, utype, loc, board))
-
-    utype, loc, rest = _unit_words(gmap, words, board)
-    unit = _unit(power, utype, loc, board)
+            return ("BUILD", utype, loc)
+        return ("REMOVE", utype, loc)
+    utype, loc, rest = _unit_words(gmap, words)
     if not rest:
-        raise NotationError(f"no order for {unit}: {text!r}")
+        return ("NONE", utype, loc)
     verb = _WORDS.get(rest[0].upper())
     args = rest[1:]
     if verb == "H" and not args:
-        return Hold(unit)
+        return ("HOLD", utype, loc)
     if verb == "-" or verb == "R":
         if not args:
             raise NotationError(f"no destination: {text!r}")
@@ -137,35 +184,32 @@ def parse_order(
         if phase == "retreat" or verb == "R":
             if tail:
                 raise NotationError(f"unexpected {' '.join(args[1:])!r} in {text!r}")
-            return Retreat(unit, dest)
-        if tail in ([],):
-            return Move(unit, dest)
+            return ("RETREAT", utype, loc, dest)
+        if not tail:
+            return ("MOVE", utype, loc, dest, False)
         if tail[0] == "VIA" and tail[1:] in ([], ["CONVOY"]):
-            return Move(unit, dest, convoy=True)
+            return ("MOVE", utype, loc, dest, True)
         raise NotationError(f"unexpected {' '.join(args[1:])!r} in {text!r}")
     if verb == "D" and not args:
-        return Remove(unit) if phase == "adjustment" else Disband(unit)
+        return ("REMOVE" if phase == "adjustment" else "DISBAND", utype, loc)
     if verb == "B" and not args:
         if utype is None:
             raise NotationError(f"a build needs a unit type: {text!r}")
-        return Build(Unit(power, utype, loc))
+        return ("BUILD", utype, loc)
     if verb in ("S", "C"):
-        ttype, tloc, trest = _unit_words(gmap, args, board)
-        target = _unit(power, ttype, tloc, board)
+        ttype, tloc, trest = _unit_words(gmap, args)
         if verb == "S" and (not trest or [w.upper() for w in trest] == ["H"]):
-            return SupportHold(unit, target)
+            return ("SH", utype, loc, ttype, tloc)
         if len(trest) == 2 and trest[0] == "-":
             dest = parse_location(gmap, trest[1])
             if verb == "S":
-                return SupportMove(unit, target, dest)
-            return Convoy(unit, target, province_of(dest))
+                return ("SM", utype, loc, ttype, tloc, dest)
+            return ("C", utype, loc, ttype, tloc, province_of(dest))
         raise NotationError(f"cannot read {text!r}")
     raise NotationError(f"cannot read {text!r}")
 
 
-def _unit_words(
-    gmap: GameMap, words: list[str], board: Mapping[str, Unit]
-) -> tuple[str | None, str, list[str]]:
+def _unit_words(gmap: GameMap, words: list[str]) -> tuple[str | None, str, list[str]]:
     """``[A] PAR ...`` -> (type or None, location, the words after)."""
     if not words:
         raise NotationError("a unit is missing")
@@ -182,10 +226,7 @@ def _unit(power: str, utype: str | None, loc: str, board: Mapping[str, Unit]) ->
     if actual is not None:
         # Written type and coast of an existing unit are kept for the ordered unit (validation
         # judges them); a missing type is filled in from the board.
+        if (utype is None or utype == actual.type) and ("/" not in loc or loc == actual.loc):
+            return actual
         return Unit(actual.power, utype or actual.type, loc if "/" in loc else actual.loc)
     return Unit(power, utype or "A", loc)
-
-
-def format_order(order: Order) -> str:
-    """The order in the notation above (the diplomacy package's spelling)."""
-    return str(order)

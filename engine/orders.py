@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from engine.map import province_of
 from engine.state import Unit
 
 
@@ -114,9 +115,15 @@ class Waive:
 Order = (
     Hold | Move | SupportHold | SupportMove | Convoy | Retreat | Disband | Build | Remove | Waive
 )
-MOVEMENT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy)
-RETREAT_ORDERS = (Retreat, Disband)
-ADJUSTMENT_ORDERS = (Build, Remove, Waive)
+# The kinds of order each kind of phase takes (another kind is refused with NRS).
+PHASE_ORDERS: dict[str, tuple[type, ...]] = {
+    "movement": (Hold, Move, SupportHold, SupportMove, Convoy),
+    "retreat": (Retreat, Disband),
+    "adjustment": (Build, Remove, Waive),
+}
+
+# The key a waive goes under wherever orders are keyed by what they are for.
+WAIVE_KEY = "WAIVE"
 
 
 def order_power(order: Order) -> str:
@@ -124,8 +131,10 @@ def order_power(order: Order) -> str:
     return order.power if isinstance(order, Waive) else order.unit.power
 
 
-def order_unit(order: Order) -> Unit | None:
-    return None if isinstance(order, Waive) else order.unit
+def order_key(order: Order) -> str:
+    """What an order is for: its unit's province (one order per unit, DATC 4.D.1), or
+    :data:`WAIVE_KEY`. Keys are per power: two powers' waives share the key."""
+    return WAIVE_KEY if isinstance(order, Waive) else province_of(order.unit.loc)
 
 
 class Note(StrEnum):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from engine.map import province_of
-from engine.orders import Build, Note, Order, Remove, Waive
+from engine.orders import Build, Note, Order, Remove, Waive, order_key
 from engine.state import Dislodged, GameState, Unit
 from engine.validate import Checked, Position, check_order
 
@@ -20,11 +20,14 @@ from engine.validate import Checked, Position, check_order
 class OrderSet:
     """Accepted orders for one phase, per power."""
 
-    def __init__(self, state: GameState) -> None:
+    def __init__(self, state: GameState, position: Position | None = None) -> None:
+        """``position``: the state's :class:`Position`, to share its tables (convoy routes,
+        the legal-order listing) with other users of the same state."""
         self.state = state
-        self.position = Position(state)
+        self.position = position if position is not None else Position(state)
         self._orders: dict[str, dict[str, Order]] = {p: {} for p in state.map.powers}
         self._waives: dict[str, int] = dict.fromkeys(state.map.powers, 0)
+        self._all: dict[str, Order] = {}  # every power's orders but waives, by order_key
         self._adjust = state.adjustments() if state.phase.kind == "adjustment" else {}
 
     # -- giving orders -------------------------------------------------------------------
@@ -45,8 +48,23 @@ class OrderSet:
         if isinstance(order, Waive):
             self._waives[power] += 1
         else:
-            self._orders[power][_key(order)] = order
+            key = order_key(order)
+            self._orders[power][key] = order
+            self._all[key] = order
         return checked
+
+    def submit_legal(self, power: str, order: Order) -> None:
+        """Keep ``order``, known to be legal and normal as it stands (it is an object of this
+        position's legal-order listing), without judging it again. Builds and removals are
+        still counted; one beyond the allowance is dropped."""
+        if self.state.phase.kind == "adjustment" and self._count(power, order) is not Note.MBV:
+            return
+        if isinstance(order, Waive):
+            self._waives[power] += 1
+        else:
+            key = order_key(order)
+            self._orders[power][key] = order
+            self._all[key] = order
 
     def submit_all(self, orders: Mapping[str, Iterable[Order]]) -> list[tuple[str, Checked]]:
         out = []
@@ -68,7 +86,7 @@ class OrderSet:
         elif isinstance(order, Waive):
             if builds + self._waives[power] >= allowed:
                 return Note.NMB
-        elif isinstance(order, Remove) and _key(order) not in mine and removes >= -allowed:
+        elif isinstance(order, Remove) and order_key(order) not in mine and removes >= -allowed:
             return Note.NMR
         return Note.MBV
 
@@ -83,15 +101,18 @@ class OrderSet:
                 return True
             return False
         checked = check_order(self.position, power, order)
-        key = _key(checked.order)
+        key = order_key(checked.order)
         if checked.note is not Note.MBV or mine.get(key) != checked.order:
             return False
         del mine[key]
+        del self._all[key]
         return True
 
     def clear(self, power: str) -> None:
         """Withdraw all of a power's orders (DAIDE ``NOT (SUB)``)."""
         if power in self._orders:
+            for key in self._orders[power]:
+                del self._all[key]
             self._orders[power].clear()
             self._waives[power] = 0
 
@@ -107,10 +128,7 @@ class OrderSet:
 
     def by_unit(self) -> dict[str, Order]:
         """Movement and retreat orders keyed by the province of their unit."""
-        out: dict[str, Order] = {}
-        for mine in self._orders.values():
-            out.update(mine)
-        return out
+        return dict(self._all)
 
     def waives(self, power: str) -> int:
         return self._waives.get(power, 0)
@@ -162,12 +180,6 @@ class OrderSet:
         if kind == "retreat":
             return not self.missing_retreats(power)
         return self.missing_adjustments(power) == 0
-
-
-def _key(order: Order) -> str:
-    if isinstance(order, Waive):
-        return "WVE"
-    return province_of(order.unit.loc)
 
 
 def build_sites(state: GameState, power: str) -> list[str]:

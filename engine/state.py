@@ -180,9 +180,12 @@ class GameState:
 
     def adjustments(self) -> dict[str, int]:
         """Per power, centres minus units: > 0 builds allowed, < 0 removals required."""
-        centres = self.centre_counts()
-        units = self.unit_counts()
-        return {p: centres[p] - units[p] for p in self.map.powers}
+        counts = dict.fromkeys(self.map.powers, 0)
+        for owner in self.centres.values():
+            counts[owner] += 1
+        for u in self.units.values():
+            counts[u.power] -= 1
+        return counts
 
     def alive(self) -> list[str]:
         """Powers that still have a unit or a centre."""

@@ -5,11 +5,8 @@ moves on: supply centres change hands after the Fall (after its retreats, if any
 which nobody has anything to do are skipped (a retreat phase with no retreats to make, an
 adjustment phase in which no power can build or must remove).
 
-Defaults for missing orders: units hold; dislodged units without an order disband; a power
-that removes too few loses its units by the civil-disorder rule of the 2023 rulebook (DATC
-4.D.8): farthest from its nearest owned centre first (counting moves over land and sea for
-both unit types), fleets before armies on a tie, then by the English name of the province;
-unused builds are waived.
+Missing orders get the defaults of ``engine.defaults.missing_orders`` (units hold, dislodged
+units disband, unused builds are waived, missing removals follow civil disorder).
 """
 
 from __future__ import annotations
@@ -17,18 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from engine.defaults import missing_orders
 from engine.map import province_of
 from engine.movement import adjudicate_movement
-from engine.orders import (
-    Build,
-    Disband,
-    Order,
-    Outcome,
-    Remove,
-    Result,
-    Retreat,
-    Waive,
-)
+from engine.orders import RESULTS, Build, Order, Outcome, Remove, Result, Retreat, order_power
 from engine.orderset import OrderSet, build_sites
 from engine.state import FrozenDict, GameState, Phase, Unit
 
@@ -50,84 +39,68 @@ def process(state: GameState, orders: OrderSet | Mapping[str, Iterable[Order]]) 
         orders = book
     kind = state.phase.kind
     if kind == "movement":
-        return _after_movement(state, orders)
+        return after_movement(state, orders.by_unit())
     if kind == "retreat":
-        return _after_retreats(state, orders)
+        return after_retreats(state, orders.by_unit())
     return _after_adjustments(state, orders)
 
 
-def _after_movement(state: GameState, book: OrderSet) -> PhaseResult:
-    outcome = adjudicate_movement(state, book.by_unit())
+def after_movement(state: GameState, orders: Mapping[str, Order]) -> PhaseResult:
+    """:func:`process` for a movement phase whose ``orders`` are legal, normal and keyed by
+    their unit's province (``OrderSet.by_unit``)."""
+    outcome = adjudicate_movement(state, orders)
     results = list(outcome.results.values())
-    dislodged = FrozenDict({d.unit.province: d for d in outcome.dislodged})
-    nxt = GameState(
-        state.map, state.phase.next(), FrozenDict(outcome.units), state.centres, dislodged
-    )
-    if dislodged:
+    units = FrozenDict(outcome.units)
+    retreats = state.phase.next()
+    if outcome.dislodged:
+        dislodged = FrozenDict({d.unit.province: d for d in outcome.dislodged})
+        nxt = GameState(state.map, retreats, units, state.centres, dislodged)
         return PhaseResult(state.phase, results, nxt, False)
+    # Nobody to retreat: straight to the phase after the retreats.
+    nxt = GameState(state.map, retreats.next(), units, state.centres)
     return _advance(state.phase, results, nxt)
 
 
-def _after_retreats(state: GameState, book: OrderSet) -> PhaseResult:
-    given = book.by_unit()
-    chosen: dict[str, Order] = {}
+def after_retreats(state: GameState, orders: Mapping[str, Order]) -> PhaseResult:
+    """:func:`process` for a retreat phase whose ``orders`` are legal, normal and keyed by
+    their unit's province (``OrderSet.by_unit``)."""
+    given = dict(orders)
+    for order in missing_orders(state, None, given.values()):
+        given[order.unit.province] = order  # type: ignore[union-attr]
+    chosen = [given[prov] for prov in state.dislodged]
     targets: dict[str, int] = {}
-    for prov, d in state.dislodged.items():
-        order = given.get(prov) or Disband(d.unit)
-        chosen[prov] = order
+    for order in chosen:
         if isinstance(order, Retreat):
             dest = province_of(order.dest)
             targets[dest] = targets.get(dest, 0) + 1
     units = dict(state.units)
     results: list[tuple[Order, Result]] = []
-    for order in chosen.values():
+    for order in chosen:
         if isinstance(order, Retreat):
             if targets[province_of(order.dest)] > 1:
-                results.append((order, Result(Outcome.BNC)))
+                results.append((order, RESULTS[Outcome.BNC, False]))
                 continue
             moved = Unit(order.unit.power, order.unit.type, order.dest)
             units[moved.province] = moved
-        results.append((order, Result(Outcome.SUC)))
+        results.append((order, RESULTS[Outcome.SUC, False]))
     after = state.replace(units=FrozenDict(units), dislodged=FrozenDict())
     return _advance(state.phase, results, after.replace(phase=state.phase.next()))
-
-
-def removal_order(state: GameState, power: str) -> list[Unit]:
-    """The power's units in the order civil disorder removes them (2023 rulebook, DATC
-    4.D.8): farthest from its nearest owned centre first, counting moves over land and sea for
-    both unit types; fleets before armies on a tie, then by the English province name."""
-    gmap = state.map
-    owned = frozenset(c for c, p in state.centres.items() if p == power)
-    dist = gmap.distances_to(owned)
-    far = len(gmap.provinces) + 1
-    return sorted(
-        state.units_of(power),
-        key=lambda u: (-dist.get(u.province, far), u.type != "F", gmap.provinces[u.province].name),
-    )
 
 
 def _after_adjustments(state: GameState, book: OrderSet) -> PhaseResult:
     units = dict(state.units)
     results: list[tuple[Order, Result]] = []
-    for power, need in state.adjustments().items():
-        given = book.orders_of(power)
-        if need > 0:
-            builds = [o for o in given if isinstance(o, Build)]
-            for b in builds:
-                units[province_of(b.unit.loc)] = b.unit
-                results.append((b, Result(Outcome.SUC)))
-            results.extend((Waive(power), Result(Outcome.SUC)) for _ in range(need - len(builds)))
-        elif need < 0:
-            removes = [o for o in given if isinstance(o, Remove)]
-            for r in removes:
-                del units[r.unit.province]
-                results.append((r, Result(Outcome.SUC)))
-            short = -need - len(removes)
-            if short > 0:
-                gone = {r.unit.province for r in removes}
-                for u in [u for u in removal_order(state, power) if u.province not in gone][:short]:
-                    del units[u.province]
-                    results.append((Remove(u), Result(Outcome.SUC)))
+    done = RESULTS[Outcome.SUC, False]
+    by_power = {power: book.orders_of(power) for power in state.map.powers}
+    given = [o for orders in by_power.values() for o in orders]
+    for order in missing_orders(state, None, given):
+        by_power[order_power(order)].append(order)
+    for order in [o for orders in by_power.values() for o in orders]:
+        if isinstance(order, Build):
+            units[order.unit.province] = order.unit
+        elif isinstance(order, Remove):
+            del units[order.unit.province]
+        results.append((order, done))
     nxt = state.replace(phase=state.phase.next(), units=FrozenDict(units))
     return PhaseResult(state.phase, results, nxt, False)
 
@@ -151,8 +124,9 @@ def _advance(
 def update_centres(state: GameState) -> GameState:
     """After the Fall: every supply centre with a unit on it belongs to that unit's power."""
     centres = dict(state.centres)
+    supply_centres = state.map.supply_centres
     for prov, unit in state.units.items():
-        if prov in state.map.supply_centres:
+        if prov in supply_centres:
             centres[prov] = unit.power
     return state.replace(centres=FrozenDict(centres))
 

@@ -21,13 +21,16 @@ Choices, per DATC 3.0 (see ``engine/RULES.md``):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import pairwise
+from typing import Any
 
-from engine.convoy import needed_fleets, route_exists, sea_fleets
+from engine.convoy import ConvoyTable, convoy_table, fleet_mask
 from engine.map import coast_of, province_of
 from engine.orders import (
+    PHASE_ORDERS,
     Build,
     Convoy,
     Disband,
@@ -43,14 +46,10 @@ from engine.orders import (
 )
 from engine.state import GameState, Unit
 
-_PHASE_ORDERS: dict[str, tuple[type, ...]] = {
-    "movement": (Hold, Move, SupportHold, SupportMove, Convoy),
-    "retreat": (Retreat, Disband),
-    "adjustment": (Build, Remove, Waive),
-}
 
-
-@dataclass(frozen=True, slots=True)
+# Not frozen, as orders are not: one is built per order judged, and a frozen dataclass costs
+# several times as much to build.
+@dataclass(slots=True, unsafe_hash=True)
 class Checked:
     note: Note
     order: Order  # normalised when accepted, as given otherwise
@@ -62,26 +61,30 @@ class Position:
     def __init__(self, state: GameState) -> None:
         self.state = state
         self.map = state.map
+        self._tables: dict[str, ConvoyTable] = {}
+        # What other modules compute once per position (engine.legal's listing).
+        self.memo: dict[str, Any] = {}
+        self.kind = state.phase.kind
 
     @cached_property
-    def fleets(self) -> frozenset[str]:
-        return sea_fleets(self.map, ((u.type, u.loc) for u in self.state.units.values()))
+    def fleets(self) -> int:
+        """The seas holding a fleet, as a mask over the map's seas."""
+        return fleet_mask(self.map, ((u.type, u.loc) for u in self.state.units.values()))
 
-    def convoy_table(self, src: str) -> dict[str, frozenset[str]]:
-        cache = self._tables
-        table = cache.get(src)
+    def convoy_table(self, src: str) -> ConvoyTable:
+        """Where an army in province ``src`` can be convoyed (see ``engine.convoy``)."""
+        table = self._tables.get(src)
         if table is None:
-            table = cache[src] = needed_fleets(self.map, self.fleets, src)
+            table = self._tables[src] = convoy_table(self.map, self.fleets, src)
         return table
 
-    @cached_property
-    def _tables(self) -> dict[str, dict[str, frozenset[str]]]:
-        return {}
-
     def convoy_possible(self, src: str, dest: str, without: str | None = None) -> bool:
-        if without is None:
-            return dest in self.convoy_table(src)
-        return route_exists(self.map, self.fleets, src, dest, without)
+        """Is there a route from ``src`` to ``dest`` over the fleets, not using the fleet in
+        ``without``? (Some route avoids a fleet unless every route needs it.)"""
+        entry = self.convoy_table(src).dests.get(dest)
+        if entry is None:
+            return False
+        return without is None or not entry[1] & self.map.sea_bit.get(without, 0)
 
     def can_reach(self, unit: Unit, province: str, without: str | None = None) -> bool:
         """Could ``unit`` move to ``province`` (by land, sea, or a possible convoy)?"""
@@ -114,21 +117,36 @@ def normalise_dest(position: Position, unit: Unit, dest: str) -> tuple[Note, str
 
 def check_order(position: Position, power: str, order: Order) -> Checked:
     """Judge one order given by ``power`` on its own merits."""
-    state = position.state
-    kind = state.phase.kind
-    if not isinstance(order, _PHASE_ORDERS[kind]):
-        return Checked(Note.NRS, order)
+    kind = position.kind
     if kind == "movement":
-        return _check_movement(position, power, order)
+        check = _MOVEMENT_CHECKS.get(type(order))
+        if check is None:
+            return Checked(Note.NRS, order)
+        unit = _own_unit(position, power, order.unit)  # type: ignore[union-attr]
+        if type(unit) is Note:
+            return Checked(unit, order)
+        return check(position, unit, order)  # type: ignore[arg-type]
+    if not isinstance(order, PHASE_ORDERS[kind]):
+        return Checked(Note.NRS, order)
     if kind == "retreat":
         return _check_retreat(position, power, order)
     return _check_adjustment_site(position, power, order)
 
 
+def _province(position: Position, loc: str) -> str | None:
+    """The province of a written location; None if there is no such province (a coast the
+    province lacks still names the province)."""
+    prov = position.map.province_at.get(loc)
+    if prov is None:
+        prov = province_of(loc)
+        if prov not in position.map.provinces:
+            return None
+    return prov
+
+
 def _own_unit(position: Position, power: str, unit: Unit) -> Unit | Note:
-    gmap = position.map
-    prov = province_of(unit.loc)
-    if prov not in gmap.provinces:
+    prov = _province(position, unit.loc)
+    if prov is None:
         return Note.NSP
     actual = position.state.units.get(prov)
     if actual is None:
@@ -138,28 +156,17 @@ def _own_unit(position: Position, power: str, unit: Unit) -> Unit | Note:
     return actual
 
 
-def _check_movement(position: Position, power: str, order: Order) -> Checked:
-    assert not isinstance(order, (Waive, Retreat, Disband, Build, Remove))
-    unit = _own_unit(position, power, order.unit)
-    if isinstance(unit, Note):
-        return Checked(unit, order)
-    if isinstance(order, Hold):
-        return Checked(Note.MBV, Hold(unit))
-    if isinstance(order, Move):
-        return _check_move(position, unit, order)
-    if isinstance(order, SupportHold):
-        return _check_support_hold(position, unit, order)
-    if isinstance(order, SupportMove):
-        return _check_support_move(position, unit, order)
-    return _check_convoy(position, unit, order)
+def _check_hold(position: Position, unit: Unit, order: Hold) -> Checked:
+    return Checked(Note.MBV, order if order.unit is unit else Hold(unit))
 
 
 def _check_move(position: Position, unit: Unit, order: Move) -> Checked:
     note, dest = normalise_dest(position, unit, order.dest)
     if note is not Note.MBV:
         return Checked(note, order)
-    src = unit.province
-    prov = province_of(dest)
+    prov_at = position.map.province_at
+    src = prov_at[unit.loc]
+    prov = prov_at[dest]
     if prov == src:
         return Checked(Note.FAR, order)
     if order.convoy or order.via is not None:
@@ -174,6 +181,8 @@ def _check_move(position: Position, unit: Unit, order: Move) -> Checked:
         return Checked(Note.MBV, Move(unit, dest, True, order.via))
     if not position.can_reach(unit, prov):
         return Checked(Note.FAR, order)
+    if order.unit is unit and order.dest == dest:
+        return Checked(Note.MBV, order)
     return Checked(Note.MBV, Move(unit, dest))
 
 
@@ -198,8 +207,8 @@ def _check_route(position: Position, src: str, dest: str, via: tuple[str, ...]) 
 
 
 def _target(position: Position, target: Unit) -> Unit | Note:
-    prov = province_of(target.loc)
-    if prov not in position.map.provinces:
+    prov = _province(position, target.loc)
+    if prov is None:
         return Note.NSP
     actual = position.state.units.get(prov)
     return Note.NSU if actual is None else actual
@@ -209,61 +218,77 @@ def _check_support_hold(position: Position, unit: Unit, order: SupportHold) -> C
     target = _target(position, order.target)
     if isinstance(target, Note):
         return Checked(target, order)
-    if target.province == unit.province or target.province not in position.map.reach(
-        unit.type, unit.loc
-    ):
+    prov_at = position.map.province_at
+    tp = prov_at[target.loc]
+    if tp == prov_at[unit.loc] or tp not in position.map.reach(unit.type, unit.loc):
         return Checked(Note.FAR, order)
+    if order.unit is unit and order.target is target:
+        return Checked(Note.MBV, order)
     return Checked(Note.MBV, SupportHold(unit, target))
 
 
 def _check_support_move(position: Position, unit: Unit, order: SupportMove) -> Checked:
     target = _target(position, order.target)
-    if isinstance(target, Note):
+    if type(target) is Note:
         return Checked(target, order)
-    prov = province_of(order.dest)
-    info = position.map.provinces.get(prov)
-    if info is None:
+    assert isinstance(target, Unit)
+    gmap = position.map
+    written = order.dest
+    prov = _province(position, written)
+    if prov is None:
         return Checked(Note.NSP, order)
-    coast = coast_of(order.dest)
-    dest = order.dest if coast is not None and coast in info.coasts else prov
-    if (
-        target.province == unit.province
-        or prov == unit.province
-        or prov == target.province
-        or prov not in position.map.reach(unit.type, unit.loc)
-    ):
+    prov_at = gmap.province_at
+    here, there = prov_at[unit.loc], prov_at[target.loc]
+    if here == there or prov in (here, there) or prov not in gmap.reach(unit.type, unit.loc):
         return Checked(Note.FAR, order)
+    # A coast the province lacks is ignored (4.B.6); a coast it has must match (4.B.4).
+    dest = written if written != prov and written in gmap.province_at else prov
     if target.type == "F":
-        if coast is not None and dest != prov:
-            ok = dest in position.map.fleet_adj[target.loc]
+        if dest != prov:
+            ok = dest in gmap.fleet_adj[target.loc]
         else:
-            ok = prov in position.map.reach("F", target.loc)
+            ok = prov in gmap.reach("F", target.loc)
     else:
-        ok = prov in position.map.army_adj[target.loc] or position.convoy_possible(
-            target.loc, prov, without=unit.province
-        )
+        ok = prov in gmap.army_adj[target.loc] or position.convoy_possible(there, prov, here)
     if not ok:
         return Checked(Note.FAR, order)
+    if order.unit is unit and order.target is target and written == dest:
+        return Checked(Note.MBV, order)
     return Checked(Note.MBV, SupportMove(unit, target, dest))
 
 
 def _check_convoy(position: Position, unit: Unit, order: Convoy) -> Checked:
+    gmap = position.map
     if unit.type != "F":
         return Checked(Note.NSF, order)
-    if not position.map.is_sea(unit.province):
+    here = gmap.province_at[unit.loc]
+    if here not in gmap.sea_bit:
         return Checked(Note.NAS, order)
     target = _target(position, order.target)
-    if isinstance(target, Note):
+    if type(target) is Note:
         return Checked(Note.NSA if target is Note.NSU else target, order)
+    assert isinstance(target, Unit)
     if target.type != "A":
         return Checked(Note.NSA, order)
-    prov = province_of(order.dest)
-    if prov not in position.map.provinces:
+    prov = _province(position, order.dest)
+    if prov is None:
         return Checked(Note.NSP, order)
-    fleets = position.convoy_table(target.province).get(prov, frozenset())
-    if unit.province not in fleets:
+    entry = position.convoy_table(target.loc).dests.get(prov)
+    if entry is None or not entry[0] & gmap.sea_bit[here]:
         return Checked(Note.FAR, order)
+    if order.unit is unit and order.target is target and order.dest == prov:
+        return Checked(Note.MBV, order)
     return Checked(Note.MBV, Convoy(unit, target, prov))
+
+
+# The check of each kind of movement order, once the ordered unit is known to be the power's.
+_MOVEMENT_CHECKS: dict[type, Callable[[Position, Unit, Any], Checked]] = {
+    Hold: _check_hold,
+    Move: _check_move,
+    SupportHold: _check_support_hold,
+    SupportMove: _check_support_move,
+    Convoy: _check_convoy,
+}
 
 
 def _check_retreat(position: Position, power: str, order: Order) -> Checked:

@@ -1,0 +1,78 @@
+"""What the rules make of a missing order: units hold, dislodged units disband, unused builds
+are waived, and a power that removes too few loses the units civil disorder picks (2023
+rulebook, DATC 4.D.8). Adjudication, the bots' order completion and the server all ask
+:func:`missing_orders`, so the defaults are written once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from engine.orders import Build, Disband, Hold, Order, Remove, Waive
+from engine.state import GameState, Unit
+
+
+def missing_orders(state: GameState, power: str | None, given: Iterable[Order]) -> list[Order]:
+    """The orders the rules give ``power`` (every power when None) for what ``given`` leaves
+    out in ``state``'s phase, in province order (removals in civil-disorder order)."""
+    given = list(given)
+    kind = state.phase.kind
+    if kind == "movement":
+        ordered = _ordered_provinces(given)
+        return [
+            Hold(u)
+            for p, u in sorted(state.units.items())
+            if p not in ordered and (power is None or u.power == power)
+        ]
+    if kind == "retreat":
+        ordered = _ordered_provinces(given)
+        return [
+            Disband(d.unit)
+            for p, d in sorted(state.dislodged.items())
+            if p not in ordered and (power is None or d.unit.power == power)
+        ]
+    needs = state.adjustments()
+    out: list[Order] = []
+    for p, need in needs.items():
+        if need and (power is None or p == power):
+            out += _missing_adjustments(state, p, need, given)
+    return out
+
+
+def _ordered_provinces(given: list[Order]) -> set[str]:
+    return {o.unit.province for o in given if not isinstance(o, Waive)}
+
+
+def _missing_adjustments(
+    state: GameState, power: str, need: int, given: list[Order]
+) -> list[Order]:
+    if need > 0:
+        made = sum(
+            1
+            for o in given
+            if (isinstance(o, Waive) and o.power == power)
+            or (isinstance(o, Build) and o.unit.power == power)
+        )
+        return [Waive(power) for _ in range(need - made)]
+    if need < 0:
+        removed = {
+            o.unit.province for o in given if isinstance(o, Remove) and o.unit.power == power
+        }
+        owed = -need - len(removed)
+        if owed > 0:
+            left = [u for u in removal_order(state, power) if u.province not in removed]
+            return [Remove(u) for u in left[:owed]]
+    return []
+
+
+def removal_order(state: GameState, power: str) -> list[Unit]:
+    """The power's units in the order civil disorder removes them (2023 rulebook, DATC
+    4.D.8): farthest from its nearest owned centre first, counting moves over land and sea for
+    both unit types; fleets before armies on a tie, then by the English province name."""
+    gmap = state.map
+    owned = frozenset(c for c, p in state.centres.items() if p == power)
+    dist = gmap.distances_to(owned)
+    far = len(gmap.provinces) + 1
+    return sorted(
+        state.units_of(power),
+        key=lambda u: (-dist.get(u.province, far), u.type != "F", gmap.provinces[u.province].name),
+    )

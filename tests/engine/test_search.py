@@ -1,0 +1,106 @@
+"""The search API agrees with engine.turn.process and engine.legal.legal_orders."""
+
+from __future__ import annotations
+
+import random
+
+from engine.legal import legal_orders
+from engine.notation import parse_order
+from engine.orders import WAIVE_KEY, Hold, Move, Order, SupportMove, Waive
+from engine.search import Position
+from engine.simulate import random_game, random_orders
+from engine.state import GameState, Unit, initial_state
+from engine.turn import process
+
+from .helpers import GMAP, board
+
+
+def _sample_states() -> list[GameState]:
+    states = [initial_state()]
+    for seed in (1, 2):  # games with retreat phases by 1908
+        states += [step.state for step in random_game(seed, 1908)]
+    return states
+
+
+STATES = _sample_states()
+
+
+def test_listing_equals_legal_orders_for_every_power() -> None:
+    for state in STATES:
+        pos = Position(state)
+        assert pos.legal() == legal_orders(state)
+        for power in GMAP.powers:
+            assert pos.legal(power) == legal_orders(state, power)
+            assert pos.legal(power) is pos.legal(power)  # computed once per position
+
+
+def test_many_order_sets_from_one_position_equal_process() -> None:
+    rng = random.Random(12)
+    kinds = set()
+    for state in STATES:
+        pos = Position(state)
+        pos.legal()  # listed orders are then taken without judging them again
+        for _ in range(4):
+            orders = random_orders(state, rng)
+            expected = process(state, orders)
+            out = pos.adjudicate(orders)
+            assert out.state == expected.state
+            assert out.state.phase == expected.state.phase
+            assert out.results == expected.results
+            assert out.dislodged == [o.unit for o, r in expected.results if r.dislodged]  # type: ignore[union-attr]
+            kinds.add(state.phase.kind)
+    assert kinds == {"movement", "retreat", "adjustment"}
+
+
+def test_orders_not_from_the_listing_are_judged() -> None:
+    state = board("FRA A PAR", "FRA A MAR", "GER A MUN", "GER A RUH")
+    pos = Position(state)
+    written: dict[str, list[Order]] = {
+        "FRA": [
+            parse_order(GMAP, "A PAR - BUR", "FRA", units=state.units),
+            parse_order(GMAP, "A MAR S A PAR - BUR", "FRA", units=state.units),
+            Move(Unit("FRA", "A", "MUN"), "BUR"),  # not France's unit: dropped
+        ],
+        "GER": [Move(Unit("GER", "A", "MUN"), "PIE")],  # not adjacent: dropped, holds
+    }
+    for _ in range(2):  # before and after listing
+        out = pos.adjudicate(written)
+        expected = process(state, written)
+        assert out.results == expected.results
+        assert out.state == expected.state
+        assert ("A PAR - BUR", "SUC") in {(str(o), str(r)) for o, r in out.results}
+        assert Hold(state.units["MUN"]) in [o for o, _ in out.results]
+        pos.legal("FRA")
+
+
+def test_a_listed_order_given_for_another_power_is_judged() -> None:
+    state = board("FRA A PAR", "GER A MUN")
+    pos = Position(state)
+    par = pos.legal("FRA")["PAR"]
+    out = pos.adjudicate({"GER": [o for o in par if isinstance(o, Move)][:1]})
+    assert all(str(r) == "SUC" for _, r in out.results)
+    assert {str(o) for o, _ in out.results} == {"A PAR H", "A MUN H"}
+
+
+def test_dislodged_units_are_reported() -> None:
+    state = board("ENG F NTH", "ENG F ECH", "FRA F BEL")
+    pos = Position(state)
+    legal = pos.legal("ENG")
+    attack = next(o for o in legal["NTH"] if str(o) == "F NTH - BEL")
+    support = next(o for o in legal["ECH"] if isinstance(o, SupportMove) and o.dest == "BEL")
+    out = pos.adjudicate({"ENG": [attack, support]})
+    assert out.dislodged == [state.units["BEL"]]
+    assert out.state.phase.kind == "retreat"
+    assert set(out.state.dislodged) == {"BEL"}
+
+
+def test_adjustments_count_listed_builds() -> None:
+    win = board("RUS A MOS", phase="W1901A", centres={"MOS": "RUS", "STP": "RUS", "WAR": "RUS"})
+    pos = Position(win)
+    legal = pos.legal("RUS")
+    builds: list[Order] = [legal["STP"][0], legal["WAR"][0], *legal[WAIVE_KEY]]
+    out = pos.adjudicate({"RUS": builds})
+    expected = process(win, {"RUS": builds})
+    assert out.results == expected.results
+    assert [type(o) for o, _ in out.results].count(Waive) == 0  # two builds use the allowance
+    assert len(out.state.units) == 3
