@@ -62,7 +62,6 @@ from engine.orders import (
     SupportHold,
     SupportMove,
     Waive,
-    order_unit,
 )
 from engine.orderset import OrderSet
 from engine.state import Dislodged, GameState, Phase, StateError, Unit, make_state
@@ -436,8 +435,7 @@ def _actual(
 ) -> Verdict | None:
     """What became of one given order; ``dislodged`` holds the provinces of dislodged units
     (an illegal or replaced order's unit still holds, and may be dislodged)."""
-    unit = order_unit(order)
-    lost = unit is not None and unit.province in dislodged
+    lost = not isinstance(order, Waive) and order.unit.province in dislodged
     if note is not Note.MBV:
         return Verdict(illegal=True, note=note, dislodged=lost)
     if order not in kept and not isinstance(order, Waive):
