@@ -63,7 +63,7 @@ def register_demo(sub: Any) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from engine.orders import Waive
+    from engine.orders import Waive, order_power
     from engine.simulate import random_game
 
     final = None
@@ -73,8 +73,7 @@ def _demo(args: argparse.Namespace) -> int:
         print(f"{res.phase.name:8} -> {res.state.phase.name:8} centres {counts}")
         if args.orders:
             for order, result in res.results:
-                # Lead: order-power call site (engine's order_power once it lands).
-                power = order.power if isinstance(order, Waive) else order.unit.power
+                power = order_power(order)
                 text = "waives a build" if isinstance(order, Waive) else str(order)
                 print(f"    {power} {text}  {result}")
         final = res.state

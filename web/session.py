@@ -25,16 +25,17 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
+from engine.defaults import missing_orders
 from engine.map import GameMap, province_of
 from engine.notation import NotationError, parse_order
 from engine.orders import (
     NOTE_TEXT,
-    Disband,
-    Hold,
     Order,
     Outcome,
     Result,
     Waive,
+    order_key,
+    order_power,
 )
 from engine.orderset import OrderSet
 from engine.state import GameState, Unit
@@ -168,8 +169,7 @@ def result_lines(
     (a build or a waive under its own power), each with the names of the places it names."""
     out = []
     rank = {p: k for k, p in enumerate(gmap.powers)} if gmap is not None else {}
-    # Lead: order-power call site (engine's order_power once it lands).
-    powered = [(order.power if isinstance(order, Waive) else order.unit.power, order, res)
+    powered = [(order_power(order), order, res)
                for order, res in ords]  # fmt: skip
     powered.sort(key=lambda x: rank.get(x[0], len(rank)))
     for power, order, res in powered:
@@ -523,7 +523,7 @@ class WebSession(Link):
             if isinstance(o, Waive):
                 waives += 1
             else:
-                orders[province_of(o.unit.loc)] = o
+                orders[order_key(o)] = o
         return orders, waives
 
     def playing(self) -> bool:
@@ -620,18 +620,14 @@ class WebSession(Link):
             return
         book = self.local_book()
         assert book is not None
-        fill: list[Order] = []
-        kind = self.state.phase.kind
-        if kind == "movement":
-            fill = [Hold(u) for u in book.missing_units(self.power)]
-        elif kind == "retreat":
-            fill = [Disband(d.unit) for d in book.missing_retreats(self.power)]
-        elif book.needs_orders(self.power):
+        if self.state.phase.kind == "adjustment" and book.needs_orders(self.power):
+            # A person chooses their removals: Ready never lets civil disorder pick them.
             owed = book.missing_adjustments(self.power)
             if owed > 0:
                 self.notice(f"Choose {owed} more unit(s) to remove first.", "error", ws)
                 return
-            fill = [Waive(self.power)] * -owed
+        # What Ready leaves out gets the rules' defaults: holds, disbands, waived builds.
+        fill = missing_orders(self.state, self.power, book.orders_of(self.power))
         if fill:
             self.send(m.Sub(tuple(fill)))
         if fill or book.needs_orders(self.power):
@@ -764,7 +760,6 @@ class WebSession(Link):
                     "names": place_names(self.gmap, text or key),
                 }
             )
-        # Lead: waive-key call site (one spelling from the engine once it lands).
         rows.extend(
             {"loc": None, "unit": "", "order": "Waive a build", "names": ""} for _ in range(waives)
         )

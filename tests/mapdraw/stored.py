@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from engine.orders import Move, Order, Result, Waive
+from engine.orders import Move, Order, Result, order_power
 from engine.simulate import random_game
 from engine.state import GameState, Phase
 from protocol import messages as m
@@ -37,7 +37,7 @@ def store_random_game(path: Path, max_year: int = 1903) -> Path:
             store.start(game, step.state.phase.name, step.state.to_json())
         ords = [
             (
-                o.power if isinstance(o, Waive) else o.unit.power,
+                order_power(o),
                 _ord_text(step.state.phase, o, r, step.state),
             )
             for o, r in step.result.results
