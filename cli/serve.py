@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from cli.options import add_db_option, add_game_options, first_error, game_settings, open_store
 from cli.web_options import add_web_options, game_spec
-from server.settings import DEFAULT_PORT
+from server.settings import DEFAULT_PORT, REJOIN_GRACE
 
 
 def register(sub: Any) -> None:
@@ -29,8 +29,9 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--rejoin-grace",
         type=float,
-        default=60.0,
-        help="after a restart, seconds to wait for players to come back with IAM (default 60)",
+        default=REJOIN_GRACE,
+        help="after a restart, seconds to wait for players to come back with IAM "
+        f"(default {REJOIN_GRACE:g})",
     )
     p.add_argument("--seed", type=int, help="random seed (passcodes, power assignment)")
     p.add_argument("--log-level", default="info", help="debug, info, warning (default info)")
