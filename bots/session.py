@@ -139,6 +139,8 @@ class Session:
         self.rejoining = True
         self.joined = False
         self.done = False
+        # Orders sent just before the connection went may never have arrived: order again.
+        self.ordered_turn = None
 
     def connection_closed(self, reason: str = "") -> None:
         if not self.done:

@@ -63,6 +63,9 @@ def _serve(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"error: --against: {exc}", file=sys.stderr)
             return 2
+    if args.web_max_games is not None and args.web_max_games < 1:
+        print("error: --web-max-games must be at least 1", file=sys.stderr)
+        return 2
     configure_logging(args.log_level, True if args.log_json else None)
     store = open_store(args, must_exist=False)
     if store is None:
@@ -85,7 +88,11 @@ def _serve(args: argparse.Namespace) -> int:
             print(f"diplomat serving DAIDE on {host}:{port} (database {store.path})", flush=True)
             if not args.no_web:
                 # The page attaches to the running server through its public API.
-                hub = WebHub(server)
+                hub = WebHub(
+                    server,
+                    max_games=args.web_max_games,
+                    hosts=frozenset(h.lower() for h in args.web_host),
+                )
                 await nursery.start(hub.run, args.web_port)
                 print(f"web page: {hub.url}", flush=True)
                 if play is not None:

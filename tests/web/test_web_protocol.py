@@ -38,7 +38,7 @@ async def http(
     stream = await trio.open_tcp_stream("127.0.0.1", port)
     data = json.dumps(body).encode() if body is not None else b""
     await stream.send_all(
-        f"{method} {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+        f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n"
         f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n".encode()
         + data
     )
