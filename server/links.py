@@ -41,6 +41,7 @@ class Link:
         self.peer = peer
         self._first = first
         self.closed = False
+        self._sending = trio.Lock()  # the writer, and OFF/FM at shutdown, take turns
 
     def encode(self, message: Any) -> bytes:
         return self.conn.send(message)
@@ -101,7 +102,8 @@ class Link:
 
     async def write(self, data: bytes) -> None:
         if data and not self.closed:
-            await self.stream.send_all(data)
+            async with self._sending:
+                await self.stream.send_all(data)
 
     async def close(self, final: bool = True) -> None:
         """End the connection: an FM first (binary) when ``final``."""
@@ -112,7 +114,8 @@ class Link:
         with trio.move_on_after(2):
             try:
                 if tail:
-                    await self.stream.send_all(tail)
+                    async with self._sending:
+                        await self.stream.send_all(tail)
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 pass
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
