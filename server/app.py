@@ -50,6 +50,7 @@ _CLOSE = object()  # queue item: send FM and close
 # Messages kept in the game's memory and sent again on request (the map's MDF, the ORDs of
 # past phases for HST and ORD): their encodings are kept too, the most recent LASTING_CACHE.
 _LASTING = (m.Mdf, m.Ord)
+_BYTE_WIRES = ("dm", "text")  # wire forms whose encoding is plain bytes (not a web view)
 LASTING_CACHE = 4096
 
 
@@ -610,7 +611,8 @@ class Server:
                 continue
             key = (id(msg), client.link.wire_key)
             data = encoded.get(key)
-            if data is None and type(msg) in _LASTING:
+            lasting = type(msg) in _LASTING and key[1][0] in _BYTE_WIRES
+            if data is None and lasting:
                 kept = self._lasting.get(key)
                 if kept is not None and kept[0] is msg:
                     data = encoded[key] = kept[1]
@@ -621,7 +623,7 @@ class Server:
                 except Exception as exc:  # a message this wire form cannot carry
                     self.log.warning("cannot send", client=cid, error=repr(exc))
                     continue
-                if type(msg) in _LASTING:
+                if lasting:
                     self._lasting[key] = (msg, data)
                     while len(self._lasting) > LASTING_CACHE:
                         self._lasting.popitem(last=False)

@@ -167,9 +167,7 @@ class WebHub:
         if req.path == "/api/games":
             if req.method == "POST":
                 try:
-                    spec = req.json()
-                    self._may_create(peer_key(req.peer))
-                    seat = self.create_game(spec)
+                    seat = self.create_game(req.json(), req.peer)
                 except Refused as exc:
                     self.log.warning("web game refused", peer=req.peer, reason=str(exc))
                     return Response.error(exc.status, str(exc))
@@ -223,17 +221,12 @@ class WebHub:
             for a in full:
                 del self._creations[a]
 
-    def create_game(self, spec: Mapping[str, Any]) -> SeatRow:
+    def create_game(self, spec: Mapping[str, Any], peer: str | None = None) -> SeatRow:
         """A gunboat game for one person against bots; see ``DEFAULTS`` for the fields.
-        Raises :class:`Refused` (503) when ``max_games`` web games already run."""
+        Once the request is found valid: :class:`Refused` (503) when ``max_games`` web
+        games already run, or (429) when ``peer``'s address has created too many."""
         if not isinstance(spec, Mapping):
             raise SpecError("expected a JSON object")
-        if len(self.live) >= self.max_games:
-            raise Refused(
-                503,
-                f"The server already runs {len(self.live)} games from this page, the most "
-                "it allows at once: try again when one of them has ended.",
-            )
         gmap = self.map_named(self.server.settings.map)
         powers = list(gmap.powers)
         power = str(spec.get("power") or "random").upper()
@@ -262,6 +255,14 @@ class WebHub:
         self.rng.shuffle(others)  # the page must not learn which bot plays which power
         lineup = dict(zip(others, names, strict=True))
         title = str(spec.get("name") or "").strip()[:60] or None
+        if len(self.live) >= self.max_games:
+            raise Refused(
+                503,
+                f"The server already runs {len(self.live)} games from this page, the most "
+                "it allows at once: try again when one of them has ended.",
+            )
+        if peer is not None:
+            self._may_create(peer_key(peer))
         runner = self.server.create_game(settings, name=title)
         seat = self.seats.add(runner.id, power, lineup)
         self.live.add(runner.id)

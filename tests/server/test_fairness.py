@@ -9,6 +9,7 @@ import io
 import struct
 from typing import Any
 
+import structlog
 import trio
 
 from protocol import messages as m
@@ -153,7 +154,7 @@ async def test_a_dropped_client_is_logged_once(make_server: Any) -> None:
             while '"event": "disconnected"' not in log.getvalue():
                 await trio.sleep(0.05)
     finally:
-        configure_logging("info")
+        structlog.reset_defaults()  # (not bound to this test's captured stderr)
     lines = [line for line in log.getvalue().splitlines() if "dropped" in line]
     assert len(lines) == 1, lines
     assert '"undelivered"' in lines[0] and "did not drain" in lines[0]
