@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import structlog
 import trio
 
 from protocol import messages as m
@@ -26,6 +27,9 @@ MakeHub = Callable[..., Awaitable[WebHub]]
 
 @pytest.fixture
 async def make_hub(tmp_path: Path) -> AsyncIterator[MakeHub]:
+    # An earlier test may have pointed the logs at its own captured (now closed) stderr, by
+    # running a command in process: log the default way.
+    structlog.reset_defaults()
     stores: list[Store] = []
     async with trio.open_nursery() as nursery:
 
