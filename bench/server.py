@@ -266,6 +266,11 @@ async def capacity(args: argparse.Namespace) -> None:
     print(f"  carried {best} games at once with every phase within 0.5 s of its deadline")
 
 
+def _p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[int(0.99 * (len(ordered) - 1))] if ordered else float("nan")
+
+
 def _rss_mb() -> float:
     """The resident memory of this process, in MB (Linux)."""
     with open("/proc/self/statm") as f:
@@ -346,7 +351,11 @@ async def attack(args: argparse.Namespace) -> None:
                 logs: list[dict[str, Any]] = [{} for _ in range(7)]
                 async with trio.open_nursery() as game:
                     for i, power in enumerate(runner.master.map.powers):
-                        bot = RandomBot()
+                        if args.attack_bot == "holder":  # costs next to nothing
+                            answer = holder(power, [])
+                            game.start_soon(line_client, server, runner, power, answer)
+                            continue
+                        bot = BOTS[args.attack_bot]()
                         game.start_soon(in_process_bot, server, runner, power, bot,
                                         lane * 100000 + g * 7 + i, logs[i])  # fmt: skip
                 live.remove(runner)
@@ -397,13 +406,15 @@ async def attack(args: argparse.Namespace) -> None:
             nursery.cancel_scope.cancel()
         store.close()
     kept = rate / base_rate * 100 if base_rate else float("nan")
-    print(f"attack: {args.attack_games} lanes of RandomBot games in process; a probe asks for the "
-          f"MAP every 20 ms over TCP; {window:g} s without, then {window:g} s with, one client "
-          "writing 60 KB of MDF requests at a time (reading) and ten that never read:")  # fmt: skip
+    print(f"attack: {args.attack_games} lanes of {args.attack_bot} games in process; a probe "
+          f"asks for the MAP every 20 ms over TCP; {window:g} s without, then {window:g} s "
+          "with, one client writing 60 KB of MDF requests at a time (reading) and ten that "
+          "never read:")  # fmt: skip
     print(f"  phases/s: {base_rate:.1f} before, {rate:.1f} under attack ({kept:.0f} % kept)")
     print(f"  probe replies: before median {statistics.median(base_replies) * 1000:.1f} ms, "
-          f"worst {base_worst * 1000:.1f} ms; under attack median "
-          f"{statistics.median(under) * 1000:.1f} ms, worst {worst * 1000:.1f} ms "
+          f"p99 {_p99(base_replies) * 1000:.1f} ms, worst {base_worst * 1000:.1f} ms; under "
+          f"attack median {statistics.median(under) * 1000:.1f} ms, p99 "
+          f"{_p99(under) * 1000:.1f} ms, worst {worst * 1000:.1f} ms "
           f"({len(under)} replies)")  # fmt: skip
     print(f"  memory: {mem_before:.0f} MB before, {peak:.0f} MB peak during, {mem_after:.0f} MB "
           f"after ({(mem_after / mem_before - 1) * 100:+.0f} %)")  # fmt: skip
@@ -422,6 +433,8 @@ def main() -> None:
     p.add_argument("--only-attack", action="store_true", help="measure only the attack")
     p.add_argument("--attack-seconds", type=float, default=10.0)
     p.add_argument("--attack-games", type=int, default=2, help="games running at once")
+    p.add_argument("--attack-bot", choices=[*sorted(BOTS), "holder"], default="randombot",
+                   help="the players of those games (holder: clients that only hold)")  # fmt: skip
     args = p.parse_args()
     configure_logging("error")
     if args.only_attack:

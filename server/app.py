@@ -272,7 +272,11 @@ class Server:
         resume: bool = True,
         clock: Callable[[], float] | None = None,
         join_timeout: float = JOIN_TIMEOUT,
+        message_rate: float = MESSAGE_RATE,
+        message_burst: int = MESSAGE_BURST,
     ) -> None:
+        self.message_rate = message_rate  # each connection's budget (see _reader)
+        self.message_burst = message_burst
         self.join_timeout = join_timeout  # seconds a joined client has to accept the map
         self.resume = resume  # pick up the database's unfinished games at start
         self.im_timeout = im_timeout  # spec: 30 s; shorter in tests
@@ -526,10 +530,10 @@ class Server:
     async def _reader(self, client: Client, log: Any) -> None:
         """Read the client's messages one at a time, yielding to every other task between
         two of them (a bounded amount of work per connection before the others get a turn),
-        within its budget: MESSAGE_RATE messages a second after a burst of MESSAGE_BURST,
+        within its budget: ``message_rate`` a second after a burst of ``message_burst``,
         and no new request read while its replies back up (it is throttled; it is dropped
         only if its replies do not drain for the IM timeout)."""
-        client.tokens_at = trio.current_time()
+        client.tokens, client.tokens_at = float(self.message_burst), trio.current_time()
         async for event in client.link.events():
             if isinstance(event, Send):
                 self._queue(client, event.data)
@@ -551,12 +555,13 @@ class Server:
     async def _budget(self, client: Client) -> None:
         """Wait until the client may send one more message."""
         now = trio.current_time()
+        rate = self.message_rate
         client.tokens = min(
-            float(MESSAGE_BURST), client.tokens + (now - client.tokens_at) * MESSAGE_RATE
+            float(self.message_burst), client.tokens + (now - client.tokens_at) * rate
         )
         client.tokens_at = now
         if client.tokens < 1:
-            await trio.sleep((1 - client.tokens) / MESSAGE_RATE)
+            await trio.sleep((1 - client.tokens) / rate)
             client.tokens, client.tokens_at = 1.0, trio.current_time()
         client.tokens -= 1
         while self._backlogged(client):

@@ -66,8 +66,8 @@ class GameSettings(BaseModel):
 # Fair service (per connection): a client may send MESSAGE_BURST messages at once and
 # MESSAGE_RATE a second after that before its reading is paused (throttled, never dropped); its
 # own requests stop being read while more than QUEUE_BYTES of replies wait to go out to it.
-MESSAGE_RATE = 200.0
-MESSAGE_BURST = 400
+MESSAGE_RATE = 100.0
+MESSAGE_BURST = 200
 QUEUE_BYTES = 1 << 20
 SEND_QUEUE = 2048  # messages a client may have waiting before it counts as not reading
 JOIN_TIMEOUT = 60.0  # seconds a joined client has to accept the map before it is dropped
