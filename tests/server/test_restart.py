@@ -147,3 +147,30 @@ async def test_after_the_grace_absent_players_are_in_disorder_and_the_game_waits
         store.close()
         proc.kill()
         proc.wait()
+
+
+async def test_a_power_the_game_waits_for_is_waited_for_however_long(make_server) -> None:  # type: ignore[no-untyped-def]
+    """``GameRunner.wait_for(power)`` (the web page's person): in a game without deadlines
+    the phase is not processed while that power's player is away, even though every other
+    power has ordered; it is as soon as the player is back and has ordered."""
+    server = await make_server()
+    port = server.address[1]
+    clients = [await WireClient.connect(port, text=True) for _ in range(7)]
+    for i, c in enumerate(clients):
+        await c.join(f"p{i}")
+    hlos = [await c.expect(m.Hlo) for c in clients]
+    (runner,) = [r for r in server.games.values() if r.master.started]
+    person, hlo = clients[0], hlos[0]
+    runner.wait_for(hlo.power)
+    await person.aclose()
+    for c, h in zip(clients[1:], hlos[1:], strict=True):
+        await c.expect(m.Ccd)
+        await c.send(f"SUB {' '.join(f'(({h.power} {u}) HLD)' for u in _units(h.power))}")
+        await c.expect(m.Thx)  # handled by the game
+    back = await WireClient.connect(port)
+    await back.send(m.Iam(hlo.power, hlo.passcode))
+    assert await back.expect(m.Yes) == m.Yes(m.Iam(hlo.power, hlo.passcode))
+    await back.send("NOW")
+    assert (await back.expect(m.Now)).turn.name == "S1901M"  # it waited
+    await back.send(f"SUB {' '.join(f'(({hlo.power} {u}) HLD)' for u in _units(hlo.power))}")
+    assert (await back.expect(m.Now, timeout=30)).turn.name == "F1901M"
