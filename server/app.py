@@ -429,6 +429,7 @@ class Server:
                     client.game = target
                     target.pending_joins += 1
                     target.post("adopt", client, joiner)
+                    requested.add(joiner.request)
                     free -= 1
                     self.log.info("player moved", client=client.id, frm=source.id, to=target.id)
         for runner in forming[1:]:
@@ -680,21 +681,20 @@ class Server:
             self._queue(client, m.Rej(msg))
             return
         peer = client.link.peer
-        checked = False
-        for runner in list(self.games.values()):
-            if not runner.master.awaits(msg.power):
-                continue
-            if not self.guard.may_try(runner.id, msg.power, peer):
-                continue
-            checked = True
+        candidates = [
+            runner
+            for runner in list(self.games.values())
+            if runner.master.awaits(msg.power) and self.guard.may_try(runner.id, msg.power, peer)
+        ]
+        for runner in candidates:
             if runner.master.can_rejoin(msg.power, msg.passcode):
                 self.guard.succeeded(runner.id, msg.power)
                 await client.inflight.acquire()
                 runner.post("iam", client, msg)
                 return
-            self.guard.failed(runner.id, msg.power, peer)
-        if checked:
+        if candidates:  # one wrong guess (for the power in each of those games)
             client.iam_misses += 1
+            self.guard.failed([r.id for r in candidates], msg.power, peer)
         self._queue(client, m.Rej(msg))
 
     def _seat_for(self, client: Client) -> tuple[GameRunner | None, str | None, str | None]:

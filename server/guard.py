@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ipaddress
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,10 +65,13 @@ class PasscodeGuard:
         self.checked += 1
         return True
 
-    def failed(self, game: int, power: str, peer: str) -> None:
-        """A checked guess was wrong."""
+    def failed(self, games: Iterable[int], power: str, peer: str) -> None:
+        """A checked guess was wrong (for ``power`` in each of ``games``): one miss for the
+        power in each game, one for the peer address."""
         now = self.clock()
-        self._miss(self.powers.setdefault((game, power), _Record()), now, f"{power} of game {game}")
+        for game in games:
+            record = self.powers.setdefault((game, power), _Record())
+            self._miss(record, now, f"{power} of game {game}")
         self._miss(self.peers.setdefault(peer_key(peer), _Record()), now, f"peer {peer_key(peer)}")
         if len(self.peers) > 10_000:
             self._forget(now)
