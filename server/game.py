@@ -375,9 +375,11 @@ class GameMaster:
         """The grace after a restart is over: the powers nobody took back are in civil
         disorder, in the database and on the wire."""
         out: Outgoing = []
+        recorded = {p.power: p.status for p in self.store.players(self.id)}
         for power, seat in self.seats.items():
             if seat.client is None and power in self._alive():
-                self.store.set_player_status(self.id, power, "disorder")
+                if recorded.get(power) == "playing":  # (a crashed bot stays crashed)
+                    self.store.set_player_status(self.id, power, "disorder")
                 out += self._all(m.Ccd(power))
         return out
 
