@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
 import re
@@ -314,8 +315,9 @@ async def _flooder(port: int, reads: bool, stop: trio.Event) -> None:
     chunk = request * (60 * 1024 // len(request))
 
     async def drain() -> None:
-        while await stream.receive_some(1 << 20):
-            pass
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            while await stream.receive_some(1 << 20):
+                pass
 
     try:
         async with trio.open_nursery() as n:
