@@ -12,11 +12,19 @@
 3. Capacity: K games at once with 1-second deadlines, where every player waits for the deadline
    (NOT GOF), for growing K: how late the server processes phases past their deadline. The
    largest K with every phase processed within 0.5 s of its deadline is reported.
+4. Attack (``--attack``, or alone with ``--only-attack``): bot games run while a probe on its
+   own TCP connection asks for the MAP every 20 ms; then, for as long again, one client
+   writes 60 KB of MDF requests at a time (and reads its answers) and ten more send MDF
+   requests without ever reading. Prints the phase rate kept, the probe's worst and median
+   reply times, and the process's memory before, during (peak) and after the attack.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
+import os
 import re
 import statistics
 import sys
@@ -35,6 +43,8 @@ from bots.client import play
 from bots.holdbot import HoldBot
 from bots.randombot import RandomBot
 from bots.session import Session
+from protocol import messages as m
+from protocol.connection import ClientConnection, Ready, Received
 from protocol.lines import TextConnection
 from server.app import GameRunner, Server
 from server.links import Link
@@ -257,6 +267,161 @@ async def capacity(args: argparse.Namespace) -> None:
     print(f"  carried {best} games at once with every phase within 0.5 s of its deadline")
 
 
+def _p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[int(0.99 * (len(ordered) - 1))] if ordered else float("nan")
+
+
+def _rss_mb() -> float:
+    """The resident memory of this process, in MB (Linux)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+async def _probe(port: int, replies: list[tuple[float, float]], stop: trio.Event) -> None:
+    """Ask for the MAP every 20 ms on a binary connection of its own; note (when, seconds)."""
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    conn = ClientConnection()
+    await stream.send_all(conn.start())
+    ready = False
+    while not ready:
+        for ev in conn.receive_bytes(bytes(await stream.receive_some(65536))):
+            ready = ready or isinstance(ev, Ready)
+    request = conn.send(m.Map())
+    while not stop.is_set():
+        sent = time.perf_counter()
+        await stream.send_all(request)
+        got = False
+        while not got:
+            data = await stream.receive_some(65536)
+            if not data:
+                return
+            got = any(isinstance(ev, Received) for ev in conn.receive_bytes(bytes(data)))
+        replies.append((sent, time.perf_counter() - sent))
+        await trio.sleep(0.02)
+    await stream.aclose()
+
+
+async def _flooder(port: int, reads: bool, stop: trio.Event) -> None:
+    """60 KB of MDF requests at a time; reads (and throws away) the answers, or never."""
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    conn = ClientConnection()
+    await stream.send_all(conn.start())
+    while True:
+        evs = conn.receive_bytes(bytes(await stream.receive_some(65536)))
+        if any(isinstance(ev, Ready) for ev in evs):
+            break
+    request = conn.send(m.Mdf())
+    chunk = request * (60 * 1024 // len(request))
+
+    async def drain() -> None:
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            while await stream.receive_some(1 << 20):
+                pass
+
+    try:
+        async with trio.open_nursery() as n:
+            if reads:
+                n.start_soon(drain)
+            while not stop.is_set():
+                await stream.send_all(chunk)
+            n.cancel_scope.cancel()
+    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+        pass  # dropped by the server
+    finally:
+        await stream.aclose()
+
+
+async def attack(args: argparse.Namespace) -> None:
+    window = args.attack_seconds
+    with tempfile.TemporaryDirectory() as d:
+        store = Store(Path(d) / "bench.sqlite")
+        settings = GameSettings(max_year=1915)
+        server = Server(store, settings, port=0, resume=False, seed=1)
+        done_phases = 0
+        live: list[GameRunner] = []
+
+        def phases() -> int:
+            return done_phases + sum(len(r.master.history) for r in live)
+
+        async def games_forever(lane: int) -> None:
+            nonlocal done_phases
+            g = 0
+            while True:
+                runner = server.create_game(settings)
+                live.append(runner)
+                logs: list[dict[str, Any]] = [{} for _ in range(7)]
+                async with trio.open_nursery() as game:
+                    for i, power in enumerate(runner.master.map.powers):
+                        if args.attack_bot == "holder":  # costs next to nothing
+                            answer = holder(power, [])
+                            game.start_soon(line_client, server, runner, power, answer)
+                            continue
+                        bot = BOTS[args.attack_bot]()
+                        game.start_soon(in_process_bot, server, runner, power, bot,
+                                        lane * 100000 + g * 7 + i, logs[i])  # fmt: skip
+                live.remove(runner)
+                done_phases += len(runner.master.history)
+                g += 1
+
+        async def measure(
+            seconds: float, replies: list[tuple[float, float]]
+        ) -> tuple[float, float, float]:
+            """(phases per second, worst reply s, peak MB) over the next ``seconds``."""
+            start, before = time.perf_counter(), phases()
+            first = len(replies)
+            peak = _rss_mb()
+            while time.perf_counter() - start < seconds:
+                await trio.sleep(0.2)
+                peak = max(peak, _rss_mb())
+            rate = (phases() - before) / (time.perf_counter() - start)
+            worst = max((r for _, r in replies[first:]), default=float("nan"))
+            return rate, worst, peak
+
+        async with trio.open_nursery() as nursery:
+            await nursery.start(server.run)
+            port = server.address[1]
+            for lane in range(args.attack_games):
+                nursery.start_soon(games_forever, lane)
+            replies: list[tuple[float, float]] = []
+            stop_probe = trio.Event()
+            nursery.start_soon(_probe, port, replies, stop_probe)
+            await trio.sleep(2)  # warm up
+            gc.collect()
+            mem_before = _rss_mb()
+            base_rate, base_worst, _ = await measure(window, replies)
+            base_replies = [r for _, r in replies]
+            stop = trio.Event()
+            async with trio.open_nursery() as attackers:
+                attackers.start_soon(_flooder, port, True, stop)
+                for _ in range(10):
+                    attackers.start_soon(_flooder, port, False, stop)
+                first = len(replies)
+                rate, worst, peak = await measure(window, replies)
+                under = [r for _, r in replies[first:]]
+                stop.set()
+                attackers.cancel_scope.cancel()
+            await trio.sleep(3)  # the server lets go of what it held for the attackers
+            gc.collect()
+            mem_after = _rss_mb()
+            stop_probe.set()
+            nursery.cancel_scope.cancel()
+        store.close()
+    kept = rate / base_rate * 100 if base_rate else float("nan")
+    print(f"attack: {args.attack_games} lanes of {args.attack_bot} games in process; a probe "
+          f"asks for the MAP every 20 ms over TCP; {window:g} s without, then {window:g} s "
+          "with, one client writing 60 KB of MDF requests at a time (reading) and ten that "
+          "never read:")  # fmt: skip
+    print(f"  phases/s: {base_rate:.1f} before, {rate:.1f} under attack ({kept:.0f} % kept)")
+    print(f"  probe replies: before median {statistics.median(base_replies) * 1000:.1f} ms, "
+          f"p99 {_p99(base_replies) * 1000:.1f} ms, worst {base_worst * 1000:.1f} ms; under "
+          f"attack median {statistics.median(under) * 1000:.1f} ms, p99 "
+          f"{_p99(under) * 1000:.1f} ms, worst {worst * 1000:.1f} ms "
+          f"({len(under)} replies)")  # fmt: skip
+    print(f"  memory: {mem_before:.0f} MB before, {peak:.0f} MB peak during, {mem_after:.0f} MB "
+          f"after ({(mem_after / mem_before - 1) * 100:+.0f} %)")  # fmt: skip
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--games", type=int, default=10)
@@ -266,13 +431,24 @@ def main() -> None:
     p.add_argument("--concurrency", type=lambda s: [int(x) for x in s.split(",")],
                    default=[1, 10, 25, 50, 100, 200])  # fmt: skip
     p.add_argument("--skip-capacity", action="store_true")
+    p.add_argument("--attack", action="store_true", help="measure the attack too")
+    p.add_argument("--only-attack", action="store_true", help="measure only the attack")
+    p.add_argument("--attack-seconds", type=float, default=10.0)
+    p.add_argument("--attack-games", type=int, default=2, help="games running at once")
+    p.add_argument("--attack-bot", choices=[*sorted(BOTS), "holder"], default="randombot",
+                   help="the players of those games (holder: clients that only hold)")  # fmt: skip
     args = p.parse_args()
     configure_logging("error")
+    if args.only_attack:
+        trio.run(attack, args)
+        return
     trio.run(throughput, args)
     if not args.subprocess:
         trio.run(latency, args)
     if not args.skip_capacity:
         trio.run(capacity, args)
+    if args.attack:
+        trio.run(attack, args)
 
 
 if __name__ == "__main__":

@@ -33,13 +33,16 @@ from protocol.connection import (
     Send,
     Unparsed,
 )
+from protocol.frames import DEFAULT_PORT
 from protocol.lines import TextConnection
 
 log = logging.getLogger("bots")
 
 DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 16713
 READ_SIZE = 65536
+RECONNECT_FOR = 120.0  # seconds to keep trying after losing the connection mid-game
+RECONNECT_FIRST = 0.25  # first delay before reconnecting; it doubles up to the next
+RECONNECT_MAX_DELAY = 8.0
 
 Connection = ClientConnection | TextConnection
 
@@ -125,14 +128,44 @@ async def play(session: Session, stream: trio.abc.Stream, conn: Connection) -> i
     return session.exit_status
 
 
-async def play_tcp(session: Session, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> int:
-    """Play over TCP in DAIDE's binary form."""
+async def play_tcp(
+    session: Session,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    reconnect: float = RECONNECT_FOR,
+) -> int:
+    """Play over TCP in DAIDE's binary form. A connection lost in the middle of the game
+    (the server restarted, say) is made again, with backoff, for up to ``reconnect`` seconds,
+    and the power taken back with IAM and the passcode of the HLO."""
     try:
         stream = await trio.open_tcp_stream(host, port)
     except OSError as exc:
         log.error("cannot connect to %s:%s: %s", host, port, exc)
         return 1
-    return await play(session, stream, ClientConnection())
+    while True:
+        status = await play(session, stream, ClientConnection())
+        if reconnect <= 0 or not session.resumable:
+            return status
+        log.warning("connection lost: reconnecting to %s:%s as %s", host, port, session.power)
+        found = await _reconnect(host, port, reconnect)
+        if found is None:
+            log.error("could not reconnect within %g s", reconnect)
+            return status
+        stream = found
+        session.prepare_rejoin()
+
+
+async def _reconnect(host: str, port: int, within: float) -> trio.SocketStream | None:
+    delay = RECONNECT_FIRST
+    with trio.move_on_after(within):
+        while True:
+            await trio.sleep(delay)
+            try:
+                return await trio.open_tcp_stream(host, port)
+            except OSError as exc:
+                log.info("reconnect failed (%s); next try in %g s", exc, delay)
+                delay = min(delay * 2, RECONNECT_MAX_DELAY)
+    return None
 
 
 async def play_stdio(session: Session) -> int:
@@ -174,6 +207,14 @@ def build_parser(bot: type[Bot]) -> argparse.ArgumentParser:
         default=None,
         help="rejoin a started game as --power with this passcode (IAM)",
     )
+    where.add_argument(
+        "--reconnect",
+        type=float,
+        default=RECONNECT_FOR,
+        metavar="SECONDS",
+        help="after losing a TCP connection mid-game, keep trying to reconnect and rejoin "
+        "(IAM) for this long (default %(default)s; 0: exit at once)",
+    )
     game.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
     game.add_argument("--mdf", action="store_true", help="always ask for the map definition (MDF)")
     parser.add_argument(
@@ -207,6 +248,6 @@ def run(bot: type[Bot], argv: Sequence[str] | None = None) -> int:
     try:
         if args.stdio:
             return trio.run(play_stdio, session)
-        return trio.run(play_tcp, session, args.host, args.port)
+        return trio.run(play_tcp, session, args.host, args.port, args.reconnect)
     except KeyboardInterrupt:
         return 130

@@ -118,6 +118,30 @@ class Session:
         name = f"{self.request}:{self.name}" if self.request else self.name
         return [m.Nme(name, self.version)]
 
+    @property
+    def resumable(self) -> bool:
+        """The connection was lost in the middle of a game we play: we may take our power
+        back with IAM (power and passcode from the HLO) on a new connection."""
+        return (
+            self.done
+            and not (self.game_over or self.off)
+            and self.refused is None
+            and self.started
+            and self.power is not None
+            and self.passcode is not None
+        )
+
+    def prepare_rejoin(self) -> None:
+        """Before a new connection: its first message will be IAM with our passcode."""
+        assert self.power is not None and self.passcode is not None
+        self.request = self.power
+        self.rejoin_passcode = self.passcode
+        self.rejoining = True
+        self.joined = False
+        self.done = False
+        # Orders sent just before the connection went may never have arrived: order again.
+        self.ordered_turn = None
+
     def connection_closed(self, reason: str = "") -> None:
         if not self.done:
             if self.game_over or self.off:

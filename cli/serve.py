@@ -18,7 +18,7 @@ from cli.options import (
     port_number,
 )
 from cli.web_options import add_web_options, game_spec
-from server.settings import DEFAULT_PORT
+from server.settings import DEFAULT_PORT, REJOIN_GRACE
 
 
 def register(sub: Any) -> None:
@@ -44,9 +44,10 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--rejoin-grace",
         type=float,
-        default=60.0,
+        default=REJOIN_GRACE,
         metavar="SECONDS",
-        help="after a restart, seconds to wait for players to come back with IAM (default 60)",
+        help="after a restart, seconds to wait for players to come back with IAM "
+        f"(default {REJOIN_GRACE:g})",
     )
     p.add_argument(
         "--seed", type=int, metavar="N", help="random seed (passcodes, power assignment)"
@@ -94,6 +95,9 @@ def _serve(args: argparse.Namespace) -> int:
             why = first_error(exc) if isinstance(exc, ValidationError) else str(exc)
             print(f"error: --play: {why}", file=sys.stderr)
             return 2
+    if args.web_max_games is not None and args.web_max_games < 1:
+        print("error: --web-max-games must be at least 1", file=sys.stderr)
+        return 2
     configure_logging(args.log_level, True if args.log_json else None)
     store = open_store(args, must_exist=False)
     if store is None:
@@ -116,7 +120,11 @@ def _serve(args: argparse.Namespace) -> int:
             print(f"diplomat serving DAIDE on {host}:{port} (database {store.path})", flush=True)
             if not args.no_web:
                 # The page attaches to the running server through its public API.
-                hub = WebHub(server)
+                hub = WebHub(
+                    server,
+                    max_games=args.web_max_games,
+                    hosts=frozenset(h.lower() for h in args.web_host),
+                )
                 await nursery.start(hub.run, args.web_port)
                 print(f"web page: {hub.url}", flush=True)
                 if play is not None:

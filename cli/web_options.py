@@ -22,6 +22,22 @@ def add_web_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--no-web", action="store_true", help="serve no web page")
     g.add_argument(
+        "--web-max-games",
+        type=int,
+        default=None,
+        metavar="N",
+        help="web games (each with up to six bot processes) that may run at once "
+        "(default: two per core)",
+    )
+    g.add_argument(
+        "--web-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a DNS name the page is reached by (repeatable); IP addresses and localhost "
+        "always work, any other name is refused (DNS rebinding)",
+    )
+    g.add_argument(
         "--play",
         metavar="POWER",
         help="create a gunboat game at start for a person playing POWER (or 'random') in the "

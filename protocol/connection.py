@@ -28,6 +28,7 @@ from protocol import messages as m
 from protocol.atoms import Atoms, InvalidToken, atoms_from_payload
 from protocol.codec import Codec, codec_for
 from protocol.frames import (
+    IM_TIMEOUT,
     MAGIC,
     VERSION,
     ErrorCode,
@@ -235,7 +236,7 @@ class ServerConnection(_Connection):
 
     def timeout(self) -> list[Event]:
         if self.state is State.HANDSHAKE:
-            return self._error(ErrorCode.IM_TIMEOUT, "no IM within 30 s")
+            return self._error(ErrorCode.IM_TIMEOUT, f"no IM within {IM_TIMEOUT:g} s")
         return super().timeout()
 
     def send(self, message: Any) -> bytes:

@@ -17,6 +17,8 @@ from protocol.tokens import TokenTable, standard_table
 
 VERSION = 1
 MAGIC = 0xDA10
+DEFAULT_PORT = 16713  # the port DAIDE servers listen on by convention
+IM_TIMEOUT = 30.0  # seconds a server waits for the IM (spec §1.8)
 HEADER = struct.Struct(">BxH")
 
 

@@ -56,6 +56,11 @@ class TextConnection:
         self._buf = bytearray()
         self._first = True
 
+    @property
+    def waiting(self) -> bool:
+        """A line has begun and not ended (a server times out a client that leaves it so)."""
+        return self.state is not State.CLOSED and bool(self._buf)
+
     def send(self, message: Any) -> bytes:
         """The line for ``message``."""
         if self.state is State.CLOSED:

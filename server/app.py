@@ -16,6 +16,8 @@ import math
 import random
 import shlex
 import subprocess
+import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,16 +27,31 @@ import trio
 from protocol import messages as m
 from protocol.connection import Closed, Received, Send, Unparsed
 from protocol.lines import TextConnection
-from protocol.mdf import MapDefinition
-from server.game import ClientId, GameMaster, JoinRefused, Outgoing
+from server.game import ClientId, Drop, GameMaster, JoinRefused, Outgoing, mdf_for
+from server.guard import PasscodeGuard
 from server.links import Link, accept_link
 from server.logs import get_logger
-from server.settings import GameSettings
+from server.settings import (
+    DEFAULT_PORT,
+    IAM_FREE_GUESSES,
+    IM_TIMEOUT,
+    JOIN_TIMEOUT,
+    MESSAGE_BURST,
+    MESSAGE_RATE,
+    QUEUE_BYTES,
+    REJOIN_GRACE,
+    SEND_QUEUE,
+    GameSettings,
+)
 from server.store import Store
 
-SEND_QUEUE = 2048  # messages a client may have waiting before it counts as too slow
 INFLIGHT = 64  # messages a client may have waiting for its game
 _CLOSE = object()  # queue item: send FM and close
+# Messages kept in the game's memory and sent again on request (the map's MDF, the ORDs of
+# past phases for HST and ORD): their encodings are kept too, the most recent LASTING_CACHE.
+_LASTING = (m.Mdf, m.Ord)
+_BYTE_WIRES = ("dm", "text")  # wire forms whose encoding is plain bytes (not a web view)
+LASTING_CACHE = 4096
 
 
 @dataclass(eq=False)
@@ -48,6 +65,13 @@ class Client:
     seat: tuple[GameRunner, str | None, str | None] | None = None  # reserved game, power, label
     iam_misses: int = 0
     inflight: trio.Semaphore = field(default_factory=lambda: trio.Semaphore(INFLIGHT))
+    queued_bytes: int = 0  # encoded replies waiting for the writer
+    drained: trio.Event | None = None  # set by the writer when the backlog falls
+    tokens: float = MESSAGE_BURST  # the message budget (a token bucket)
+    tokens_at: float = 0.0
+    dropped: str | None = None  # why the server is dropping it
+    undelivered: int = 0  # messages it was owed when dropped
+    received: int = 0
 
 
 class _Nobody:
@@ -66,7 +90,8 @@ class GameRunner:
         self.server = server
         self.master = master
         self.inbox_send, self.inbox = trio.open_memory_channel[tuple[Any, ...]](math.inf)
-        self.joins_routed = 0  # NMEs sent to this game and not refused or withdrawn
+        self.pending_joins = 0  # NMEs (and moved players) posted to this game, not yet handled
+        self.reaped = False  # ended before it started (abandoned)
         self.open = False  # takes any client's NME (else only clients seated for it)
         # Powers (and tournament labels) for the next clients that join through this game's
         # own listener, in the order they send NME.
@@ -99,6 +124,22 @@ class GameRunner:
         """Start now; the ``(power, label)`` seats still empty begin in civil disorder."""
         self.post("start", None, list(missing))
 
+    def free_seats(self) -> int:
+        """Places left for players who have not been routed here yet (0 once started)."""
+        master = self.master
+        if master.started or master.finished or self.reaped:
+            return 0
+        return len(master.map.powers) - len(master.joiners) - self.pending_joins
+
+    def wait_for(self, power: str, on: bool = True) -> None:
+        """In phases without a deadline, wait for ``power`` while its player is away, however
+        long, instead of playing on with it in civil disorder (a person's seat)."""
+        self.post("patient", None, power, on)
+
+    def abandon(self) -> None:
+        """End a game that has not started (its forming players are sent OFF)."""
+        self.post("abandon", None)
+
     def watch(self, key: object, look: Callable[[GameMaster, float], None] | None) -> None:
         """Call ``look(master, now)`` in the game's task after every event (None: stop)."""
         self.post("watch", None, key, look)
@@ -106,7 +147,7 @@ class GameRunner:
     async def run(self) -> None:
         master = self.master
         try:
-            while not master.finished:
+            while not master.finished and not self.reaped:
                 wake = master.next_wakeup()
                 item = None
                 with trio.move_on_at(wake if wake is not None else math.inf):
@@ -120,7 +161,14 @@ class GameRunner:
                 self._watch(now)
                 for phase, _, after in master.history[done:]:
                     self.log.info("phase processed", phase=phase.name, next=after.phase.name)
-            self.log.info("game over", result=master.result)
+                if self.open and not master.started:
+                    self.server.refill(now)
+            if self.reaped:
+                self.log.info("forming game abandoned", players=len(master.joiners))
+                self.server.store.set_status(self.id, "abandoned")
+                self.server.deliver_many([(cid, m.Off()) for cid in master.clients])
+            else:
+                self.log.info("game over", result=master.result)
             await self._close_clients()
         finally:
             self.done.set()
@@ -140,20 +188,35 @@ class GameRunner:
                 self.watchers[item[2]] = item[3]
                 item[3](master, now)
             return []
+        if kind == "patient":  # ("patient", None, power, on)
+            if item[3]:
+                master.patient.add(item[2])
+                return []
+            master.patient.discard(item[2])
+            return master.maybe_process(now)
+        if kind == "abandon":
+            if not master.started:
+                self.reaped = True
+            return []
         if client is None:  # a command from the server itself
             client = _NOBODY
         if kind == "leave":
-            if not master.started and any(j.client == client.id for j in master.joiners):
-                self.joins_routed -= 1  # the seat is free again
             return master.disconnect(client.id, now)
+        if kind in ("nme", "adopt"):
+            self.pending_joins -= 1
         try:
             if kind == "message":
                 return master.handle(client.id, item[2], now)
             if kind == "nme":
                 msg, power, label = item[2], item[3], item[4]
-                out = master.add_player(client.id, msg.name, msg.version, label, power)
+                out = master.add_player(client.id, msg.name, msg.version, label, power, now)
                 client.game = self
                 return out
+            if kind == "adopt":  # ("adopt", client, joiner): moved here from a later game
+                if client.id not in self.server.clients:
+                    return []
+                client.game = self
+                return master.adopt_joiner(item[2], now)
             if kind == "start":
                 if master.started:
                     return []
@@ -169,8 +232,8 @@ class GameRunner:
                 return [(client.id, m.Rej(msg))]
         except JoinRefused as exc:
             self.log.info("join refused", peer=client.link.peer, reason=str(exc))
-            if kind == "nme":
-                self.joins_routed -= 1
+            if kind == "adopt":  # its seat was taken meanwhile (cannot happen: seats count)
+                return [(client.id, m.Off()), (client.id, Drop(f"could not be moved: {exc}"))]
             return [(client.id, m.Rej(item[2]))]
         finally:
             if kind in ("message", "nme", "obs", "iam"):
@@ -200,14 +263,21 @@ class Server:
         settings: GameSettings,
         *,
         host: str = "127.0.0.1",
-        port: int = 16713,
+        port: int = DEFAULT_PORT,
         seed: int | None = None,
-        rejoin_grace: float = 60.0,
+        rejoin_grace: float = REJOIN_GRACE,
         open_games: bool = True,
-        im_timeout: float = 30.0,
+        im_timeout: float = IM_TIMEOUT,
         send_queue: int = SEND_QUEUE,
         resume: bool = True,
+        clock: Callable[[], float] | None = None,
+        join_timeout: float = JOIN_TIMEOUT,
+        message_rate: float = MESSAGE_RATE,
+        message_burst: int = MESSAGE_BURST,
     ) -> None:
+        self.message_rate = message_rate  # each connection's budget (see _reader)
+        self.message_burst = message_burst
+        self.join_timeout = join_timeout  # seconds a joined client has to accept the map
         self.resume = resume  # pick up the database's unfinished games at start
         self.im_timeout = im_timeout  # spec: 30 s; shorter in tests
         self.send_queue = send_queue
@@ -219,6 +289,9 @@ class Server:
         self.rejoin_grace = rejoin_grace
         self.open_games = open_games  # keep a game open for any client that sends NME
         self.clients: dict[ClientId, Client] = {}
+        self._lasting: OrderedDict[tuple[int, tuple[str, bytes]], tuple[Any, bytes]] = (
+            OrderedDict()
+        )
         self.games: dict[int, GameRunner] = {}
         self.open_game: GameRunner | None = None
         self._ids = itertools.count(1)
@@ -226,6 +299,8 @@ class Server:
         self.listeners: list[trio.SocketListener] = []
         self.log = get_logger()
         self.ready = trio.Event()
+        # ``clock`` (seconds) times passcode lockouts; tests pass a fake one to simulate hours.
+        self.guard = PasscodeGuard(clock=clock or time.monotonic, log=self.log)
 
     @property
     def address(self) -> tuple[str, int]:
@@ -304,6 +379,7 @@ class Server:
         settings = settings or self.settings
         gid = self.store.create_game(settings.model_dump(), name, tournament)
         master = GameMaster(gid, settings, self.store, random.Random(self.rng.random()), name or "")
+        master.join_timeout = self.join_timeout
         runner = self._start_game(master)
         self.log.info("game created", game=gid, settings=settings.model_dump(exclude_none=True))
         return runner
@@ -318,6 +394,48 @@ class Server:
         self.games.pop(runner.id, None)
         if self.open_game is runner:
             self.open_game = None
+
+    def forming_open_games(self) -> list[GameRunner]:
+        """The open games still forming, earliest first."""
+        return sorted(
+            (r for r in self.games.values() if r.open and not r.master.started and not r.reaped),
+            key=lambda r: r.id,
+        )
+
+    def refill(self, now: float) -> None:
+        """Fill the earliest forming game first: when a seat frees in an open game (a player
+        left or timed out), players waiting in later forming games who have accepted the map
+        move into it, so that seven willing players always make a game. Empty later games
+        are abandoned. (Runs in one game's task; trio runs one task at a time, and each move
+        is posted to the receiving game's own task.)"""
+        forming = self.forming_open_games()
+        for i, target in enumerate(forming):
+            for source in reversed(forming[i + 1 :]):
+                free = target.free_seats()
+                if free <= 0:
+                    break
+                requested = {j.request for j in target.master.joiners}
+                for joiner in list(source.master.joiners):
+                    if free <= 0:
+                        break
+                    if not joiner.ready_map or (
+                        joiner.request is not None and joiner.request in requested
+                    ):
+                        continue
+                    client = self.clients.get(joiner.client)
+                    if client is None or client.game is not source:
+                        continue
+                    source.master.release_joiner(joiner.client)
+                    client.game = target
+                    target.pending_joins += 1
+                    target.post("adopt", client, joiner)
+                    requested.add(joiner.request)
+                    free -= 1
+                    self.log.info("player moved", client=client.id, frm=source.id, to=target.id)
+        for runner in forming[1:]:
+            if not runner.master.joiners and runner.pending_joins == 0:
+                runner.reaped = True
+                runner.post("abandon", None)
 
     # -- clients -----------------------------------------------------------------------------
 
@@ -359,7 +477,16 @@ class Server:
                 client.game.post("leave", client)
             with trio.CancelScope(shield=True):
                 await link.close()
-            log.info("disconnected")
+            if client.dropped is not None:
+                # One line per dropped client, however much it was still owed.
+                log.warning(
+                    "dropped",
+                    reason=client.dropped,
+                    undelivered=client.undelivered,
+                    queued_bytes=client.queued_bytes,
+                    received=client.received,
+                )
+            log.info("disconnected", received=client.received)
 
     async def _writer(self, client: Client, scope: trio.CancelScope) -> None:
         """Drain the client's queue. What has piled up goes out in one write: a phase's
@@ -380,7 +507,11 @@ class Server:
                         item = client.receive.receive_nowait()
                     except trio.WouldBlock:
                         break
-                await link.write(b"".join(batch))
+                data = b"".join(batch)
+                await link.write(data)
+                client.queued_bytes -= len(data)
+                if client.drained is not None and not self._backlogged(client):
+                    client.drained.set()
                 if closing:
                     await link.close()
                     break
@@ -390,48 +521,118 @@ class Server:
             self.log.warning("send failed", client=client.id, error=repr(exc))
         scope.cancel()
 
+    def _backlogged(self, client: Client) -> bool:
+        """Too much waits to go out to this client to read more of its requests."""
+        stats = client.send.statistics()
+        return (
+            client.queued_bytes > QUEUE_BYTES or stats.current_buffer_used > self.send_queue // 2
+        )
+
     async def _reader(self, client: Client, log: Any) -> None:
+        """Read the client's messages one at a time, yielding to every other task between
+        two of them (a bounded amount of work per connection before the others get a turn),
+        within its budget: ``message_rate`` a second after a burst of ``message_burst``,
+        and no new request read while its replies back up (it is throttled; it is dropped
+        only if its replies do not drain for the IM timeout)."""
+        client.tokens, client.tokens_at = float(self.message_burst), trio.current_time()
         async for event in client.link.events():
             if isinstance(event, Send):
                 self._queue(client, event.data)
             elif isinstance(event, Received):
+                client.received += 1
+                await self._budget(client)
                 await self._route(client, event.message, log)
             elif isinstance(event, Unparsed):
+                client.received += 1
+                await self._budget(client)
                 if event.reply is not None:
                     self._queue(client, event.reply)
                 log.info("unparsed", reason=event.reason)
             elif isinstance(event, Closed):
                 log.info("closing", reason=event.reason, error=event.error, by_peer=event.by_peer)
                 return
+            await trio.lowlevel.checkpoint()
+
+    async def _budget(self, client: Client) -> None:
+        """Wait until the client may send one more message."""
+        now = trio.current_time()
+        rate = self.message_rate
+        client.tokens = min(
+            float(self.message_burst), client.tokens + (now - client.tokens_at) * rate
+        )
+        client.tokens_at = now
+        if client.tokens < 1:
+            await trio.sleep((1 - client.tokens) / rate)
+            client.tokens, client.tokens_at = 1.0, trio.current_time()
+        client.tokens -= 1
+        while self._backlogged(client):
+            client.drained = trio.Event()
+            with trio.move_on_after(self.im_timeout) as waited:
+                await client.drained.wait()
+            client.drained = None
+            if waited.cancelled_caught:
+                self._drop(client, f"its replies did not drain for {self.im_timeout:g} s")
+                await trio.sleep_forever()  # (cancelled by the drop)
+
+    def _drop(self, client: Client, reason: str) -> None:
+        if client.dropped is None:
+            client.dropped = reason
+            client.scope.cancel()
 
     def _queue(self, client: Client, item: Any) -> None:
+        if client.dropped is not None:
+            client.undelivered += 1
+            return
+        if item is not _CLOSE and not isinstance(item, bytes):
+            try:
+                item = client.link.encode(item)
+            except Exception as exc:  # a message this wire form cannot carry
+                self.log.warning("cannot send", client=client.id, error=repr(exc))
+                return
         try:
             client.send.send_nowait(item)
         except trio.WouldBlock:
-            self.log.warning("client too slow: dropped", client=client.id)
-            client.scope.cancel()
+            client.undelivered += 1
+            self._drop(client, f"not reading: {self.send_queue} messages waiting")
+            return
         except (trio.ClosedResourceError, trio.BrokenResourceError):
-            pass
+            return
+        if isinstance(item, bytes):
+            client.queued_bytes += len(item)
 
     def deliver(self, cid: ClientId, message: Any) -> None:
         self.deliver_many([(cid, message)])
 
     def deliver_many(self, out: Outgoing) -> None:
         """Queue each message for its client, encoded once per wire form (broadcasts go to
-        every client of a game)."""
+        every client of a game; an MDF or a stored ORD is encoded once for good)."""
         encoded: dict[tuple[int, tuple[str, bytes]], bytes] = {}
         for cid, msg in out:
             client = self.clients.get(cid)
             if client is None or client.link.closed:
                 continue
+            if isinstance(msg, Drop):
+                self.log.info("closing a client", client=cid, reason=msg.reason)
+                self._queue(client, _CLOSE)
+                continue
             key = (id(msg), client.link.wire_key)
             data = encoded.get(key)
+            lasting = type(msg) in _LASTING and key[1][0] in _BYTE_WIRES
+            if data is None and lasting:
+                kept = self._lasting.get(key)
+                if kept is not None and kept[0] is msg:
+                    data = encoded[key] = kept[1]
+                    self._lasting.move_to_end(key)
             if data is None:
                 try:
                     data = encoded[key] = client.link.encode(msg)
                 except Exception as exc:  # a message this wire form cannot carry
                     self.log.warning("cannot send", client=cid, error=repr(exc))
                     continue
+                if lasting:
+                    self._lasting[key] = (msg, data)
+                    while len(self._lasting) > LASTING_CACHE:
+                        self._lasting.popitem(last=False)
             self._queue(client, data)
 
     async def _route(self, client: Client, msg: Any, log: Any) -> None:
@@ -458,22 +659,13 @@ class Server:
             await client.inflight.acquire()
             runner.post("obs", client, msg)
         elif t is m.Iam:
-            if client.iam_misses >= 3:  # limit passcode guesses per connection
-                self._queue(client, m.Rej(msg))
-                return
-            for runner in self.games.values():
-                if runner.master.can_rejoin(msg.power, msg.passcode):
-                    await client.inflight.acquire()
-                    runner.post("iam", client, msg)
-                    return
-            client.iam_misses += 1
-            self._queue(client, m.Rej(msg))
+            await self._iam(client, msg)
         elif t is m.Map and msg.name is None:
             self._queue(client, m.Map(self.settings.map))
         elif t is m.Mdf and msg.definition is None:
             master = self.open_game.master if self.open_game else None
             if master is not None:
-                self._queue(client, m.Mdf(MapDefinition.from_map(master.map)))
+                self.deliver(client.id, mdf_for(master.map))
             else:
                 self._queue(client, m.Rej(msg))
         elif t in (m.Huh, m.Prn):
@@ -482,6 +674,29 @@ class Server:
             # Not joined yet: nothing else is answered but with REJ.
             self._queue(client, m.Rej(msg))
 
+    async def _iam(self, client: Client, msg: m.Iam) -> None:
+        """IAM from a client in no game: find the game whose ``power`` awaits its player and
+        check the passcode, within the guard's limits (per connection, power and address)."""
+        if client.iam_misses >= IAM_FREE_GUESSES:  # and three guesses per connection
+            self._queue(client, m.Rej(msg))
+            return
+        peer = client.link.peer
+        candidates = [
+            runner
+            for runner in list(self.games.values())
+            if runner.master.awaits(msg.power) and self.guard.may_try(runner.id, msg.power, peer)
+        ]
+        for runner in candidates:
+            if runner.master.can_rejoin(msg.power, msg.passcode):
+                self.guard.succeeded(runner.id, msg.power)
+                await client.inflight.acquire()
+                runner.post("iam", client, msg)
+                return
+        if candidates:  # one wrong guess (for the power in each of those games)
+            client.iam_misses += 1
+            self.guard.failed([r.id for r in candidates], msg.power, peer)
+        self._queue(client, m.Rej(msg))
+
     def _seat_for(self, client: Client) -> tuple[GameRunner | None, str | None, str | None]:
         """The game (and reserved power and label) a client's NME goes to: its own seat if it
         was launched for one, else the oldest forming game with a free place."""
@@ -489,16 +704,16 @@ class Server:
             runner, power, label = client.seat
             if power is None and runner.reserved:
                 power, label = runner.reserved.pop(0)
+            runner.pending_joins += 1
             return runner, power, label
         if not self.open_games:
             return None, None, None
-        for runner in self.games.values():
-            master = runner.master
-            if runner.open and not master.started and runner.joins_routed < len(master.map.powers):
+        for runner in self.forming_open_games():
+            if runner.free_seats() > 0:
                 break
         else:
             runner = self._new_open_game()
-        runner.joins_routed += 1
+        runner.pending_joins += 1
         return runner, None, None
 
     async def listen_for_game(

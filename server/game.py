@@ -13,14 +13,15 @@ transaction. :meth:`GameMaster.restore` rebuilds a game from the store after a r
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+import secrets
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
 from engine.convoy import with_route
-from engine.map import GameMap, load_map, province_of
-from engine.orders import Move, Note, Order, Waive
+from engine.map import GameMap, load_map
+from engine.orders import Move, Note, Order, order_key, order_power
 from engine.orderset import OrderSet
 from engine.state import GameState, Phase, initial_state
 from engine.turn import PhaseResult, process
@@ -29,13 +30,21 @@ from protocol.codec import Codec, codec_for
 from protocol.levels import level_error, trim_try
 from protocol.mdf import MapDefinition
 from protocol.syntax import ParseError
-from server.settings import GameSettings
+from server.settings import JOIN_TIMEOUT, GameSettings
 from server.store import Store
 
 ClientId = int
 Outgoing = list[tuple[ClientId, Any]]
 POW_REQUEST_SEP = ":"
-MAX_IAM_GUESSES = 3
+
+
+MAX_PASSCODE = 8191  # passcodes are 1..8191, as the AiServer's
+
+
+def new_passcode() -> int:
+    """A passcode nobody can predict (never from the game's seeded generator, which only
+    deals the powers)."""
+    return secrets.randbelow(MAX_PASSCODE) + 1
 
 
 class JoinRefused(Exception):
@@ -66,6 +75,14 @@ class Joiner:
     request: str | None  # a power asked for with 'POW:name'
     label: str | None = None
     ready_map: bool = False
+    joined_at: float = 0.0  # when it sent NME (the join timeout counts from there)
+
+
+@dataclass(frozen=True)
+class Drop:
+    """Outgoing instruction to the shell: close this client's connection, for ``reason``."""
+
+    reason: str
 
 
 @dataclass
@@ -106,12 +123,21 @@ class GameMaster:
         self.result: dict[str, Any] | None = None
         self.waiting: set[str] = set()  # powers that sent NOT (GOF)
         self.draws: dict[str, set[tuple[str, ...]]] = {}  # power -> draws it votes for
-        self.aoa_notes: dict[str, tuple[Order, Note]] = {}  # AOA: province -> illegal order
+        # AOA: (power, order key) -> the illegal order accepted for it, and its note
+        self.aoa_notes: dict[tuple[str, str], tuple[Order, Note]] = {}
         self.clock = PhaseClock()
         self.history: list[tuple[Phase, list[m.Ord], GameState]] = []  # processed phases
         self.unchanged_since: int = self.state.phase.year
         self.rejoin_until: float | None = None
-        self.iam_guesses: dict[ClientId, int] = {}
+        # Powers whose absence a phase without a deadline waits out (a person's seat on the
+        # web page): set by whoever seats the player, not persisted.
+        self.patient: set[str] = set()
+        self.join_timeout = JOIN_TIMEOUT  # seconds a joiner has to accept the map
+
+    @property
+    def mdf(self) -> m.Mdf:
+        """The map's MDF, built once per map (an MDF takes about a millisecond to build)."""
+        return mdf_for(self.map)
 
     @classmethod
     def restore(
@@ -197,6 +223,7 @@ class GameMaster:
         version: str,
         label: str | None = None,
         power: str | None = None,
+        now: float = 0.0,
     ) -> Outgoing:
         """NME: join (the power is dealt when the game starts). ``power`` reserves one (a
         tournament seat); otherwise ``'POW:name'`` asks for a power, as David Norman's client
@@ -214,7 +241,7 @@ class GameMaster:
                 raise JoinRefused(f"{request} is already taken")
             if request not in self.map.powers:
                 raise JoinRefused(f"no power {request}")
-        self.joiners.append(Joiner(client, name, version, request, label))
+        self.joiners.append(Joiner(client, name, version, request, label, joined_at=now))
         self.clients[client] = None
         return [(client, m.Yes(m.Nme(name, version))), (client, m.Map(self.map.name))]
 
@@ -238,6 +265,34 @@ class GameMaster:
             return self.start(now)
         return []
 
+    def release_joiner(self, client: ClientId) -> Joiner | None:
+        """Take a waiting player out of this forming game (to seat it in an earlier one)."""
+        for j in self.joiners:
+            if j.client == client:
+                self.drop_joiner(client)
+                return j
+        return None
+
+    def adopt_joiner(self, joiner: Joiner, now: float) -> Outgoing:
+        """Seat a player moved here from a later forming game; it may complete this one."""
+        if self.started or self.full or (
+            joiner.request is not None and any(j.request == joiner.request for j in self.joiners)
+        ):
+            raise JoinRefused("no seat here any more")
+        self.joiners.append(joiner)
+        self.clients[joiner.client] = None
+        return self.accept_map(joiner.client, now) if joiner.ready_map else []
+
+    def _join_timeouts(self, now: float) -> Outgoing:
+        """Drop the joiners that have not accepted the map within :attr:`join_timeout`."""
+        out: Outgoing = []
+        for j in list(self.joiners):
+            if not j.ready_map and now >= j.joined_at + self.join_timeout:
+                self.drop_joiner(j.client)
+                why = f"the map was not accepted (YES (MAP)) within {self.join_timeout:g} s"
+                out += [(j.client, m.Off()), (j.client, Drop(why))]
+        return out
+
     def drop_joiner(self, client: ClientId) -> None:
         self.joiners = [j for j in self.joiners if j.client != client]
         self.clients.pop(client, None)
@@ -248,7 +303,7 @@ class GameMaster:
         NOW and start the clock. ``absent`` (power, label) are seats whose player never came
         (a tournament bot that failed to start): those powers begin in civil disorder."""
         for power, label in absent:
-            passcode = self.rng.randint(1, 8191)
+            passcode = new_passcode()
             self.seats[power] = Seat(power, label or "absent", "-", passcode, label, None, False)
             self.store.set_player(self.id, power, label or "absent", "-", passcode, label)
             self.store.set_player_status(self.id, power, "crashed")
@@ -259,7 +314,7 @@ class GameMaster:
                 self.clients.pop(j.client, None)
                 continue
             power = j.request or free.pop(0)
-            passcode = self.rng.randint(1, 8191)
+            passcode = new_passcode()
             self.seats[power] = Seat(power, j.name, j.version, passcode, j.label, j.client, True)
             self.clients[j.client] = power
             self.store.set_player(self.id, power, j.name, j.version, passcode, j.label)
@@ -302,6 +357,11 @@ class GameMaster:
 
     # -- reconnecting ------------------------------------------------------------------------
 
+    def awaits(self, power: str) -> bool:
+        """Whether ``power`` has no player now and may be taken back with IAM."""
+        seat = self.seats.get(power)
+        return self.started and not self.finished and seat is not None and seat.client is None
+
     def can_rejoin(self, power: str, passcode: int) -> bool:
         seat = self.seats.get(power)
         return (
@@ -311,6 +371,18 @@ class GameMaster:
             and seat.client is None
             and seat.passcode == passcode
         )
+
+    def _grace_over(self) -> Outgoing:
+        """The grace after a restart is over: the powers nobody took back are in civil
+        disorder, in the database and on the wire."""
+        out: Outgoing = []
+        recorded = {p.power: p.status for p in self.store.players(self.id)}
+        for power, seat in self.seats.items():
+            if seat.client is None and power in self._alive():
+                if recorded.get(power) == "playing":  # (a crashed bot stays crashed)
+                    self.store.set_player_status(self.id, power, "disorder")
+                out += self._all(m.Ccd(power))
+        return out
 
     def rejoin(self, client: ClientId, power: str, now: float) -> Outgoing:
         """IAM accepted: the client plays ``power`` again."""
@@ -322,7 +394,8 @@ class GameMaster:
         out += self._all(m.Not(m.Ccd(power)))
         if self.settings.dsd:
             out += self._resume_clock(now)
-        return out
+        # Its orders may be all in already (given before it left): the game may go on.
+        return out + self.maybe_process(now)
 
     def disconnect(self, client: ClientId, now: float) -> Outgoing:
         """A client left (closed, crashed, dropped for being too slow)."""
@@ -380,6 +453,8 @@ class GameMaster:
         """When :meth:`on_time` must next be called (a deadline, a TME notice, the end of
         the grace period after a restart)."""
         times = []
+        if not self.started:
+            times += [j.joined_at + self.join_timeout for j in self.joiners if not j.ready_map]
         if self.clock.deadline is not None:
             times.append(self.clock.deadline)
             for client, secs in self.clock.notify.items():
@@ -391,11 +466,14 @@ class GameMaster:
         return min(times) if times else None
 
     def on_time(self, now: float) -> Outgoing:
-        if not self.started or self.finished:
+        if not self.started:
+            return self._join_timeouts(now)
+        if self.finished:
             return []
         out: Outgoing = []
         if self.rejoin_until is not None and now >= self.rejoin_until:
             self.rejoin_until = None
+            out += self._grace_over()
             out += self.maybe_process(now)
         deadline = self.clock.deadline
         if deadline is None:
@@ -412,65 +490,81 @@ class GameMaster:
     # -- messages from clients -------------------------------------------------------------
 
     def handle(self, client: ClientId, msg: Any, now: float) -> Outgoing:
-        """A message from a client of this game (a player or an observer)."""
+        """A message from a client of this game (a player or an observer): dispatched by its
+        type (and, for NOT, YES and REJ, the type of what it wraps) through ``_FOR_ANYONE``,
+        then, for players only, ``_FOR_PLAYERS``. A player-only message from a client that
+        plays no power, and anything no table takes, gets HUH with ERR (as the AiServer)."""
+        key = _dispatch_key(msg)
+        handler = _FOR_ANYONE.get(key) or _FOR_ANYONE.get(type(msg))
+        if handler is not None:
+            out = handler(self, client, msg, now)
+            if out is not None:
+                return out
         power = self.power_of(client)
-        is_player = power is not None
-        t = type(msg)
-        if t is m.Map and msg.name is None:
-            return [(client, m.Map(self.map.name))]
-        if t is m.Mdf and msg.definition is None:
-            return [(client, m.Mdf(MapDefinition.from_map(self.map)))]
-        if t is m.Yes and type(msg.inner) is m.Map:
-            return self.accept_map(client, now)
-        if t is m.Rej and type(msg.inner) is m.Map:
-            self.drop_joiner(client)
-            return [(client, m.Off())]
-        if t in (m.Nme, m.Obs, m.Iam):
-            return [(client, m.Rej(msg))]
-        if t is m.Now and msg.turn is None:
-            return [(client, self._now())]
-        if t is m.Sco and not msg.owners:
-            return [(client, self._sco())]
-        if t is m.Hst:
-            return self._history(client, msg)
-        if t is m.Ord and msg.order is None:
-            return self._ord_request(client)
-        if t is m.Adm:
-            if self.settings.level == 0:
-                return [(client, m.Rej(msg))]  # gunboat: no talk at all, not even admin chat
-            return self._all(msg)
-        if t is m.Tme:
-            return self._tme(client, msg, now)
-        if t is m.Not and type(msg.inner) is m.Tme:
-            return self._not_tme(client, msg)
-        if t in (m.Huh, m.Prn):
-            return []  # never answer a HUH or PRN
-        if t is m.Yes or t is m.Rej:
-            return []  # answers to SVE/LOD; nothing to do
-        if not is_player:
+        player_handler = _FOR_PLAYERS.get(key) or _FOR_PLAYERS.get(type(msg))
+        if power is None or player_handler is None:
             return [(client, _huh_for(self.codec, msg))]
-        assert power is not None
-        if t is m.Hlo:
-            if not self.started:
-                return [(client, m.Rej(msg))]
-            return [(client, self._hlo(power))]
-        if t is m.Sub:
-            return self._sub(client, power, msg, now)
-        if t is m.Not and type(msg.inner) is m.Sub:
-            return self._not_sub(client, power, msg, now)
-        if t is m.Mis:
-            return self._mis_request(client, power)
-        if t is m.Gof:
-            return self._gof(client, power, msg, True, now)
-        if t is m.Not and type(msg.inner) is m.Gof:
-            return self._gof(client, power, msg, False, now)
-        if t is m.Drw:
-            return self._drw(client, power, msg, True, now)
-        if t is m.Not and type(msg.inner) is m.Drw:
-            return self._drw(client, power, msg, False, now)
-        if t is m.Snd:
-            return self._snd(client, power, msg, now)
-        return [(client, _huh_for(self.codec, msg))]
+        return player_handler(self, client, power, msg, now)
+
+    # Requests anyone in the game may make; None means "not this form" (then HUH).
+
+    def _map_request(self, client: ClientId, msg: m.Map, now: float) -> Outgoing | None:
+        return [(client, m.Map(self.map.name))] if msg.name is None else None
+
+    def _mdf_request(self, client: ClientId, msg: m.Mdf, now: float) -> Outgoing | None:
+        return [(client, self.mdf)] if msg.definition is None else None
+
+    def _map_accepted(self, client: ClientId, msg: m.Yes, now: float) -> Outgoing:
+        return self.accept_map(client, now)
+
+    def _map_refused(self, client: ClientId, msg: m.Rej, now: float) -> Outgoing:
+        self.drop_joiner(client)
+        return [(client, m.Off())]
+
+    def _refuse(self, client: ClientId, msg: Any, now: float) -> Outgoing:
+        return [(client, m.Rej(msg))]
+
+    def _ignore(self, client: ClientId, msg: Any, now: float) -> Outgoing:
+        return []  # never answer a HUH or PRN; YES/REJ answer SVE/LOD: nothing to do
+
+    def _now_request(self, client: ClientId, msg: m.Now, now: float) -> Outgoing | None:
+        return [(client, self._now())] if msg.turn is None else None
+
+    def _sco_request(self, client: ClientId, msg: m.Sco, now: float) -> Outgoing | None:
+        return [(client, self._sco())] if not msg.owners else None
+
+    def _hst_request(self, client: ClientId, msg: m.Hst, now: float) -> Outgoing:
+        return self._history(client, msg)
+
+    def _ord_asked(self, client: ClientId, msg: m.Ord, now: float) -> Outgoing | None:
+        return self._ord_request(client) if msg.order is None else None
+
+    def _adm(self, client: ClientId, msg: m.Adm, now: float) -> Outgoing:
+        if self.settings.level == 0:
+            return [(client, m.Rej(msg))]  # gunboat: no talk at all, not even admin chat
+        return self._all(msg)
+
+    # Player-only messages.
+
+    def _hlo_request(self, client: ClientId, power: str, msg: m.Hlo, now: float) -> Outgoing:
+        if not self.started:
+            return [(client, m.Rej(msg))]
+        return [(client, self._hlo(power))]
+
+    def _mis_asked(self, client: ClientId, power: str, msg: m.Mis, now: float) -> Outgoing:
+        return self._mis_request(client, power)
+
+    def _gof_on(self, client: ClientId, power: str, msg: Any, now: float) -> Outgoing:
+        return self._gof(client, power, msg, True, now)
+
+    def _gof_off(self, client: ClientId, power: str, msg: Any, now: float) -> Outgoing:
+        return self._gof(client, power, msg, False, now)
+
+    def _drw_on(self, client: ClientId, power: str, msg: Any, now: float) -> Outgoing:
+        return self._drw(client, power, msg, True, now)
+
+    def _drw_off(self, client: ClientId, power: str, msg: Any, now: float) -> Outgoing:
+        return self._drw(client, power, msg, False, now)
 
     # -- orders ----------------------------------------------------------------------------
 
@@ -553,16 +647,29 @@ class GameMaster:
             out += self.maybe_process(now)
         return out
 
+    def _untimed(self) -> bool:
+        """The phase in progress has no deadline (it waits for the players)."""
+        return self.settings.deadline_for(self.state.phase.kind) is None
+
     def ready_to_process(self) -> bool:
         """Every power that owes orders has given them all and is ready (GOF). Powers in
-        civil disorder are not waited for, except during the grace period after a restart."""
+        civil disorder are not waited for, except during the grace period after a restart,
+        in DSD games, and in a phase without a deadline when the power is one the game waits
+        for (:attr:`patient`) or when no surviving power has its player connected: a game
+        without deadlines whose players are all away waits for them, however long."""
         if not self.started or self.finished:
             return False
-        for power in self._alive():
+        alive = self._alive()
+        untimed = self._untimed()
+        if untimed and all(self._in_disorder(p) for p in alive):
+            return False
+        for power in alive:
             if not self.book.needs_orders(power):
                 continue
             if self._in_disorder(power):
                 if self.rejoin_until is not None or self.settings.dsd:
+                    return False
+                if untimed and power in self.patient:
                     return False
                 continue
             if power in self.waiting or not self.book.complete(power):
@@ -822,6 +929,59 @@ class GameMaster:
         return self.clock.deadline - now < s.press_time
 
 
+_MDFS: dict[str, tuple[GameMap, m.Mdf]] = {}
+
+
+def mdf_for(gmap: GameMap) -> m.Mdf:
+    """The MDF of ``gmap``, one message object per map: the shell caches what it encodes to,
+    so answering a thousand MDF requests costs one rendering."""
+    known = _MDFS.get(gmap.name)
+    if known is None or known[0] is not gmap:
+        known = _MDFS[gmap.name] = (gmap, m.Mdf(MapDefinition.from_map(gmap)))
+    return known[1]
+
+
+def _dispatch_key(msg: Any) -> Any:
+    """NOT, YES and REJ are told apart by what they wrap."""
+    if type(msg) in (m.Not, m.Yes, m.Rej):
+        return (type(msg), type(msg.inner))
+    return type(msg)
+
+
+_FOR_ANYONE: dict[Any, Callable[[GameMaster, ClientId, Any, float], Outgoing | None]] = {
+    m.Map: GameMaster._map_request,
+    m.Mdf: GameMaster._mdf_request,
+    (m.Yes, m.Map): GameMaster._map_accepted,
+    (m.Rej, m.Map): GameMaster._map_refused,
+    m.Nme: GameMaster._refuse,
+    m.Obs: GameMaster._refuse,
+    m.Iam: GameMaster._refuse,
+    m.Now: GameMaster._now_request,
+    m.Sco: GameMaster._sco_request,
+    m.Hst: GameMaster._hst_request,
+    m.Ord: GameMaster._ord_asked,
+    m.Adm: GameMaster._adm,
+    m.Tme: GameMaster._tme,
+    (m.Not, m.Tme): lambda g, c, msg, now: g._not_tme(c, msg),
+    m.Huh: GameMaster._ignore,
+    m.Prn: GameMaster._ignore,
+    m.Yes: GameMaster._ignore,
+    m.Rej: GameMaster._ignore,
+}
+
+_FOR_PLAYERS: dict[Any, Callable[[GameMaster, ClientId, str, Any, float], Outgoing]] = {
+    m.Hlo: GameMaster._hlo_request,
+    m.Sub: GameMaster._sub,
+    (m.Not, m.Sub): GameMaster._not_sub,
+    m.Mis: GameMaster._mis_asked,
+    m.Gof: GameMaster._gof_on,
+    (m.Not, m.Gof): GameMaster._gof_off,
+    m.Drw: GameMaster._drw_on,
+    (m.Not, m.Drw): GameMaster._drw_off,
+    m.Snd: GameMaster._snd,
+}
+
+
 def _daide_form(state: GameState, order: Order) -> Order:
     """DAIDE writes a move by convoy with its route (``CTO ... VIA (...)``); an order given in
     another notation ("A LON - BEL VIA", from the web page) gets the shortest route."""
@@ -830,16 +990,14 @@ def _daide_form(state: GameState, order: Order) -> Order:
     return order
 
 
-def _unit_key(order: Order) -> str:
-    if isinstance(order, Waive):
-        return "WVE:" + order.power
-    return province_of(order.unit.loc)
+def _unit_key(order: Order) -> tuple[str, str]:
+    """Game-wide, an order is for its power's unit or waive (the engine's key is per power)."""
+    return order_power(order), order_key(order)
 
 
 def _ord_power(o: m.Ord) -> str:
-    order = o.order
-    assert order is not None
-    return order.power if isinstance(order, Waive) else order.unit.power
+    assert o.order is not None
+    return order_power(o.order)
 
 
 def _huh_for(codec: Codec, msg: Any) -> m.Huh:

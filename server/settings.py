@@ -7,9 +7,12 @@ from pathlib import Path
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-# Press levels the DAIDE grammar defines (levels above 130 are DAIDE++ and text-only).
-PRESS_LEVELS = (0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160, 8000)
-DEFAULT_PORT = 16713
+from protocol.frames import DEFAULT_PORT, IM_TIMEOUT
+from protocol.levels import LEVELS as PRESS_LEVELS
+
+# The server's defaults, each written once (the port and the IM timeout are DAIDE's own, so
+# they live in the protocol, where the bots read them too).
+REJOIN_GRACE = 60.0  # seconds a restarted server waits for players to come back with IAM
 
 
 def default_db_path() -> Path:
@@ -59,3 +62,35 @@ class GameSettings(BaseModel):
 
     def deadline_for(self, kind: str) -> int | None:
         return {"movement": self.move_time, "retreat": self.retreat_time}.get(kind, self.build_time)
+
+# Fair service (per connection): a client may send MESSAGE_BURST messages at once and
+# MESSAGE_RATE a second after that before its reading is paused (throttled, never dropped); its
+# own requests stop being read while more than QUEUE_BYTES of replies wait to go out to it.
+MESSAGE_RATE = 100.0
+MESSAGE_BURST = 200
+QUEUE_BYTES = 1 << 20
+SEND_QUEUE = 2048  # messages a client may have waiting before it counts as not reading
+JOIN_TIMEOUT = 60.0  # seconds a joined client has to accept the map before it is dropped
+TEXT_LINE_TIMEOUT = IM_TIMEOUT  # seconds a text client may leave a line unfinished
+
+# Passcode guesses (IAM): after IAM_FREE_GUESSES wrong ones for a power, or from one peer
+# address, further guesses wait IAM_LOCKOUT seconds, doubling with each further wrong guess.
+IAM_FREE_GUESSES = 3
+IAM_LOCKOUT = 1.0
+
+__all__ = [
+    "DEFAULT_PORT",
+    "IAM_FREE_GUESSES",
+    "IAM_LOCKOUT",
+    "IM_TIMEOUT",
+    "JOIN_TIMEOUT",
+    "MESSAGE_BURST",
+    "MESSAGE_RATE",
+    "PRESS_LEVELS",
+    "QUEUE_BYTES",
+    "REJOIN_GRACE",
+    "SEND_QUEUE",
+    "TEXT_LINE_TIMEOUT",
+    "GameSettings",
+    "default_db_path",
+]

@@ -9,10 +9,11 @@ a WebSocket that it hands to the hub.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -55,6 +56,7 @@ class Request:
     query: dict[str, str]
     body: bytes
     peer: str
+    headers: dict[str, str] = field(default_factory=dict)  # lower-case names
 
     def json(self) -> Any:
         return json.loads(self.body.decode("utf-8")) if self.body else {}
@@ -177,10 +179,66 @@ def static_file(path: str) -> Response:
     return Response(200, target.read_bytes(), kind, ((b"cache-control", b"no-cache"),))
 
 
+def refusal(req: Request, hosts: frozenset[str] = frozenset()) -> Response | None:
+    """Why a request must be refused before it reaches the page's API, or None.
+
+    - ``Host`` must name this server: an IP address, ``localhost``, or one of ``hosts``
+      (the names it was told it answers to). A page reached through another DNS name is a
+      DNS-rebinding attack: another site's name made to point at this machine.
+    - A request that changes anything (POST) or opens a WebSocket, if it carries an
+      ``Origin`` (every browser sends one), must come from this page's own origin
+      (``http://`` and the ``Host``): any web site the user visits could send it otherwise.
+    - A POST must be ``Content-Type: application/json``: a cross-site form or a "simple"
+      request cannot send that type without the browser asking first.
+    """
+    host = req.headers.get("host", "")
+    if not host:
+        return Response.error(400, "a Host header is required")
+    if not host_allowed(host, hosts):
+        return Response.error(403, f"this server does not answer to the name {host!r}")
+    changes = req.method not in ("GET", "HEAD") or is_websocket(req)
+    origin = req.headers.get("origin")
+    if changes and origin is not None and origin.lower() != f"http://{host}".lower():
+        return Response.error(403, f"requests from {origin} are not accepted here")
+    if req.method == "POST":
+        kind = req.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            return Response.error(415, "send the request as application/json")
+    return None
+
+
+def host_allowed(host: str, names: frozenset[str] = frozenset()) -> bool:
+    """Whether a ``Host`` header names this server (see :func:`refusal`)."""
+    name = host.strip().lower()
+    if name.startswith("["):  # [v6]:port
+        name = name[1:].partition("]")[0]
+    elif name.count(":") == 1:
+        name = name.partition(":")[0]
+    if not name:
+        return False
+    if name == "localhost" or name in names:
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def is_websocket(req: Request) -> bool:
+    return req.headers.get("upgrade", "").lower() == "websocket"
+
+
 async def serve_http(
-    stream: trio.SocketStream, api: Api, on_socket: OnSocket, *, idle: float = IDLE_TIMEOUT
+    stream: trio.SocketStream,
+    api: Api,
+    on_socket: OnSocket,
+    *,
+    idle: float = IDLE_TIMEOUT,
+    hosts: frozenset[str] = frozenset(),
 ) -> None:
-    """One HTTP connection: requests until it closes, or a WebSocket."""
+    """One HTTP connection: requests until it closes, or a WebSocket. Requests that
+    :func:`refusal` refuses get its answer (and a refused WebSocket is never opened)."""
     try:
         peer = "{}:{}".format(*stream.socket.getpeername()[:2])
     except OSError:
@@ -192,6 +250,10 @@ async def serve_http(
             if request is None:
                 return
             head, req = request
+            refused = refusal(req, hosts)
+            if refused is not None:
+                await _respond(stream, conn, refused, close=True)
+                return
             if req.path == "/ws" and _is_upgrade(head):
                 ws = await _accept_websocket(stream, conn, head, peer)
                 if ws is not None:
@@ -250,7 +312,12 @@ async def _read_request(
     assert head is not None
     url = urlsplit(head.target.decode("latin-1"))
     query = {k: v[0] for k, v in parse_qs(url.query).items()}
-    return head, Request(head.method.decode(), url.path, query, bytes(body), peer)
+    headers: dict[str, str] = {}
+    for name, value in head.headers:
+        key = name.decode("latin-1").lower()
+        text = value.decode("latin-1")
+        headers[key] = f"{headers[key]}, {text}" if key in headers else text
+    return head, Request(head.method.decode(), url.path, query, bytes(body), peer, headers)
 
 
 def _is_upgrade(head: h11.Request) -> bool:
@@ -278,7 +345,11 @@ async def _accept_websocket(
 
 
 async def _respond(
-    stream: trio.SocketStream, conn: h11.Connection, response: Response, head_only: bool = False
+    stream: trio.SocketStream,
+    conn: h11.Connection,
+    response: Response,
+    head_only: bool = False,
+    close: bool = False,
 ) -> None:
     headers = [
         (b"content-type", response.content_type.encode()),
@@ -286,6 +357,8 @@ async def _respond(
         *SECURITY_HEADERS,
         *response.headers,
     ]
+    if close:
+        headers.append((b"connection", b"close"))
     data = conn.send(h11.Response(status_code=response.status, headers=headers)) or b""
     if not head_only:
         data += conn.send(h11.Data(data=response.body)) or b""
@@ -293,4 +366,14 @@ async def _respond(
     await stream.send_all(data)
 
 
-__all__ = ["Api", "OnSocket", "Request", "Response", "WebSocket", "serve_http", "static_file"]
+__all__ = [
+    "Api",
+    "OnSocket",
+    "Request",
+    "Response",
+    "WebSocket",
+    "host_allowed",
+    "refusal",
+    "serve_http",
+    "static_file",
+]

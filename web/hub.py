@@ -11,6 +11,7 @@ tournament runner does.
 from __future__ import annotations
 
 import json
+import os
 import random
 import shlex
 from collections import OrderedDict
@@ -28,6 +29,7 @@ from engine.state import GameState
 from mapdraw.svg import render_map
 from protocol import messages as m
 from protocol.codec import Codec, codec_for
+from server.guard import peer_key
 from server.logs import get_logger
 from server.settings import GameSettings
 from web.http import Request, Response, WebSocket, serve_http
@@ -41,6 +43,9 @@ OPEN = "open"  # a seat left for a bot that connects over TCP
 GRACE = 20.0  # seconds a seat waits for a page to come back before it leaves the game
 HELLO_TIMEOUT = 30.0
 BOT_EXIT_GRACE = 10.0  # seconds a bot gets to exit by itself after its game ends
+CREATE_BURST = 5  # games one address may create at once ...
+CREATE_EVERY = 60.0  # ... and then one per this many seconds
+FORMING_TIMEOUT = 600.0  # seconds a web game may wait for its person before it is abandoned
 DEFAULTS: dict[str, Any] = {
     "power": "random",
     "opponents": ["dumbbot"] * 6,
@@ -99,9 +104,40 @@ def read_spec(spec: Any, gmap: GameMap) -> GameSpec:
     return GameSpec(power, names, settings, title, gmap)
 
 
+class Refused(Exception):
+    """No game now: too many running, or too many created from this address (HTTP status
+    and a message the page shows)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def default_max_games() -> int:
+    """Web games (each with up to six bot processes) that may run at once: two per core."""
+    return 2 * (os.cpu_count() or 1)
+
+
 class WebHub:
-    def __init__(self, server: Server, grace: float = GRACE) -> None:
+    def __init__(
+        self,
+        server: Server,
+        grace: float = GRACE,
+        *,
+        max_games: int | None = None,
+        create_burst: int = CREATE_BURST,
+        create_every: float = CREATE_EVERY,
+        forming_timeout: float = FORMING_TIMEOUT,
+        hosts: frozenset[str] = frozenset(),
+    ) -> None:
         self.server = server
+        self.max_games = max_games if max_games is not None else default_max_games()
+        self.create_burst = create_burst
+        self.create_every = create_every
+        self.forming_timeout = forming_timeout
+        self.hosts = hosts  # names besides IP addresses and localhost the page answers to
+        self.live: set[int] = set()  # web games whose bots are running
+        self._creations: dict[str, tuple[float, float]] = {}  # address -> (allowance, when)
         self.store = server.store
         self.seats = SeatBook(server.store.path)
         self.grace = grace
@@ -154,7 +190,7 @@ class WebHub:
         self._nursery.start_soon(fn, *args)
 
     async def _serve(self, stream: trio.SocketStream) -> None:
-        await serve_http(stream, self.api, self.on_socket)
+        await serve_http(stream, self.api, self.on_socket, hosts=self.hosts)
 
     def map_named(self, name: str) -> GameMap:
         if name not in self.maps:
@@ -176,7 +212,10 @@ class WebHub:
         if req.path == "/api/games":
             if req.method == "POST":
                 try:
-                    seat = self.create_game(req.json())
+                    seat = self.create_game(req.json(), req.peer)
+                except Refused as exc:
+                    self.log.warning("web game refused", peer=req.peer, reason=str(exc))
+                    return Response.error(exc.status, str(exc))
                 except (SpecError, ValidationError, ValueError) as exc:
                     return Response.error(400, _message(exc))
                 return Response.of_json(
@@ -206,16 +245,49 @@ class WebHub:
 
     # -- creating games --------------------------------------------------------------------------
 
-    def create_game(self, spec: Mapping[str, Any]) -> SeatRow:
-        """A gunboat game for one person against bots; see ``DEFAULTS`` for the fields."""
+    def _may_create(self, address: str) -> None:
+        """Per address: ``create_burst`` games at once, then one per ``create_every``
+        seconds (a token bucket). Raises :class:`Refused` (429) beyond that."""
+        now = trio.current_time()
+        allowance, when = self._creations.get(address, (float(self.create_burst), now))
+        allowance = min(float(self.create_burst), allowance + (now - when) / self.create_every)
+        if allowance < 1:
+            wait = (1 - allowance) * self.create_every
+            self._creations[address] = (allowance, now)
+            raise Refused(
+                429,
+                f"Too many games created from your address: you can create another in "
+                f"{wait:.0f} s.",
+            )
+        self._creations[address] = (allowance - 1, now)
+        if len(self._creations) > 10_000:  # forget the addresses whose allowance is full
+            refilled = self.create_every * self.create_burst
+            full = [a for a, (_, t) in self._creations.items() if now - t > refilled]
+            for a in full:
+                del self._creations[a]
+
+    def create_game(self, spec: Mapping[str, Any], peer: str | None = None) -> SeatRow:
+        """A gunboat game for one person against bots; see ``DEFAULTS`` for the fields.
+        Once the request is found valid: :class:`Refused` (503) when ``max_games`` web
+        games already run, or (429) when ``peer``'s address has created too many."""
         wanted = read_spec(spec, self.map_named(self.server.settings.map))
         powers = list(wanted.gmap.powers)
         power = self.rng.choice(powers) if wanted.power == RANDOM else wanted.power
         others = [p for p in powers if p != power]
         self.rng.shuffle(others)  # the page must not learn which bot plays which power
         lineup = dict(zip(others, wanted.opponents, strict=True))
+        if len(self.live) >= self.max_games:
+            raise Refused(
+                503,
+                f"The server already runs {len(self.live)} games from this page, the most "
+                "it allows at once: try again when one of them has ended.",
+            )
+        if peer is not None:
+            self._may_create(peer_key(peer))
         runner = self.server.create_game(wanted.settings, name=wanted.name)
         seat = self.seats.add(runner.id, power, lineup)
+        self.live.add(runner.id)
+        self._wait_for_person(runner, seat)
         self.spawn(self._supervise, runner, seat, False)
         self.log.info("web game created", game=runner.id, power=power)
         return seat
@@ -225,9 +297,23 @@ class WebHub:
         for seat in self.seats.all():
             runner = self.server.games.get(seat.game_id)
             if runner is not None and runner.master.started and not runner.master.finished:
+                self.live.add(runner.id)
+                self._wait_for_person(runner, seat)
                 self.spawn(self._supervise, runner, seat, True)
 
+    def _wait_for_person(self, runner: GameRunner, seat: SeatRow) -> None:
+        """In phases without a deadline, the game waits for the person, however long they
+        are away (their power shows as in civil disorder meanwhile); with deadlines it plays
+        on at each deadline."""
+        runner.wait_for(seat.power)
+
     async def _supervise(self, runner: GameRunner, seat: SeatRow, rejoin: bool) -> None:
+        try:
+            await self._supervised(runner, seat, rejoin)
+        finally:
+            self.live.discard(runner.id)
+
+    async def _supervised(self, runner: GameRunner, seat: SeatRow, rejoin: bool) -> None:
         gone: set[str] = set()
         async with trio.open_nursery() as nursery:
             passcodes: dict[str, int] = {}
@@ -275,11 +361,17 @@ class WebHub:
         not stall it: once the person and every bot still running are in, it starts with the
         missing powers in civil disorder."""
         master = runner.master
+        give_up = trio.current_time() + self.forming_timeout
         while not master.started and not runner.done.is_set():
             ready = runner.joined()
             missing = set(master.map.powers) - ready
             if seat.power in ready and missing and missing <= gone:
                 self.start_now(seat)
+                return
+            if trio.current_time() > give_up and seat.power not in ready:
+                # Nobody came to play it: abandon it (its bots get OFF and exit).
+                self.log.info("web game abandoned: nobody came", game=runner.id)
+                runner.abandon()
                 return
             await trio.sleep(0.1)
 
@@ -443,4 +535,13 @@ def _message(exc: Exception) -> str:
     return str(exc)
 
 
-__all__ = ["DEFAULTS", "OPEN", "GameSpec", "SpecError", "WebHub", "read_spec"]
+__all__ = [
+    "DEFAULTS",
+    "OPEN",
+    "GameSpec",
+    "Refused",
+    "SpecError",
+    "WebHub",
+    "default_max_games",
+    "read_spec",
+]

@@ -145,7 +145,9 @@ def _units(power: str) -> list[str]:
 
 
 async def test_slow_reader_is_dropped_and_the_game_goes_on(make_server) -> None:  # type: ignore[no-untyped-def]
-    server = await make_server(send_queue=16)
+    # Its requests are no longer read while its replies back up; after the drain timeout
+    # (the IM timeout, short here) it is dropped.
+    server = await make_server(send_queue=16, im_timeout=1.0)
     port = server.address[1]
     slow = await WireClient.connect(port)
     await slow.join("slow")

@@ -94,3 +94,19 @@ async def test_time_notices_and_dsd(make_server) -> None:  # type: ignore[no-unt
     with trio.fail_after(5):
         now = await eng.expect(m.Now)
     assert now.turn.name == "F1901M"
+
+
+async def test_player_only_messages_from_a_non_player_get_huh(make_server) -> None:  # type: ignore[no-untyped-def]
+    """SUB, GOF, MIS, DRW ... from a client that plays no power in a game under way (one
+    waiting in a forming game, an observer) get HUH with ERR in front, as the AiServer
+    answers; from a client in no game at all, REJ."""
+    server = await make_server()
+    joiner = await WireClient.connect(server.address[1], text=True)
+    await joiner.join("waiting")
+    for text in ("SUB ((FRA AMY PAR) HLD)", "GOF", "MIS", "DRW", "NOT (GOF)"):
+        await joiner.send(text)
+        huh = await joiner.expect(m.Huh)
+        assert huh.tokens[0] == "ERR", text
+    nobody = await WireClient.connect(server.address[1], text=True)
+    await nobody.send("GOF")
+    assert await nobody.expect(m.Rej) == m.Rej(m.Gof())

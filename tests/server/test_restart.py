@@ -12,12 +12,13 @@ import trio
 
 from engine.orders import Result
 from protocol import messages as m
+from server.store import Store
 
 from .daide_client import WireClient
 from .test_reliability import _units
 
 
-async def _start(db: Path) -> tuple[subprocess.Popen[str], int]:
+async def _start(db: Path, grace: float = 30) -> tuple[subprocess.Popen[str], int]:
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -33,7 +34,7 @@ async def _start(db: Path) -> tuple[subprocess.Popen[str], int]:
             "--max-year",
             "1901",
             "--rejoin-grace",
-            "30",
+            str(grace),
             "--no-web",
         ],
         stdout=subprocess.PIPE,
@@ -97,3 +98,79 @@ async def test_kill_and_resume(tmp_path: Path) -> None:
     assert data["press"] == [
         {"phase": "S1901M", "from": "ENG", "to": ["FRA"], "message": "PRP ( PCE ( ENG FRA ) )"}
     ]
+
+
+async def test_after_the_grace_absent_players_are_in_disorder_and_the_game_waits(
+    tmp_path: Path,
+) -> None:
+    """After a restart nobody but one player comes back: when the grace is over the others
+    are in civil disorder on the wire and in the database; the game (no deadlines) goes on
+    with the one who came back, and when that one leaves too, it waits for them."""
+    db = tmp_path / "game.sqlite"
+    proc, port = await _start(db)
+    try:
+        clients = [await WireClient.connect(port, text=True) for _ in range(7)]
+        for i, c in enumerate(clients):
+            await c.join(f"p{i}")
+        hlos = [await c.expect(m.Hlo) for c in clients]
+    finally:
+        proc.kill()
+        proc.wait()
+    back_hlo = hlos[0]
+    others = sorted(h.power for h in hlos[1:])
+    proc, port = await _start(db, grace=5)
+    store = Store(db)
+    try:
+        back = await WireClient.connect(port)
+        await back.send(m.Iam(back_hlo.power, back_hlo.passcode))
+        assert await back.expect(m.Yes) == m.Yes(m.Iam(back_hlo.power, back_hlo.passcode))
+        ccds = [await back.expect(m.Ccd, timeout=60) for _ in others]
+        assert sorted(c.power for c in ccds) == others
+        status = {p.power: p.status for p in store.players(1)}
+        assert status == {back_hlo.power: "playing", **{p: "disorder" for p in others}}
+        await back.send("NOW")
+        assert (await back.expect(m.Now)).turn.name == "S1901M"
+        units = _units(back_hlo.power)
+        await back.send(f"SUB {' '.join(f'(({back_hlo.power} {u}) HLD)' for u in units)}")
+        assert (await back.expect(m.Now, timeout=30)).turn.name == "F1901M"
+        # Everybody away: the game waits, however long; it resumes when one comes back.
+        await back.aclose()
+        with trio.fail_after(30):
+            while any(p.status != "disorder" for p in store.players(1)):
+                await trio.sleep(0.05)
+        again = await WireClient.connect(port)
+        await again.send(m.Iam(back_hlo.power, back_hlo.passcode))
+        assert await again.expect(m.Yes) == m.Yes(m.Iam(back_hlo.power, back_hlo.passcode))
+        await again.send("NOW")
+        assert (await again.expect(m.Now)).turn.name == "F1901M"
+    finally:
+        store.close()
+        proc.kill()
+        proc.wait()
+
+
+async def test_a_power_the_game_waits_for_is_waited_for_however_long(make_server) -> None:  # type: ignore[no-untyped-def]
+    """``GameRunner.wait_for(power)`` (the web page's person): in a game without deadlines
+    the phase is not processed while that power's player is away, even though every other
+    power has ordered; it is as soon as the player is back and has ordered."""
+    server = await make_server()
+    port = server.address[1]
+    clients = [await WireClient.connect(port, text=True) for _ in range(7)]
+    for i, c in enumerate(clients):
+        await c.join(f"p{i}")
+    hlos = [await c.expect(m.Hlo) for c in clients]
+    (runner,) = [r for r in server.games.values() if r.master.started]
+    person, hlo = clients[0], hlos[0]
+    runner.wait_for(hlo.power)
+    await person.aclose()
+    for c, h in zip(clients[1:], hlos[1:], strict=True):
+        await c.expect(m.Ccd)
+        await c.send(f"SUB {' '.join(f'(({h.power} {u}) HLD)' for u in _units(h.power))}")
+        await c.expect(m.Thx)  # handled by the game
+    back = await WireClient.connect(port)
+    await back.send(m.Iam(hlo.power, hlo.passcode))
+    assert await back.expect(m.Yes) == m.Yes(m.Iam(hlo.power, hlo.passcode))
+    await back.send("NOW")
+    assert (await back.expect(m.Now)).turn.name == "S1901M"  # it waited
+    await back.send(f"SUB {' '.join(f'(({hlo.power} {u}) HLD)' for u in _units(hlo.power))}")
+    assert (await back.expect(m.Now, timeout=30)).turn.name == "F1901M"

@@ -22,13 +22,17 @@ from web.hub import WebHub
 
 
 @pytest.fixture
-async def web(nursery: trio.Nursery, tmp_path: Path) -> AsyncIterator[WebHub]:
+async def web(tmp_path: Path) -> AsyncIterator[WebHub]:
     store = Store(tmp_path / "web.sqlite")
     srv = Server(store, GameSettings(), port=0, open_games=False, seed=3)
-    await nursery.start(srv.run)
-    hub = WebHub(srv, grace=0.5)
-    await nursery.start(hub.run, 0)
-    yield hub
+    # The server and the hub stop before the store closes: a bot's last message may still
+    # be on its way when a test ends.
+    async with trio.open_nursery() as nursery:
+        await nursery.start(srv.run)
+        hub = WebHub(srv, grace=0.5)
+        await nursery.start(hub.run, 0)
+        yield hub
+        nursery.cancel_scope.cancel()
     store.close()
 
 
@@ -38,7 +42,7 @@ async def http(
     stream = await trio.open_tcp_stream("127.0.0.1", port)
     data = json.dumps(body).encode() if body is not None else b""
     await stream.send_all(
-        f"{method} {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+        f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n"
         f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n".encode()
         + data
     )

@@ -1,0 +1,161 @@
+"""No client can stall another or hold a game: a flood of requests is served in turn with
+everyone else's, a client that never accepts the map is dropped and its seat goes to others,
+a text line left unfinished times out, and a client the server drops is logged once."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import struct
+from typing import Any
+
+import structlog
+import trio
+
+from protocol import messages as m
+from protocol.atoms import payload_from_atoms
+from protocol.codec import codec_for
+from protocol.connection import Closed
+from protocol.frames import dm_frame, im_frame
+from server.logs import configure_logging
+
+from .daide_client import WireClient
+
+
+async def _mdf_stream(port: int) -> tuple[trio.SocketStream, bytes, int]:
+    """A raw binary connection that has asked for one MDF: (stream, the MDF request's bytes,
+    the size of one answer in bytes)."""
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    request = dm_frame(payload_from_atoms(STANDARD_CODEC.atoms(m.Mdf())))
+    await stream.send_all(im_frame() + request)
+    buf = b""
+    with trio.fail_after(30):
+        while len(buf) < 8:
+            buf += await stream.receive_some(65536)
+        assert buf[:4] == bytes.fromhex("01000000")  # the RM
+        size = 4 + struct.unpack(">H", buf[6:8])[0]
+        while len(buf) < 4 + size:
+            buf += await stream.receive_some(65536)
+    assert len(buf) == 4 + size
+    return stream, request, size
+
+
+async def test_a_flood_of_mdf_requests_is_served_in_turn(make_server: Any) -> None:
+    """60 KB of MDF requests in one write (10,000 requests): another connection is answered
+    while the flood is being served, and the flooder, which reads, gets every answer and is
+    not dropped. (The budget is raised here so that the test is short: at the default
+    100 messages a second the flood would take 100 s to serve.)"""
+    server = await make_server(message_rate=5000.0)
+    port = server.address[1]
+    flooder, request, one = await _mdf_stream(port)
+    count = 60 * 1024 // len(request)
+    await flooder.send_all(request * count)
+    probe = await WireClient.connect(port)
+    received = 0
+    answered_during_flood = False
+
+    async def read_flood() -> None:
+        nonlocal received
+        with trio.fail_after(300):
+            while received < count * one:
+                data = await flooder.receive_some(1 << 20)
+                assert data, "the flooder was dropped"
+                received += len(data)
+
+    async with trio.open_nursery() as n:
+        n.start_soon(read_flood)
+        await probe.send(m.Map())
+        assert await probe.event(timeout=60) == m.Map("standard")
+        answered_during_flood = received < count * one
+    assert answered_during_flood
+    assert received == count * one
+
+
+async def test_a_client_that_never_accepts_the_map_is_dropped(make_server: Any) -> None:
+    server = await make_server(join_timeout=0.5)
+    port = server.address[1]
+    stalling = await WireClient.connect(port, text=True)
+    await stalling.send(m.Nme("staller", "1"))
+    assert await stalling.expect(m.Yes) == m.Yes(m.Nme("staller", "1"))
+    await stalling.expect(m.Map)
+    # It never says YES (MAP): after the join timeout it gets OFF and is disconnected.
+    assert await stalling.expect(m.Off, timeout=30) == m.Off()
+    assert isinstance(await stalling.event(timeout=30), Closed)
+    # Its seat is free: seven willing players make a game.
+    players = [await WireClient.connect(port) for _ in range(7)]
+    for i, c in enumerate(players):
+        await c.join(f"p{i}")
+    for c in players:
+        await c.expect(m.Hlo, timeout=30)
+
+
+async def _split(port: int) -> tuple[list[WireClient], list[WireClient]]:
+    """Three clients join and never accept the map; then seven that do: four land in the
+    first forming game and three in a second."""
+    stalling = [await WireClient.connect(port, text=True) for _ in range(3)]
+    for i, c in enumerate(stalling):
+        await c.send(m.Nme(f"stall{i}", "1"))
+        await c.expect(m.Map)
+    players = [await WireClient.connect(port) for _ in range(7)]
+    for i, c in enumerate(players):
+        await c.join(f"p{i}")
+    return stalling, players
+
+
+async def test_players_split_over_two_forming_games_make_one_when_seats_free(
+    make_server: Any,
+) -> None:
+    server = await make_server()
+    stalling, players = await _split(server.address[1])
+    for c in stalling:
+        await c.aclose()
+    hlos = [await c.expect(m.Hlo, timeout=30) for c in players]
+    assert sorted(h.power for h in hlos) == sorted(STANDARD_POWERS)
+
+
+async def test_players_split_over_two_forming_games_after_a_join_timeout(
+    make_server: Any,
+) -> None:
+    server = await make_server(join_timeout=1.0)
+    stalling, players = await _split(server.address[1])
+    hlos = [await c.expect(m.Hlo, timeout=60) for c in players]
+    assert len({h.power for h in hlos}) == 7
+    for c in stalling:
+        assert await c.expect(m.Off, timeout=30) == m.Off()
+
+
+STANDARD_CODEC = codec_for()
+STANDARD_POWERS = ["AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR"]
+
+
+async def test_an_unfinished_text_line_times_out(make_server: Any) -> None:
+    server = await make_server(im_timeout=0.5)
+    c = await WireClient.connect(server.address[1], text=True)
+    await c.send_raw(b"NME ('x') ('1')")  # no newline, ever
+    ev = await c.event(timeout=30)
+    assert isinstance(ev, Closed)
+    other = await WireClient.connect(server.address[1], text=True)
+    await other.send(m.Map())
+    assert await other.event() == m.Map("standard")
+
+
+async def test_a_dropped_client_is_logged_once(make_server: Any) -> None:
+    """A client that floods requests and reads nothing is throttled, then dropped when its
+    replies do not drain; however many messages it was still owed, one line says so."""
+    log = io.StringIO()
+    configure_logging("info", json=True, stream=log)
+    try:
+        server = await make_server(im_timeout=1.0)
+        deaf, request, _ = await _mdf_stream(server.address[1])
+        with contextlib.suppress(trio.BrokenResourceError):
+            with trio.move_on_after(60):
+                for _ in range(20):
+                    await deaf.send_all(request * 10000)
+        with trio.fail_after(60):
+            while '"event": "disconnected"' not in log.getvalue():
+                await trio.sleep(0.05)
+    finally:
+        structlog.reset_defaults()  # (not bound to this test's captured stderr)
+    lines = [line for line in log.getvalue().splitlines() if "dropped" in line]
+    assert len(lines) == 1, lines
+    assert '"undelivered"' in lines[0] and "did not drain" in lines[0]
