@@ -127,14 +127,21 @@ def convoy_table(gmap: GameMap, fleets: int, src: str) -> ConvoyTable:
     near = gmap.seas_mask_near.get(src, 0)
     if not near & fleets or src not in gmap.shore_bit:
         return NO_ROUTES
-    chained = _chained(gmap, fleets, near & fleets)
     memo = gmap.convoy_memo
-    key = (src, chained)
-    table = memo.get(key)
+    # Keyed first by every fleet at sea, which skips the chain search when the same fleets
+    # come back (a search bot's successors mostly keep the fleets), then by the fleets that
+    # chain to the army, which shares tables between positions that differ elsewhere.
+    whole = (src, -1 - fleets)  # negative: never equal to a chained key
+    table = memo.get(whole)
     if table is None:
         if len(memo) >= _TABLE_MEMO_LIMIT:
             memo.clear()
-        table = memo[key] = _shortcut_free_routes(gmap, chained, src)
+        chained = _chained(gmap, fleets, near & fleets)
+        key = (src, chained)
+        table = memo.get(key)
+        if table is None:
+            table = memo[key] = _shortcut_free_routes(gmap, chained, src)
+        memo[whole] = table
     return table
 
 

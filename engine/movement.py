@@ -42,7 +42,7 @@ _NEVER = 1 << 60
 
 @dataclass(frozen=True, slots=True)
 class MovementOutcome:
-    results: dict[str, tuple[Order, Result]]  # by province of the ordered unit
+    results: list[tuple[Order, Result]]  # every unit's order, in the state's order of units
     units: dict[str, Unit]  # units standing after the moves (not the dislodged), by province
     dislodged: list[Dislodged]  # dislodged units with at least one retreat
     destroyed: list[Unit]  # dislodged units with nowhere to go
@@ -51,14 +51,37 @@ class MovementOutcome:
 
 
 class _Adjudicator:
+    __slots__ = (
+        "clock",
+        "convoy_mask",
+        "convoyed",
+        "convoys_for",
+        "deps",
+        "lowest",
+        "map",
+        "move_dest",
+        "moves_into",
+        "orders",
+        "result",
+        "stamp",
+        "state",
+        "status",
+        "supports",
+        "units",
+        "void",
+    )
+
     def __init__(self, state: GameState, orders: Mapping[str, Order]) -> None:
         self.state = state
         self.map = state.map
         self.units = state.units
-        self.orders: dict[str, Order] = dict(orders)
-        if len(self.orders) < len(self.units):
+        # The caller's mapping is read, never changed: copied only to add missing orders.
+        self.orders: Mapping[str, Order] = orders
+        if len(orders) < len(self.units):
+            complete = dict(orders)
             for order in missing_orders(state, None, orders.values()):
-                self.orders[order.unit.province] = order  # type: ignore[union-attr]
+                complete[order.unit.province] = order  # type: ignore[union-attr]
+            self.orders = complete
         self.move_dest: dict[str, str] = {}  # src province -> dest province
         self.moves_into: dict[str, list[str]] = {}
         self.supports: dict[str, list[str]] = {}  # supported province -> supporter provinces
@@ -349,39 +372,39 @@ class _Adjudicator:
     def _outcome(self) -> MovementOutcome:
         result, void, orders, move_dest = self.result, self.void, self.orders, self.move_dest
         moved = {d: p for p, d in move_dest.items() if result[p]}  # dest -> src
-        results: dict[str, tuple[Order, Result]] = {}
+        results: list[tuple[Order, Result]] = []
+        append = results.append
         standing: dict[str, Unit] = {}
         dislodged_units: list[tuple[Unit, str]] = []
         unit_at = _unit_memo(self.map)
         for p, unit in self.units.items():
             order = orders[p]
             t = type(order)
-            attacker = moved.get(p)
             if t is Move:
                 if result[p]:
-                    results[p] = (order, _SUCCEEDED)
-                    dest = order.dest  # type: ignore[union-attr]
-                    key = (unit.power, unit.type, dest)
+                    append((order, _SUCCEEDED))
+                    key = (unit.power, unit.type, order.dest)  # type: ignore[union-attr]
                     standing[move_dest[p]] = unit_at.get(key) or _new_unit(unit_at, key)
                     continue
-                outcome = Outcome.BNC
-            elif t is Hold:
-                outcome = Outcome.SUC
+                outcome = _BOUNCED
+            elif t is Hold or (result[p] and p not in void):
+                outcome = _SUCCEEDED
             elif p in void:
-                outcome = Outcome.NSO
-            elif result[p]:
-                outcome = Outcome.SUC
+                outcome = _VOID
             else:
-                outcome = Outcome.DSR if t is Convoy else Outcome.CUT
+                outcome = _DISRUPTED if t is Convoy else _CUT
+            attacker = moved.get(p)
             if attacker is None:
-                results[p] = (order, RESULTS[outcome, False])
+                append((order, outcome))
                 standing[p] = unit
             else:
-                results[p] = (order, RESULTS[outcome, True])
+                append((order, _DISLODGED[outcome]))
                 dislodged_units.append((unit, attacker))
+        if not dislodged_units:
+            return MovementOutcome(results, standing, [], [], _NONE)
         occupied = set(standing)
         # Standoffs matter only to where dislodged units may retreat.
-        contested = self._standoffs(occupied) if dislodged_units else set()
+        contested = self._standoffs(occupied)
         dislodged: list[Dislodged] = []
         destroyed: list[Unit] = []
         for unit, attacker in dislodged_units:
@@ -407,7 +430,14 @@ class _Adjudicator:
         }
 
 
+# The results an outcome hands out, looked up once (an enum in a key hashes in Python).
 _SUCCEEDED = RESULTS[Outcome.SUC, False]
+_BOUNCED = RESULTS[Outcome.BNC, False]
+_VOID = RESULTS[Outcome.NSO, False]
+_DISRUPTED = RESULTS[Outcome.DSR, False]
+_CUT = RESULTS[Outcome.CUT, False]
+_DISLODGED = {r: RESULTS[r.outcome, True] for r in (_SUCCEEDED, _BOUNCED, _VOID, _DISRUPTED, _CUT)}
+_NONE: frozenset[str] = frozenset()
 # Units per map by (power, type, location): units are values, and building a frozen one
 # costs several times a lookup.
 _UNIT_MEMO_LIMIT = 100_000

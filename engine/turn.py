@@ -49,7 +49,7 @@ def after_movement(state: GameState, orders: Mapping[str, Order]) -> PhaseResult
     """:func:`process` for a movement phase whose ``orders`` are legal, normal and keyed by
     their unit's province (``OrderSet.by_unit``)."""
     outcome = adjudicate_movement(state, orders)
-    results = list(outcome.results.values())
+    results = outcome.results
     units = FrozenDict(outcome.units)
     retreats = state.phase.next()
     if outcome.dislodged:
