@@ -52,6 +52,7 @@ class MovementOutcome:
 
 class _Adjudicator:
     __slots__ = (
+        "active",
         "clock",
         "convoy_mask",
         "convoyed",
@@ -86,6 +87,7 @@ class _Adjudicator:
         self.moves_into: dict[str, list[str]] = {}
         self.supports: dict[str, list[str]] = {}  # supported province -> supporter provinces
         self.void: set[str] = set()
+        self.active: list[tuple[str, type]] = []  # orders but holds: (province, order type)
         self.convoyed: set[str] = set()
         self.convoys_for: dict[str, list[str]] = {}  # army province -> convoying fleets
         self.convoy_mask: dict[str, int] = {}  # the same, as a mask over the map's seas
@@ -104,8 +106,11 @@ class _Adjudicator:
         move_dest, moves_into, void = self.move_dest, self.moves_into, self.void
         convoys: list[tuple[str, Convoy]] = []
         supports: list[tuple[str, SupportHold | SupportMove]] = []
+        active = self.active
         for p, o in orders.items():
             t = type(o)
+            if t is not Hold:
+                active.append((p, t))
             if t is Move:
                 d = move_dest[p] = prov_at[o.dest]  # type: ignore[union-attr]
                 if d in moves_into:
@@ -343,20 +348,17 @@ class _Adjudicator:
         unsupported move against a unit that stays fails. Returns the rest."""
         status, result, attacked = self.status, self.result, self.moves_into
         units, convoyed, void = self.units, self.convoyed, self.void
-        orders, supported = self.orders, self.supports
+        supported, move_dest = self.supports, self.move_dest
         needed: list[str] = []  # what the resolver must settle
-        for p, order in orders.items():
-            t = type(order)
-            if t is Hold:
-                continue
+        for p, t in self.active:
             if t is Move:
-                d = self.move_dest[p]
+                d = move_dest[p]
                 if d not in units:
                     if len(attacked[d]) == 1 and p not in convoyed:
                         status[p] = _RESOLVED
                         result[p] = True
                         continue
-                elif p not in supported and type(orders[d]) is not Move:
+                elif p not in supported and d not in move_dest:
                     # Strength 1 at most against a unit that stays: it holds.
                     status[p] = _RESOLVED
                     result[p] = False
