@@ -56,6 +56,15 @@ def compiled() -> list[str]:
     return [m for m in MODULES if m in names]
 
 
+def stale() -> list[str]:
+    """The compiled modules whose source changed after the build (they run old code)."""
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    built_at = {
+        p.name.split(".")[0]: p.stat().st_mtime for p in HERE.iterdir() if p.name.endswith(suffixes)
+    }
+    return [m for m in compiled() if (HERE / f"{m}.py").stat().st_mtime > built_at[m]]
+
+
 def clean() -> list[Path]:
     removed = built()
     for path in removed:
@@ -110,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     names = compiled()
     if names:
         print(f"compiled engine (mypyc): {', '.join(names)}")
+        old = stale()
+        if old:
+            print(f"stale: {', '.join(old)} changed since the build; rebuild or --clean")
     else:
         print("pure Python engine (build the compiled one with: python -m engine.compile)")
     return 0

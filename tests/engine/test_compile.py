@@ -20,3 +20,4 @@ def test_the_compiled_modules_exist_and_leave_the_value_types_alone() -> None:
 
 def test_compiled_reports_a_subset_of_the_modules() -> None:
     assert set(build.compiled()) <= set(build.MODULES)
+    assert set(build.stale()) <= set(build.compiled())
