@@ -105,7 +105,7 @@ class _Adjudicator:
         prov_at = gmap.province_at
         move_dest, moves_into, void = self.move_dest, self.moves_into, self.void
         convoys: list[tuple[str, Convoy]] = []
-        supports: list[tuple[str, SupportHold | SupportMove]] = []
+        supports: list[tuple[str, SupportHold | SupportMove, type]] = []
         active = self.active
         for p, o in orders.items():
             t = type(o)
@@ -122,7 +122,7 @@ class _Adjudicator:
             elif t is Convoy:
                 convoys.append((p, o))  # type: ignore[arg-type]
             else:
-                supports.append((p, o))  # type: ignore[arg-type]
+                supports.append((p, o, t))  # type: ignore[arg-type]
         convoys_for = self.convoys_for
         for p, c in convoys:
             a = prov_at[c.target.loc]
@@ -144,17 +144,15 @@ class _Adjudicator:
                 del convoys_for[p]
                 del self.convoy_mask[p]
         supported = self.supports
-        for p, sup in supports:
+        for p, sup, t in supports:
             tp = prov_at[sup.target.loc]
-            target_order = orders.get(tp)
-            if type(sup) is SupportHold:
-                matches = target_order is not None and type(target_order) is not Move
-            else:
+            if t is SupportHold:  # the target has an order and it is not a move
+                matches = tp in orders and tp not in move_dest
+            else:  # the target moves there (to that coast, when the support names one)
                 dest = sup.dest  # type: ignore[union-attr]
-                matches = (
-                    type(target_order) is Move
-                    and move_dest[tp] == prov_at[dest]
-                    and (dest == prov_at[dest] or dest == target_order.dest)
+                dprov = prov_at[dest]
+                matches = move_dest.get(tp) == dprov and (
+                    dest == dprov or dest == orders[tp].dest  # type: ignore[union-attr]
                 )
             if not matches:
                 void.add(p)
