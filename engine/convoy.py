@@ -44,6 +44,7 @@ class ConvoyTable:
 
 
 NO_ROUTES = ConvoyTable({}, ())
+_NOWHERE: frozenset[str] = frozenset()
 
 # Tables kept per map before the memo is emptied (a few hundred bytes each).
 _TABLE_MEMO_LIMIT = 20_000
@@ -208,7 +209,8 @@ def goes_by_convoy(gmap: GameMap, order: Move, own_fleet_convoys: bool = False) 
         return False
     if order.convoy or own_fleet_convoys:
         return True
-    return province_of(order.dest) not in gmap.army_adj.get(order.unit.loc, frozenset())
+    prov = gmap.province_at.get(order.dest) or province_of(order.dest)
+    return prov not in gmap.army_adj.get(order.unit.loc, _NOWHERE)
 
 
 def convoy_route(state: GameState, army_loc: str, dest: str) -> tuple[str, ...] | None:
