@@ -44,6 +44,7 @@ class ConvoyTable:
 
 
 NO_ROUTES = ConvoyTable({}, ())
+_NOWHERE: frozenset[str] = frozenset()
 
 # Tables kept per map before the memo is emptied (a few hundred bytes each).
 _TABLE_MEMO_LIMIT = 20_000
@@ -127,14 +128,21 @@ def convoy_table(gmap: GameMap, fleets: int, src: str) -> ConvoyTable:
     near = gmap.seas_mask_near.get(src, 0)
     if not near & fleets or src not in gmap.shore_bit:
         return NO_ROUTES
-    chained = _chained(gmap, fleets, near & fleets)
     memo = gmap.convoy_memo
-    key = (src, chained)
-    table = memo.get(key)
+    # Keyed first by every fleet at sea, which skips the chain search when the same fleets
+    # come back (a search bot's successors mostly keep the fleets), then by the fleets that
+    # chain to the army, which shares tables between positions that differ elsewhere.
+    whole = (src, -1 - fleets)  # negative: never equal to a chained key
+    table = memo.get(whole)
     if table is None:
         if len(memo) >= _TABLE_MEMO_LIMIT:
             memo.clear()
-        table = memo[key] = _shortcut_free_routes(gmap, chained, src)
+        chained = _chained(gmap, fleets, near & fleets)
+        key = (src, chained)
+        table = memo.get(key)
+        if table is None:
+            table = memo[key] = _shortcut_free_routes(gmap, chained, src)
+        memo[whole] = table
     return table
 
 
@@ -201,7 +209,8 @@ def goes_by_convoy(gmap: GameMap, order: Move, own_fleet_convoys: bool = False) 
         return False
     if order.convoy or own_fleet_convoys:
         return True
-    return province_of(order.dest) not in gmap.army_adj.get(order.unit.loc, frozenset())
+    prov = gmap.province_at.get(order.dest) or province_of(order.dest)
+    return prov not in gmap.army_adj.get(order.unit.loc, _NOWHERE)
 
 
 def convoy_route(state: GameState, army_loc: str, dest: str) -> tuple[str, ...] | None:

@@ -50,6 +50,7 @@ Listing = dict[str, list[Order]]
 _MEMO_LIMIT = 30_000
 _NOBODY = -1  # a board square with no unit
 _RANK_SHIFT = 16  # a board square holds a unit's place among the units above its code
+_INTO = "into"  # a convoy table's memo key for where it takes the army by convoy only
 
 
 def legal_orders(
@@ -114,6 +115,16 @@ class _Codes:
         self.ring: list[Callable[[list[int]], tuple[int, ...]]] = [
             rings[key] for key in keys for _ in gmap.powers
         ]
+        # Per code: the sea bit of a fleet at sea (it may convoy), and the seas next to an
+        # army on a shore (it may be convoyed), so one pass over the units finds both.
+        self.at_sea: list[int] = [
+            gmap.sea_bit.get(loc, 0) if t == "F" else 0 for t, loc in keys for _ in gmap.powers
+        ]
+        self.near_seas: list[int] = [
+            gmap.seas_mask_near[loc] if t == "A" and loc in gmap.shore_bit else 0
+            for t, loc in keys
+            for _ in gmap.powers
+        ]
         # Per code: the unit's orders but convoys (hold, moves, supports) by its ring.
         self.orders: list[dict[tuple[Any, ...], tuple[Order, ...]]] = [{} for _ in self.ring]
         self.entries = 0  # in self.orders
@@ -165,12 +176,20 @@ class _Movement:
         codes = self.codes
         unit_code, province_id, ring = codes.unit, codes.province_id, codes.ring
         code = self.code
+        at_sea, near_seas = codes.at_sea, codes.near_seas
         # Per province id: the unit's code and its place among the units, as one int.
         board: list[Any] = [_NOBODY] * len(province_id)
+        fleets = 0
+        shore_armies: list[tuple[str, int]] = []
         for rank, (prov, u) in enumerate(units.items()):
             c = code[prov] = unit_code[(u.power, u.type, u.loc)]
             board[province_id[prov]] = rank << _RANK_SHIFT | c
-        convoys = self._convoy_tables()
+            if at_sea[c]:
+                fleets |= at_sea[c]
+            elif near_seas[c]:
+                shore_armies.append((prov, c))
+        self.position.set_fleets(fleets)
+        convoys = self._convoy_tables(fleets, shore_armies)
         self.by_convoy = by_convoy = self._convoyed_into(convoys)
         # A province where convoys bring armies also holds them in its square (with the
         # fleets every route needs), so the ring's key covers supports of convoyed moves.
@@ -241,32 +260,38 @@ class _Movement:
 
     # -- convoys ------------------------------------------------------------------------
 
-    def _convoy_tables(self) -> dict[str, ConvoyTable]:
+    def _convoy_tables(
+        self, fleets: int, shore_armies: list[tuple[str, int]]
+    ) -> dict[str, ConvoyTable]:
         """Convoy destinations of each army that has fleets at sea next to it."""
-        position = self.position
-        fleets = position.fleets
-        if not fleets:
-            return {}
-        near_mask = self.map.seas_mask_near
         out = {}
-        for prov, u in self.state.units.items():
-            if u.type == "A" and near_mask.get(prov, 0) & fleets:
-                table = position.convoy_table(prov)
-                if table.dests:
-                    out[prov] = table
+        if fleets:
+            near_seas, convoy_table = self.codes.near_seas, self.position.convoy_table
+            for prov, c in shore_armies:
+                if near_seas[c] & fleets:
+                    table = convoy_table(prov)
+                    if table.dests:
+                        out[prov] = table
         return out
 
     def _convoyed_into(self, convoys: dict[str, ConvoyTable]) -> dict[str, list[tuple[str, int]]]:
         """Province -> armies that reach it only by convoy, with the fleets every route
         needs."""
         army_adj = self.map.army_adj
-        units = self.state.units
         out: dict[str, list[tuple[str, int]]] = {}
         for prov, table in convoys.items():
-            adj = army_adj[units[prov].loc]
-            for d, (_, essential) in table.dests.items():
-                if d not in adj:
-                    out.setdefault(d, []).append((prov, essential))
+            # A table is for one army's province, so what it adds is kept with it.
+            into = table.memo.get(_INTO)
+            if into is None:
+                adj = army_adj[prov]
+                into = table.memo[_INTO] = tuple(
+                    (d, essential) for d, (_, essential) in table.dests.items() if d not in adj
+                )
+            for d, essential in into:
+                if d in out:
+                    out[d].append((prov, essential))
+                else:
+                    out[d] = [(prov, essential)]
         return out
 
     def _convoy_moves(self, u: Unit, c: int, table: ConvoyTable) -> tuple[Order, ...]:

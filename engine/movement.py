@@ -42,7 +42,7 @@ _NEVER = 1 << 60
 
 @dataclass(frozen=True, slots=True)
 class MovementOutcome:
-    results: dict[str, tuple[Order, Result]]  # by province of the ordered unit
+    results: list[tuple[Order, Result]]  # every unit's order, in the state's order of units
     units: dict[str, Unit]  # units standing after the moves (not the dislodged), by province
     dislodged: list[Dislodged]  # dislodged units with at least one retreat
     destroyed: list[Unit]  # dislodged units with nowhere to go
@@ -51,18 +51,43 @@ class MovementOutcome:
 
 
 class _Adjudicator:
+    __slots__ = (
+        "active",
+        "clock",
+        "convoy_mask",
+        "convoyed",
+        "convoys_for",
+        "deps",
+        "lowest",
+        "map",
+        "move_dest",
+        "moves_into",
+        "orders",
+        "result",
+        "stamp",
+        "state",
+        "status",
+        "supports",
+        "units",
+        "void",
+    )
+
     def __init__(self, state: GameState, orders: Mapping[str, Order]) -> None:
         self.state = state
         self.map = state.map
         self.units = state.units
-        self.orders: dict[str, Order] = dict(orders)
-        if len(self.orders) < len(self.units):
+        # The caller's mapping is read, never changed: copied only to add missing orders.
+        self.orders: Mapping[str, Order] = orders
+        if len(orders) < len(self.units):
+            complete = dict(orders)
             for order in missing_orders(state, None, orders.values()):
-                self.orders[order.unit.province] = order  # type: ignore[union-attr]
+                complete[order.unit.province] = order  # type: ignore[union-attr]
+            self.orders = complete
         self.move_dest: dict[str, str] = {}  # src province -> dest province
         self.moves_into: dict[str, list[str]] = {}
         self.supports: dict[str, list[str]] = {}  # supported province -> supporter provinces
         self.void: set[str] = set()
+        self.active: list[tuple[str, type]] = []  # orders but holds: (province, order type)
         self.convoyed: set[str] = set()
         self.convoys_for: dict[str, list[str]] = {}  # army province -> convoying fleets
         self.convoy_mask: dict[str, int] = {}  # the same, as a mask over the map's seas
@@ -80,9 +105,12 @@ class _Adjudicator:
         prov_at = gmap.province_at
         move_dest, moves_into, void = self.move_dest, self.moves_into, self.void
         convoys: list[tuple[str, Convoy]] = []
-        supports: list[tuple[str, SupportHold | SupportMove]] = []
+        supports: list[tuple[str, SupportHold | SupportMove, type]] = []
+        active = self.active
         for p, o in orders.items():
             t = type(o)
+            if t is not Hold:
+                active.append((p, t))
             if t is Move:
                 d = move_dest[p] = prov_at[o.dest]  # type: ignore[union-attr]
                 if d in moves_into:
@@ -94,7 +122,7 @@ class _Adjudicator:
             elif t is Convoy:
                 convoys.append((p, o))  # type: ignore[arg-type]
             else:
-                supports.append((p, o))  # type: ignore[arg-type]
+                supports.append((p, o, t))  # type: ignore[arg-type]
         convoys_for = self.convoys_for
         for p, c in convoys:
             a = prov_at[c.target.loc]
@@ -116,17 +144,15 @@ class _Adjudicator:
                 del convoys_for[p]
                 del self.convoy_mask[p]
         supported = self.supports
-        for p, sup in supports:
+        for p, sup, t in supports:
             tp = prov_at[sup.target.loc]
-            target_order = orders.get(tp)
-            if type(sup) is SupportHold:
-                matches = target_order is not None and type(target_order) is not Move
-            else:
+            if t is SupportHold:  # the target has an order and it is not a move
+                matches = tp in orders and tp not in move_dest
+            else:  # the target moves there (to that coast, when the support names one)
                 dest = sup.dest  # type: ignore[union-attr]
-                matches = (
-                    type(target_order) is Move
-                    and move_dest[tp] == prov_at[dest]
-                    and (dest == prov_at[dest] or dest == target_order.dest)
+                dprov = prov_at[dest]
+                matches = move_dest.get(tp) == dprov and (
+                    dest == dprov or dest == orders[tp].dest  # type: ignore[union-attr]
                 )
             if not matches:
                 void.add(p)
@@ -320,20 +346,17 @@ class _Adjudicator:
         unsupported move against a unit that stays fails. Returns the rest."""
         status, result, attacked = self.status, self.result, self.moves_into
         units, convoyed, void = self.units, self.convoyed, self.void
-        orders, supported = self.orders, self.supports
+        supported, move_dest = self.supports, self.move_dest
         needed: list[str] = []  # what the resolver must settle
-        for p, order in orders.items():
-            t = type(order)
-            if t is Hold:
-                continue
+        for p, t in self.active:
             if t is Move:
-                d = self.move_dest[p]
+                d = move_dest[p]
                 if d not in units:
                     if len(attacked[d]) == 1 and p not in convoyed:
                         status[p] = _RESOLVED
                         result[p] = True
                         continue
-                elif p not in supported and type(orders[d]) is not Move:
+                elif p not in supported and d not in move_dest:
                     # Strength 1 at most against a unit that stays: it holds.
                     status[p] = _RESOLVED
                     result[p] = False
@@ -349,39 +372,39 @@ class _Adjudicator:
     def _outcome(self) -> MovementOutcome:
         result, void, orders, move_dest = self.result, self.void, self.orders, self.move_dest
         moved = {d: p for p, d in move_dest.items() if result[p]}  # dest -> src
-        results: dict[str, tuple[Order, Result]] = {}
+        results: list[tuple[Order, Result]] = []
+        append = results.append
         standing: dict[str, Unit] = {}
         dislodged_units: list[tuple[Unit, str]] = []
         unit_at = _unit_memo(self.map)
         for p, unit in self.units.items():
             order = orders[p]
             t = type(order)
-            attacker = moved.get(p)
             if t is Move:
                 if result[p]:
-                    results[p] = (order, _SUCCEEDED)
-                    dest = order.dest  # type: ignore[union-attr]
-                    key = (unit.power, unit.type, dest)
+                    append((order, _SUCCEEDED))
+                    key = (unit.power, unit.type, order.dest)  # type: ignore[union-attr]
                     standing[move_dest[p]] = unit_at.get(key) or _new_unit(unit_at, key)
                     continue
-                outcome = Outcome.BNC
-            elif t is Hold:
-                outcome = Outcome.SUC
+                outcome = _BOUNCED
+            elif t is Hold or (result[p] and p not in void):
+                outcome = _SUCCEEDED
             elif p in void:
-                outcome = Outcome.NSO
-            elif result[p]:
-                outcome = Outcome.SUC
+                outcome = _VOID
             else:
-                outcome = Outcome.DSR if t is Convoy else Outcome.CUT
+                outcome = _DISRUPTED if t is Convoy else _CUT
+            attacker = moved.get(p)
             if attacker is None:
-                results[p] = (order, RESULTS[outcome, False])
+                append((order, outcome))
                 standing[p] = unit
             else:
-                results[p] = (order, RESULTS[outcome, True])
+                append((order, _DISLODGED[outcome]))
                 dislodged_units.append((unit, attacker))
+        if not dislodged_units:
+            return MovementOutcome(results, standing, [], [], _NONE)
         occupied = set(standing)
         # Standoffs matter only to where dislodged units may retreat.
-        contested = self._standoffs(occupied) if dislodged_units else set()
+        contested = self._standoffs(occupied)
         dislodged: list[Dislodged] = []
         destroyed: list[Unit] = []
         for unit, attacker in dislodged_units:
@@ -407,7 +430,14 @@ class _Adjudicator:
         }
 
 
+# The results an outcome hands out, looked up once (an enum in a key hashes in Python).
 _SUCCEEDED = RESULTS[Outcome.SUC, False]
+_BOUNCED = RESULTS[Outcome.BNC, False]
+_VOID = RESULTS[Outcome.NSO, False]
+_DISRUPTED = RESULTS[Outcome.DSR, False]
+_CUT = RESULTS[Outcome.CUT, False]
+_DISLODGED = {r: RESULTS[r.outcome, True] for r in (_SUCCEEDED, _BOUNCED, _VOID, _DISRUPTED, _CUT)}
+_NONE: frozenset[str] = frozenset()
 # Units per map by (power, type, location): units are values, and building a frozen one
 # costs several times a lookup.
 _UNIT_MEMO_LIMIT = 100_000

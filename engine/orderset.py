@@ -130,6 +130,11 @@ class OrderSet:
         """Movement and retreat orders keyed by the province of their unit."""
         return dict(self._all)
 
+    def view_by_unit(self) -> Mapping[str, Order]:
+        """:meth:`by_unit` without the copy, for a reader that does not keep it (the
+        mapping changes as orders are given)."""
+        return self._all
+
     def waives(self, power: str) -> int:
         return self._waives.get(power, 0)
 

@@ -100,10 +100,16 @@ class Phase:
         return self.year * 5 + _SEASON_INDEX[self.season]
 
     def next(self) -> Phase:
-        i = _SEASON_INDEX[self.season]
-        if i == 4:
-            return Phase("SPR", self.year + 1)
-        return Phase(SEASONS[i + 1], self.year)
+        # Phases are values and every processed phase asks for one or two: kept, not rebuilt.
+        key = (self.season, self.year)
+        following = _NEXT.get(key)
+        if following is None:
+            i = _SEASON_INDEX[self.season]
+            following = Phase("SPR", self.year + 1) if i == 4 else Phase(SEASONS[i + 1], self.year)
+            if len(_NEXT) > 10_000:
+                _NEXT.clear()
+            _NEXT[key] = following
+        return following
 
     def __lt__(self, other: Phase) -> bool:
         return self.index < other.index
@@ -121,6 +127,9 @@ class Phase:
         if len(t) >= 3 and t[1:-1].isdigit() and (t[0], t[-1]) in _FROM_SHORT:
             return cls(_FROM_SHORT[(t[0], t[-1])], int(t[1:-1]))  # type: ignore[arg-type]
         raise StateError(f"not a phase: {text!r} (expected e.g. S1901M or 'SPR 1901')")
+
+
+_NEXT: dict[tuple[str, int], Phase] = {}  # (season, year) -> the phase after it
 
 
 @dataclass(frozen=True, slots=True)

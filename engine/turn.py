@@ -39,9 +39,9 @@ def process(state: GameState, orders: OrderSet | Mapping[str, Iterable[Order]]) 
         orders = book
     kind = state.phase.kind
     if kind == "movement":
-        return after_movement(state, orders.by_unit())
+        return after_movement(state, orders.view_by_unit())
     if kind == "retreat":
-        return after_retreats(state, orders.by_unit())
+        return after_retreats(state, orders.view_by_unit())
     return _after_adjustments(state, orders)
 
 
@@ -49,7 +49,7 @@ def after_movement(state: GameState, orders: Mapping[str, Order]) -> PhaseResult
     """:func:`process` for a movement phase whose ``orders`` are legal, normal and keyed by
     their unit's province (``OrderSet.by_unit``)."""
     outcome = adjudicate_movement(state, orders)
-    results = list(outcome.results.values())
+    results = outcome.results
     units = FrozenDict(outcome.units)
     retreats = state.phase.next()
     if outcome.dislodged:
@@ -123,12 +123,16 @@ def _advance(
 
 def update_centres(state: GameState) -> GameState:
     """After the Fall: every supply centre with a unit on it belongs to that unit's power."""
-    centres = dict(state.centres)
+    owners = state.centres
     supply_centres = state.map.supply_centres
-    for prov, unit in state.units.items():
-        if prov in supply_centres:
-            centres[prov] = unit.power
-    return state.replace(centres=FrozenDict(centres))
+    changed = {
+        prov: unit.power
+        for prov, unit in state.units.items()
+        if prov in supply_centres and owners.get(prov) != unit.power
+    }
+    if not changed:  # most Falls in a long game: the same mapping serves
+        return state
+    return state.replace(centres=FrozenDict({**owners, **changed}))
 
 
 def adjustments_needed(state: GameState) -> bool:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 from itertools import pairwise
 from typing import Any
 
@@ -62,14 +61,25 @@ class Position:
         self.state = state
         self.map = state.map
         self._tables: dict[str, ConvoyTable] = {}
+        self._fleets: int | None = None
         # What other modules compute once per position (engine.legal's listing).
         self.memo: dict[str, Any] = {}
         self.kind = state.phase.kind
 
-    @cached_property
+    @property
     def fleets(self) -> int:
         """The seas holding a fleet, as a mask over the map's seas."""
-        return fleet_mask(self.map, ((u.type, u.loc) for u in self.state.units.values()))
+        fleets = self._fleets
+        if fleets is None:
+            fleets = self._fleets = fleet_mask(
+                self.map, ((u.type, u.loc) for u in self.state.units.values())
+            )
+        return fleets
+
+    def set_fleets(self, fleets: int) -> None:
+        """Tell the position its fleet mask (``engine.legal`` finds it while reading the
+        board, which saves a pass over the units)."""
+        self._fleets = fleets
 
     def convoy_table(self, src: str) -> ConvoyTable:
         """Where an army in province ``src`` can be convoyed (see ``engine.convoy``)."""

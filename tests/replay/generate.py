@@ -22,8 +22,8 @@ import random
 import sys
 from typing import Any
 
-from diplomacy import Game  # type: ignore[import-not-found]
-from diplomacy.utils.export import to_saved_game_format  # type: ignore[import-not-found]
+from diplomacy import Game  # type: ignore[import-not-found, import-untyped, unused-ignore]
+from diplomacy.utils.export import to_saved_game_format  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
 
 def random_game(seed: int, phases: int, rules: list[str] | None = None) -> Any:
