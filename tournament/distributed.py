@@ -96,10 +96,20 @@ async def _play_record(spec: GameSpec, process: HostProcess) -> dict[str, Any]:
             "seats": [asdict(s) for s in played.seats],
             "logs": logs,
             "timing": asdict(played.timing),
-            "node": socket.gethostname(),
+            "node": _node_id(),
         }
         store.close()
         return record
+
+
+def _node_id() -> str:
+    """The Ray node this runs on (the host name outside Ray)."""
+    try:
+        import ray
+
+        return str(ray.get_runtime_context().get_node_id())
+    except Exception:
+        return socket.gethostname()
 
 
 def _connect(address: str) -> Any:
@@ -177,5 +187,6 @@ def store_record(t: RayTournament, record: dict[str, Any]) -> None:
         seats.append(seat)
     t.records.set_seats(gid, seats)
     t.stats.timings.append(GameTiming(**record["timing"]))
+    t.stats.nodes[record["node"]] += 1
     t.progress.done += 1
     t.progress.phases += max(0, len(record["game"].get("phases", [])) - 1)

@@ -28,6 +28,7 @@ import os
 import shlex
 import shutil
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -196,6 +197,7 @@ class Stats:
 
     wall: float = 0.0
     timings: list[GameTiming] = field(default_factory=list)
+    nodes: Counter[str] = field(default_factory=Counter)  # games per Ray node
 
 
 class Tournament:
