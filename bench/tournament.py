@@ -22,6 +22,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import trio
@@ -52,9 +53,14 @@ def run(args: argparse.Namespace, ray: str | None = None) -> dict[str, float]:
             seed=args.seed,
             ray=ray,
         )
+        cpu_file = Path(d) / "bots.cpu"
+        os.environ["DIPLOMAT_HOST_CPU"] = str(cpu_file)  # each forked bot adds its CPU time
         before = load()
+        cpu0 = time.process_time()
         trio.run(t.run)
+        server_cpu = time.process_time() - cpu0
         after = load()
+        bots_cpu = sum(float(x) for x in cpu_file.read_text().split()) if cpu_file.exists() else 0
         wall = t.stats.wall
         timings = t.stats.timings
         t.close()
@@ -73,11 +79,22 @@ def run(args: argparse.Namespace, ray: str | None = None) -> dict[str, float]:
         "waiting": max(0.0, slots - startup - play),
         "latency_median_ms": statistics.median(latency) if latency else 0.0,
         "latency_p95_ms": latency[int(len(latency) * 0.95)] if latency else 0.0,
+        "server_cpu_per_game": server_cpu / max(len(timings), 1),
+        "bots_cpu_per_game": bots_cpu / max(len(timings), 1),
     }
+    cpu_per_game = out["server_cpu_per_game"] + out["bots_cpu_per_game"]
+    cores = os.cpu_count() or 1
+    out["idle_machine_games_per_minute"] = 60 * cores / cpu_per_game if cpu_per_game else 0.0
     where = f"on Ray ({ray})" if ray else f"{args.parallel} at a time on {os.cpu_count()} cores"
     print(f"{out['games']} games of {args.bots} to {args.max_year}, {where}:")
     print(f"  {out['games_per_minute']:.1f} games/minute ({wall:.1f} s wall)")
     print(f"  before: {before}; after: {after}")
+    if ray is None:
+        print(
+            f"  CPU per game: server {out['server_cpu_per_game']:.2f} s + bots "
+            f"{out['bots_cpu_per_game']:.2f} s; all {cores} cores busy with nothing else would "
+            f"give {out['idle_machine_games_per_minute']:.0f} games/minute"
+        )
     total = startup + play + out["waiting"]
     for what in ("startup", "play", "waiting"):
         share = out[what] / max(total, 1e-9) * 100

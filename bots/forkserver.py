@@ -3,6 +3,7 @@ one child per seat asked for. See :mod:`bots.host` for the asker's side and the 
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import gc
 import io
@@ -18,14 +19,22 @@ from typing import Any
 
 import trio
 
-from bots.host import MAX_PACKET, HostError, die_with_parent
+from bots.host import MAX_FDS, MAX_PACKET, HostError, die_with_parent
 from bots.registry import REGISTRY
+
+_PARSERS: dict[str, argparse.ArgumentParser] = {}  # built before forking (~2 ms each)
+
+
+def _parser(name: str, cls: Any) -> argparse.ArgumentParser:
+    from bots.client import build_parser
+
+    if name not in _PARSERS:
+        _PARSERS[name] = build_parser(cls)
+    return _PARSERS[name]
 
 
 def _parse(name: str, argv: list[str]) -> tuple[Any, Any]:
     """The bot class and its parsed command line; HostError for a bad one."""
-    from bots.client import build_parser
-
     spec = REGISTRY.get(name)
     if spec is None:
         raise HostError(f"no bundled bot {name!r}")
@@ -33,7 +42,7 @@ def _parse(name: str, argv: list[str]) -> tuple[Any, Any]:
     said = io.StringIO()
     try:
         with contextlib.redirect_stderr(said), contextlib.redirect_stdout(said):
-            args = build_parser(cls).parse_args([*spec.args, *argv])
+            args = _parser(name, cls).parse_args([*spec.args, *argv])
     except SystemExit:
         lines = said.getvalue().strip().splitlines()
         raise HostError(
@@ -107,7 +116,7 @@ def serve(ctl: socket.socket) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     while True:
         try:
-            data, fds, _, _ = socket.recv_fds(ctl, MAX_PACKET, 4)
+            data, fds, _, _ = socket.recv_fds(ctl, MAX_PACKET, MAX_FDS)
         except OSError:
             return
         if not data:
@@ -118,13 +127,19 @@ def serve(ctl: socket.socket) -> None:
             if request.get("op") == "check":
                 _parse(request["bot"], request["argv"])
                 reply = {"ok": True}
-            elif len(fds) != 1:
-                reply = {"error": "a start request carries exactly one socket"}
+            elif len(fds) != len(request["bots"]):
+                reply = {"error": "a start request carries one socket per bot"}
             else:
-                pid = os.fork()
-                if pid == 0:
-                    _child(ctl, request, fds[0])
-                reply = {"pid": pid}
+                pids = []
+                for one, fd in zip(request["bots"], fds, strict=True):
+                    pid = os.fork()
+                    if pid == 0:
+                        for other in fds:  # a sibling's socket kept open would hide its end
+                            if other != fd:
+                                os.close(other)
+                        _child(ctl, one, fd)
+                    pids.append(pid)
+                reply = {"pids": pids}
         except HostError as exc:
             reply = {"error": str(exc)}
         except Exception as exc:
@@ -144,10 +159,11 @@ def warm_up() -> None:
     from protocol.codec import codec_for
     from protocol.tokens import STANDARD
 
-    for spec in REGISTRY.values():
-        spec.bot_class()
+    for name, spec in REGISTRY.items():
+        _parser(name, spec.bot_class())
     load_map("standard")
     codec_for(STANDARD)  # builds the DAIDE parser (~0.1 s)
+    trio.run(trio.sleep, 0)  # trio's first run sets up what later runs reuse
     gc.collect()
     gc.freeze()  # the children's first collection does not touch (and copy) these pages
 

@@ -26,12 +26,14 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import trio
 
 PR_SET_PDEATHSIG = 1
 MAX_PACKET = 1 << 16
+MAX_FDS = 64  # bots per start request
 
 
 class HostError(RuntimeError):
@@ -90,14 +92,14 @@ class BotHost:
         self._sock: trio.socket.SocketType | None = None
         self._lock: trio.Lock | None = None
 
-    async def _ask(self, request: dict[str, Any], fd: int | None = None) -> dict[str, Any]:
+    async def _ask(self, request: dict[str, Any], fds: Sequence[int] = ()) -> dict[str, Any]:
         if self._sock is None or self._lock is None:
             self._sock = trio.socket.from_stdlib_socket(self.process.sock.dup())
             self._lock = trio.Lock()
         data = json.dumps(request).encode()
         ancillary = []
-        if fd is not None:
-            ancillary.append((socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd])))
+        if fds:
+            ancillary.append((socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", list(fds))))
         async with self._lock:
             # One request, one reply: a cancellation in between would pair the next request
             # with this reply, so the exchange is shielded (the host answers in milliseconds).
@@ -122,19 +124,35 @@ class BotHost:
         self, name: str, argv: list[str], log: str | None = None
     ) -> tuple[trio.SocketStream, int]:
         """Fork bundled bot ``name`` with command-line ``argv`` (``--seed 7`` ...); its
-        stderr goes to the file ``log`` (appended) or nowhere. Returns the server's end of
-        the bot's link and the bot's pid."""
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        stdout and stderr go to the file ``log`` (appended) or nowhere. Returns the server's
+        end of the bot's link and the bot's pid."""
+        ((stream, pid),) = await self.start_many([(name, argv, log)])
+        return stream, pid
+
+    async def start_many(
+        self, bots: list[tuple[str, list[str], str | None]]
+    ) -> list[tuple[trio.SocketStream, int]]:
+        """:meth:`start` for several bots in one request (one round trip)."""
+        pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM) for _ in bots]
         try:
             answer = await self._ask(
-                {"op": "start", "bot": name, "argv": argv, "log": log}, theirs.fileno()
+                {
+                    "op": "start",
+                    "bots": [{"bot": n, "argv": a, "log": g} for n, a, g in bots],
+                },
+                [theirs.fileno() for _, theirs in pairs],
             )
         except BaseException:
-            ours.close()
+            for ours, _ in pairs:
+                ours.close()
             raise
         finally:
-            theirs.close()
-        return trio.SocketStream(trio.socket.from_stdlib_socket(ours)), int(answer["pid"])
+            for _, theirs in pairs:
+                theirs.close()
+        return [
+            (trio.SocketStream(trio.socket.from_stdlib_socket(ours)), int(pid))
+            for (ours, _), pid in zip(pairs, answer["pids"], strict=True)
+        ]
 
     def close(self) -> None:
         if self._sock is not None:

@@ -169,6 +169,7 @@ class GamePlay:
         self.runner: GameRunner | None = None
         self._missing_snapshot: tuple[str, float | None, set[str], set[str]] | None = None
         self._seen = 0
+        self._changed = trio.Event()  # set (and replaced) at every event of the game
         self.log = log.bind(tournament=spec.key, index=spec.index)
 
     def _log_path(self, s: SeatSpec) -> Path | None:
@@ -193,8 +194,10 @@ class GamePlay:
                 if any(s.spec.entry.tcp for s in self.seats):
                     port = await nursery.start(self.server.listen_for_game, runner)
                 runner.watch(self, self._look)
+                await self._launch_bundled(nursery, runner)
                 for seat in self.seats:
-                    await self._launch(nursery, runner, seat, port)
+                    if not seat.spec.entry.bundled:
+                        await self._launch(nursery, runner, seat, port)
                 await self._start_when_ready(runner)
                 started_at = trio.current_time()
                 await runner.done.wait()
@@ -212,25 +215,38 @@ class GamePlay:
 
     # -- starting the bots ---------------------------------------------------------------------
 
+    async def _launch_bundled(self, nursery: trio.Nursery, runner: GameRunner) -> None:
+        """Fork every bundled seat in one request to the bot host."""
+        seats = [s for s in self.seats if s.spec.entry.bundled]
+        if not seats:
+            return
+        asked = trio.current_time()
+        for seat in seats:
+            seat.asked = asked
+        wanted = [
+            (
+                s.spec.entry.command,
+                [*s.spec.entry.args, "--seed", str(s.spec.seed)],
+                str(s.log) if s.log is not None else None,
+            )
+            for s in seats
+        ]
+        try:
+            started = await self.host.start_many(wanted)
+        except HostError as exc:
+            for seat in seats:
+                self._failed(seat, f"cannot start {seat.spec.entry.command}: {exc}")
+            return
+        for seat, (stream, pid) in zip(seats, started, strict=True):
+            seat.pid = pid
+            link = binary_link(stream, "host", f"pid {pid}")
+            nursery.start_soon(self._serve, runner, seat, link)
+
     async def _launch(
         self, nursery: trio.Nursery, runner: GameRunner, seat: _Seat, port: int | None
     ) -> None:
         entry, power = seat.spec.entry, seat.spec.power
         seat.asked = trio.current_time()
-        if entry.bundled:
-            try:
-                stream, pid = await self.host.start(
-                    entry.command,
-                    [*entry.args, "--seed", str(seat.spec.seed)],
-                    str(seat.log) if seat.log is not None else None,
-                )
-            except HostError as exc:
-                self._failed(seat, f"cannot start {entry.command}: {exc}")
-                return
-            seat.pid = pid
-            link = binary_link(stream, "host", f"pid {pid}")
-            nursery.start_soon(self._serve, runner, seat, link)
-            return
         argv = entry.argv(
             host=self.server.host, port=port, seed=seat.spec.seed, power=power, game=runner.id
         )
@@ -269,6 +285,7 @@ class GamePlay:
     def _failed(self, seat: _Seat, why: str) -> None:
         self.log.warning(f"seat {seat.spec.seat}: {why}")
         seat.status, seat.phase, seat.detail, seat.gone = "crashed", "joining", why, True
+        self._poke()
 
     async def _serve(self, runner: GameRunner, seat: _Seat, link: Link) -> None:
         with trio.CancelScope() as scope:
@@ -300,6 +317,7 @@ class GamePlay:
 
     def _gone(self, runner: GameRunner, seat: _Seat, code: int | None) -> None:
         seat.gone = True
+        self._poke()
         master = runner.master
         if master.finished or seat.status != "played":
             return
@@ -322,6 +340,7 @@ class GamePlay:
         master = runner.master
         give_up = trio.current_time() + self.spec.join_timeout
         while not master.started and not runner.done.is_set():
+            changed = self._changed
             ready = runner.joined()
             waiting = [s for s in self.seats if s.spec.power not in ready]
             if all(s.gone for s in waiting) or trio.current_time() > give_up:
@@ -334,13 +353,23 @@ class GamePlay:
                 runner.start_without([(s.spec.power, s.spec.entry.label) for s in waiting])
                 # The game starts in its own task; wait until it has.
                 while not master.started and not runner.done.is_set():
-                    await trio.sleep(0.005)
+                    changed = self._changed
+                    with trio.move_on_after(1):
+                        await changed.wait()
                 return
-            await trio.sleep(0.005)
+            # Woken by the game's events (a join, a map accepted) or a bot's end.
+            with trio.move_on_at(min(give_up, trio.current_time() + 1)):
+                await changed.wait()
+
+    def _poke(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
 
     # -- watching the game (in the game's task, after every event) ---------------------------
 
     def _look(self, master: GameMaster, now: float) -> None:
+        if self._changed.statistics().tasks_waiting:
+            self._poke()
         if not master.started:
             for seat in self.seats:
                 if seat.joined is None and any(
