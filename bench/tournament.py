@@ -63,11 +63,12 @@ def run(args: argparse.Namespace, ray: str | None = None) -> dict[str, float]:
         bots_cpu = sum(float(x) for x in cpu_file.read_text().split()) if cpu_file.exists() else 0
         wall = t.stats.wall
         timings = t.stats.timings
+        stats_slots = t.stats.slots
         t.close()
         store.close()
     startup = sum(x.startup for x in timings)
     play = sum(x.play for x in timings)
-    slots = wall * (args.parallel if ray is None else max(1, len(timings) and args.parallel))
+    slots = wall * stats_slots
     latency = sorted(v * 1000 for x in timings for v in x.seat_latency)
     out = {
         "games": len(timings),
@@ -120,6 +121,7 @@ def ray_bench(args: argparse.Namespace) -> None:
             "-m",
             "tests.tournament.raycluster",
             "bench",
+            "/tmp/diplomat-ray-bench",
             "--nodes",
             str(nodes),
             "--cpus",

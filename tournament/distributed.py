@@ -135,6 +135,7 @@ async def run_on_ray(t: RayTournament, todo: list[int]) -> None:
         ) from None
     remote = ray.remote(num_cpus=1, max_retries=3)(play_record)
     cpus = int(ray.cluster_resources().get("CPU", 1))
+    t.stats.slots = max(1, cpus)
     window = max(1, cpus) + 1  # one queued behind the running ones keeps every CPU busy
     queue = list(todo)
     pending: dict[Any, int] = {}

@@ -196,6 +196,7 @@ class Stats:
     """Where the time went (for ``bench/tournament.py``)."""
 
     wall: float = 0.0
+    slots: int = 1  # games played at once (Ray: the cluster's CPUs)
     timings: list[GameTiming] = field(default_factory=list)
     nodes: Counter[str] = field(default_factory=Counter)  # games per Ray node
 
@@ -322,6 +323,7 @@ class Tournament:
             self.store, self.settings, port=0, open_games=False, seed=self.seed, resume=False
         )
         limiter = trio.Semaphore(self.parallel)
+        self.stats.slots = self.parallel
         async with trio.open_nursery() as nursery:
             await nursery.start(server.run)
             async with trio.open_nursery() as games:

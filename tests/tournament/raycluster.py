@@ -172,8 +172,7 @@ def main() -> None:
     p.add_argument("folder", nargs="?", type=Path, default=Path("/tmp/diplomat-ray"))
     p.add_argument("--nodes", type=int, default=2)
     p.add_argument("--cpus", type=int, default=1)
-    p.add_argument("rest", nargs=argparse.REMAINDER)
-    args = p.parse_args()
+    args, rest = p.parse_known_args()
     cluster = Cluster(args.nodes, args.cpus, args.folder / "cluster")
     try:
         cluster.start()
@@ -182,7 +181,7 @@ def main() -> None:
         elif args.scenario == "resume":
             print("RESULT " + json.dumps(resume(args.folder, cluster)), flush=True)
         else:
-            rest = [a for a in args.rest if a != "--"]
+            rest = [a for a in rest if a != "--"]
             bench = [sys.executable, str(ROOT / "bench" / "tournament.py"), *rest]
             subprocess.run([*bench, "--address", cluster.address], cwd=ROOT, check=False)
     finally:

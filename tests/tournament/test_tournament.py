@@ -123,7 +123,18 @@ def test_cli_runs_and_exports(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     (game,) = data["games"]
     assert sum(game["centres"].values()) <= 34 and len(game["seats"]) == 7
     assert len(cs.read_text().splitlines()) == 8
-    assert "randombot" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "randombot" in out
+    assert max(len(line) for line in out.splitlines()) <= 80  # reads well at 80 columns
+    # Running it again says so, instead of silently reprinting.
+    again = ["tournament", "randombot:7", "--games", "1", "--max-year", "1901", "--db", str(db),
+             "--quiet", "--seed", "5"]  # fmt: skip
+    assert main(again) == 0
+    captured = capsys.readouterr()
+    assert "already complete" in captured.err and "--seed" in captured.err
+    assert main([*again, "--wide"]) == 0
+    wide = capsys.readouterr().out
+    assert "C-Diplo" in wide and "C-Diplo" not in out
     assert main(["tournament", "randombot:6", "--db", str(db)]) == 2
     assert main(["tournament", "randombot:7", "--games", "0", "--db", str(db)]) == 2
 
