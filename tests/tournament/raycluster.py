@@ -158,12 +158,36 @@ def resume(folder: Path, cluster: Cluster) -> dict[str, Any]:
     stored_before = finished_games(db)
     first.send_signal(signal.SIGKILL)
     first.wait()
-    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    # Run again, and kill a Ray worker in the middle of a game: only that game is lost, and
+    # Ray plays it again.
+    second = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)  # fmt: skip
+    killed = None
+    deadline = time.monotonic() + 300
+    while killed is None and second.poll() is None and time.monotonic() < deadline:
+        killed = _kill_a_game_worker()
+        time.sleep(0.2)
+    _, err = second.communicate(timeout=600)
     con = sqlite3.connect(db)
     names = [r[0] for r in con.execute("SELECT name FROM games WHERE status='finished'")]
     con.close()
-    return {"stored_before_kill": stored_before, "second_run": done.returncode,
-            "stderr": done.stderr[-2000:], "finished": sorted(names)}  # fmt: skip
+    return {"stored_before_kill": stored_before, "second_run": second.returncode,
+            "killed_worker": killed, "stderr": err[-2000:], "finished": sorted(names)}  # fmt: skip
+
+
+def _kill_a_game_worker() -> int | None:
+    """SIGKILL one Ray worker process that is playing a game; its pid (None: none found)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            title = (entry / "cmdline").read_bytes().split(b"\0")[0]
+        except OSError:
+            continue
+        if title.startswith(b"ray::play_record"):
+            os.kill(int(entry.name), signal.SIGKILL)
+            return int(entry.name)
+    return None
 
 
 def main() -> None:

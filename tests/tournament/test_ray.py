@@ -35,9 +35,12 @@ def test_a_two_node_ray_tournament_matches_a_local_run(tmp_path: Path) -> None:
     assert sum(ray["nodes"].values()) == 4 and local["nodes"] == {}
 
 
-def test_a_ray_tournament_resumes_after_kill_9_of_its_driver(tmp_path: Path) -> None:
+def test_a_ray_tournament_resumes_after_kill_9_of_its_driver_and_of_a_worker(
+    tmp_path: Path,
+) -> None:
     result = scenario("resume", tmp_path)
     assert result["stored_before_kill"] >= 1
+    assert result["killed_worker"] is not None  # a worker died in the middle of a game
     assert result["second_run"] == 0, result["stderr"]
     names = result["finished"]
     assert len(names) == 6 and len(set(names)) == 6  # every game once, none twice
