@@ -128,7 +128,7 @@ def _connect(address: str) -> Any:
 async def run_on_ray(t: RayTournament, todo: list[int]) -> None:
     """Play the games ``todo`` of tournament ``t`` as Ray tasks; store each as it comes."""
     try:
-        ray = await trio.to_thread.run_sync(_connect, t.ray or "local")
+        ray = _connect(t.ray or "local")  # in the main thread (Ray's signal handlers)
     except ImportError:
         raise LineupError(
             "--ray needs Ray: pip install 'diplomat[ray]' (or pip install 'ray>=2.60')"

@@ -125,7 +125,9 @@ class _Seat:
         if self.proc is not None:
             with contextlib.suppress(OSError):
                 self.proc.kill()
-        elif self.pid is not None:
+        elif self.pid is not None and not self.gone:
+            # A forked bot is the bot host's child, reaped by the kernel: once its link has
+            # closed its pid may already belong to another process, so only while it is open.
             with contextlib.suppress(OSError):
                 os.kill(self.pid, signal.SIGKILL)
 
@@ -295,9 +297,9 @@ class GamePlay:
                 n.cancel_scope.cancel()
         if not seat.spec.entry.bundled:
             return  # its process watcher records how it ended
-        self._gone(runner, seat, None)
         if scope.cancelled_caught:
-            seat.kill()
+            seat.kill()  # still connected after its grace: alive, so its pid is its own
+        self._gone(runner, seat, None)
 
     async def _watch_process(self, runner: GameRunner, seat: _Seat) -> None:
         proc = seat.proc
