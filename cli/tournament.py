@@ -86,6 +86,7 @@ def _tournament(args: argparse.Namespace) -> int:
     import trio
     from rich.console import Console
 
+    from bots.registry import BUNDLED
     from cli.options import game_settings
     from server.logs import configure_logging
     from tournament.records import TournamentLocked
@@ -96,6 +97,13 @@ def _tournament(args: argparse.Namespace) -> int:
     wide = args.wide
     width = None if sys.stdout.isatty() else (160 if wide else 80)
     out = Console(width=width)
+    if args.ray and ("=" in args.ray or args.ray.partition(":")[0].lower() in BUNDLED):
+        print(
+            f"error: --ray took the seat {args.ray!r} as its address: put --ray after the "
+            "seats, or give the address (--ray auto, --ray HOST:PORT)",
+            file=sys.stderr,
+        )
+        return 2
     if args.lineup and args.pool:
         print("error: give either seven seats or --pool SEAT ..., not both", file=sys.stderr)
         return 2
