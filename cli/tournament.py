@@ -150,7 +150,12 @@ def _tournament(args: argparse.Namespace) -> int:
         ray=args.ray,
     )
     try:
-        _run_with_progress(tournament, console, args.quiet, trio)
+        try:
+            _run_with_progress(tournament, console, args.quiet, trio)
+        except BaseExceptionGroup as group:  # Ctrl-C arrives inside trio's nurseries
+            if group.subgroup(KeyboardInterrupt) is not None:
+                raise KeyboardInterrupt from None
+            raise
     except KeyboardInterrupt:
         console.print("interrupted: run the same command again to resume")
         tournament.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import signal
 import socket
 import subprocess
 import sys
@@ -328,3 +329,27 @@ def test_kill_9_then_resume_and_a_second_run_is_refused(tmp_path: Path) -> None:
     assert main(args) == 0
     names = _finished(db)
     assert sorted(names) == sorted(set(names)) and len(names) == 6
+
+
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite"
+    args = ["tournament", "dumbbot:7", "--games", "7", "--parallel", "1", "--max-year", "1912",
+            "--db", str(db), "--quiet"]  # fmt: skip
+    run = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", *args],
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 300
+    while not _finished(db) and time.monotonic() < deadline and run.poll() is None:
+        time.sleep(0.1)
+    bots = _descendants(run.pid)
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=120)
+    assert run.returncode == 130, err
+    assert "run the same command again to resume" in err and "Traceback" not in err
+    deadline = time.monotonic() + 60
+    while any(_alive(p) for p in bots) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [p for p in bots if _alive(p)]
