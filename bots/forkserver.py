@@ -84,7 +84,10 @@ def _child(ctl: socket.socket, request: dict[str, Any], fd: int) -> None:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         die_with_parent()
         log = request.get("log")
-        out = os.open(log or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            out = os.open(log or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        except OSError:  # its folder is gone (the tournament is stopping): no log
+            out = os.open(os.devnull, os.O_WRONLY)
         os.dup2(out, 1)
         os.dup2(out, 2)
         os.close(out)

@@ -61,6 +61,7 @@ class HostProcess:
                 [sys.executable, "-m", "bots.forkserver"],
                 stdin=theirs.fileno(),
                 stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,  # each bot writes to its own log
                 close_fds=True,
             )
         finally:
