@@ -202,7 +202,7 @@ def test_a_hung_bot_is_recorded_with_its_phase_and_each_seat_has_its_log(
     script.write_text(MUTE_BOT)
     folder, js, cs = tmp_path / "run", tmp_path / "r.json", tmp_path / "r.csv"
     code = main(["tournament", "holdbot:5", f"mute={PY} {script}:2", "--games", "1",
-                 "--max-year", "1902", "--mtl", "2", "--rtl", "2", "--btl", "2",
+                 "--max-year", "1902", "--mtl", "3", "--rtl", "3", "--btl", "3",
                  "--hung-after", "2", "--db", str(tmp_path / "db.sqlite"), "--dir", str(folder),
                  "--json", str(js), "--csv", str(cs), "--quiet"])  # fmt: skip
     assert code == 0
