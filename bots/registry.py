@@ -1,21 +1,71 @@
 """The bundled bots: the name a user types (in a tournament line-up, ``diplomat serve
---against``, the web page's opponent list) and how to start that bot as a subprocess.
+--against``, the web page's opponent list), the class that plays it, and how to start it.
 
-Every bundled bot is a DAIDE client of its own (``python -m bots.NAME``); the tournament and the
-web page read this table and nothing else of ``bots``.
+Every bundled bot is a DAIDE client of its own. It can be started two ways:
+
+* as a subprocess, ``python -m bots.NAME --stdio`` (:func:`bundled_command`), which pays the
+  Python start-up and import cost (~0.4 s of CPU) for every seat;
+* by a bot host (:class:`~bots.host.BotHost`, re-exported here): one process that has imported
+  every bundled bot once and forks one child per seat, each child a separate process on its
+  own socket, playing within milliseconds of being asked.
+
+The tournament and the web page read this module and nothing else of ``bots``. To add a bot,
+add a :class:`BundledBot` to :data:`REGISTRY`; its fixed extra arguments (say ``--think 1``)
+go in ``args``, and a line-up can give more (``fast='bordeaux --think 0.5'``).
 """
 
 from __future__ import annotations
 
+import importlib
 import shlex
 import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-BUNDLED: tuple[str, ...] = ("holdbot", "randombot", "dumbbot")
+from bots.host import BotHost, HostError, HostProcess
+
+if TYPE_CHECKING:
+    from bots.base import Bot
 
 
-def bundled_command(name: str) -> str:
+@dataclass(frozen=True)
+class BundledBot:
+    name: str  # what users type
+    module: str  # the module whose ``python -m`` runs it
+    cls: str  # the Bot subclass in that module
+    args: tuple[str, ...] = ()  # command-line arguments it is always given
+
+    def bot_class(self) -> type[Bot]:
+        cls: type[Bot] = getattr(importlib.import_module(self.module), self.cls)
+        return cls
+
+
+REGISTRY: dict[str, BundledBot] = {
+    b.name: b
+    for b in (
+        BundledBot("holdbot", "bots.holdbot", "HoldBot"),
+        BundledBot("randombot", "bots.randombot", "RandomBot"),
+        BundledBot("dumbbot", "bots.dumbbot", "DumbBot"),
+    )
+}
+BUNDLED: tuple[str, ...] = tuple(REGISTRY)
+
+
+def bundled_command(name: str, extra: Sequence[str] = ()) -> str:
     """The command template (``{seed}`` to fill in) that starts bundled bot ``name`` as a pipe
     bot speaking DAIDE text lines on stdin/stdout."""
-    if name not in BUNDLED:
-        raise KeyError(name)
-    return f"{shlex.quote(sys.executable)} -m bots.{name} --stdio --seed {{seed}}"
+    bot = REGISTRY[name]
+    words = [sys.executable, "-m", bot.module, "--stdio", *bot.args, *extra]
+    return " ".join(shlex.quote(w) for w in words) + " --seed {seed}"
+
+
+__all__ = [
+    "BUNDLED",
+    "REGISTRY",
+    "BotHost",
+    "BundledBot",
+    "HostError",
+    "HostProcess",
+    "bundled_command",
+]

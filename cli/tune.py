@@ -82,6 +82,14 @@ def register(sub: Any) -> None:
         help="games played at once (default: the number of cores)",
     )
     p.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help="play the games as Ray tasks: on the cluster at ADDRESS ('auto' or host:port), "
+        "or on a local one started for the run when no address is given",
+    )
+    p.add_argument(
         "--json", type=Path, metavar="PATH", help="write every candidate and the best as JSON"
     )
     add_db_option(p)
@@ -92,7 +100,6 @@ def register(sub: Any) -> None:
 def _tune(args: argparse.Namespace) -> int:
     import trio
 
-    from bots.registry import BUNDLED, bundled_command
     from server.logs import configure_logging
     from tournament.runner import LineupError, Tournament, parse_lineup
     from tournament.tune import Candidate, ParamRange, TuneError, Tuner
@@ -108,7 +115,7 @@ def _tune(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         print(f"error: {first_error(exc)}", file=sys.stderr)
         return 2
-    bot = bundled_command(args.bot) if args.bot in BUNDLED else args.bot
+    bot = args.bot
     configure_logging("warning", stream=sys.stderr)
     store = open_store(args, must_exist=False)
     if store is None:
@@ -116,7 +123,13 @@ def _tune(args: argparse.Namespace) -> int:
 
     async def play(lineup: Sequence[Any], seed: int) -> list[Any]:
         tournament = Tournament(
-            store, lineup, settings, games=args.games, parallel=args.parallel, seed=seed
+            store,
+            lineup,
+            settings,
+            games=args.games,
+            parallel=args.parallel,
+            seed=seed,
+            ray=args.ray,
         )
         await tournament.run()
         return tournament.results()

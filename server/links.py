@@ -122,6 +122,17 @@ class Link:
             await self.stream.aclose()
 
 
+def binary_link(stream: trio.abc.Stream, kind: str, peer: str) -> Link:
+    """A link for a client that speaks DAIDE binary on ``stream`` (e.g. a bot forked by a bot
+    host, on a Unix socket)."""
+    return Link(stream, ServerConnection(), kind, peer)
+
+
+def text_link(stream: trio.abc.Stream, kind: str, peer: str) -> Link:
+    """A link for a client that speaks DAIDE text lines on ``stream`` (e.g. a pipe bot)."""
+    return Link(stream, TextConnection(), kind, peer)
+
+
 async def accept_link(stream: trio.SocketStream, timeout: float = IM_TIMEOUT) -> Link | None:
     """Read the first bytes of a TCP client and choose its wire form. None if it sent
     nothing within the IM timeout or closed."""
@@ -158,4 +169,4 @@ async def accept_link(stream: trio.SocketStream, timeout: float = IM_TIMEOUT) ->
     return Link(stream, TextConnection(), "text", peer, buf, timeout)
 
 
-__all__ = ["IM_TIMEOUT", "Link", "Send", "accept_link"]
+__all__ = ["IM_TIMEOUT", "Link", "Send", "accept_link", "binary_link", "text_link"]

@@ -1,80 +1,94 @@
-"""Tournaments: many games of a line-up of subprocess bots on an in-process server.
+"""Tournaments: many games of bots on an in-process server, on this machine or on a Ray cluster.
 
-A line-up is seven seats. A seat is a bundled bot by name (``dumbbot``), ``NAME:K`` for K seats
-of it, or ``LABEL=COMMAND`` for any program: a command with ``{port}`` (and usually
-``{host}``) is a TCP bot, started when its game opens and given that game's own port; any other
-command is a stdio bot speaking DAIDE text lines on stdin/stdout. ``{seed}``, ``{power}`` and
-``{game}`` are filled in too.
+A seat is a bundled bot by name (``dumbbot``), ``NAME:K`` for K seats of it, or
+``LABEL=COMMAND`` (``LABEL=COMMAND:K`` for K seats) for any program: a command with ``{port}``
+(and usually ``{host}``) is a TCP bot, started when its game opens and given that game's own
+port; any other command is a stdio bot speaking DAIDE text lines on stdin/stdout.
+``{seed}``, ``{power}`` and ``{game}`` are filled in too. A command whose first word is a
+bundled bot's name (``fast='bordeaux --think 0.5'``) is that bundled bot with those arguments.
 
-Seats rotate: in game ``g`` seat ``i`` plays power ``(i + g) mod 7``, so over a multiple of 7
-games every bot plays every power equally often. Results go into the server's database under a
-tournament key derived from the line-up and the settings: running the same command again
-resumes (finished games are kept, unfinished ones are played again from the start).
+Bundled bots are forked by a bot host (``bots.host``) that has imported them once: each is
+still a separate process on a link of its own (a Unix socket), playing within milliseconds.
+External programs run in a working folder of their own with stdout and stderr in a per-seat log
+under the tournament's folder.
+
+A line-up of seven seats rotates over the powers; a pool of more (``pool=True``) is drawn from by
+the balanced schedule of :mod:`tournament.schedule`. Results go into the server's database
+under a tournament key derived from the seats and the settings: running the same tournament
+again resumes it (finished games are kept, unfinished ones are played again from the start),
+and a lock in the database lets one process at a time run it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import shlex
-import subprocess
+import shutil
+import time
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import trio
 
-from bots.registry import BUNDLED, bundled_command
+from bots.registry import BUNDLED, BotHost, HostError, HostProcess
 from server.app import GameRunner, Server
 from server.logs import get_logger
 from server.settings import GameSettings
 from server.store import Store
+from tournament.distributed import run_on_ray
+from tournament.game import (
+    HUNG_AFTER,
+    JOIN_TIMEOUT,
+    Entry,
+    GamePlay,
+    GameSpec,
+    GameTiming,
+    LineupError,
+    SeatSpec,
+)
+from tournament.records import BEAT_EVERY, Records
+from tournament.schedule import SEATS, balanced, rotation
 from tournament.scoring import GameResult, SeatResult
 
-SEATS = 7
-JOIN_TIMEOUT = 30.0  # seconds for a bot to connect and send NME
+__all__ = [
+    "Entry",
+    "GameSpec",
+    "LineupError",
+    "Progress",
+    "Tournament",
+    "check_programs",
+    "labels_of",
+    "parse_lineup",
+    "power_of_seat",
+    "tournament_results",
+]
 
 
-class LineupError(ValueError):
-    """A line-up that cannot be played."""
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One seat of the line-up."""
-
-    label: str
-    command: str  # a template
-    bundled: bool
-
-    @property
-    def tcp(self) -> bool:
-        return "{port}" in self.command
-
-    def argv(self, *, host: str, port: int | None, seed: int, power: str, game: int) -> list[str]:
-        values = {"host": host, "port": port, "seed": seed, "power": power, "game": game}
-        try:
-            text = self.command.format(**values)
-        except (KeyError, IndexError, ValueError) as exc:
-            raise LineupError(
-                f"{self.label}: bad command template {self.command!r}: {exc}"
-            ) from None
-        return shlex.split(text)
-
-
-def parse_lineup(args: Sequence[str], count: int = SEATS) -> list[Entry]:
-    """``count`` seats (a line-up's seven, or a field of six) from the command line's words."""
+def parse_lineup(args: Sequence[str], *, pool: bool = False, count: int = SEATS) -> list[Entry]:
+    """The seats from the command line's words: exactly ``count`` (a line-up's seven, or the
+    six of a field to tune against), or at least seven for a pool."""
     seats: list[Entry] = []
     for word in args:
         if "=" in word:
             label, _, command = word.partition("=")
             label = label.strip()
-            if not label or not command.strip():
+            command, k = _count(command.strip(), word)
+            if not label or not command:
                 raise LineupError(f"{word!r}: write LABEL='command template'")
             if label in BUNDLED:
                 raise LineupError(f"{label!r} is a bundled bot's name; pick another label")
-            seats.append(Entry(label, command.strip(), False))
+            words = shlex.split(command)
+            if words and words[0] in BUNDLED:
+                entry = Entry(label, words[0], True, tuple(words[1:]))
+            else:
+                entry = Entry(label, command, False)
+            seats.extend([entry] * k)
             continue
         name, _, times = word.partition(":")
         name = name.strip().lower()
@@ -89,31 +103,85 @@ def parse_lineup(args: Sequence[str], count: int = SEATS) -> list[Entry]:
             raise LineupError(f"{word!r}: the count after ':' must be a number") from None
         if k < 1:
             raise LineupError(f"{word!r}: the count must be at least 1")
-        seats.extend(Entry(name, bundled_command(name), True) for _ in range(k))
-    if len(seats) != count:
-        raise LineupError(f"a line-up needs exactly {count} seats; this one has {len(seats)}")
+        seats.extend(Entry(name, name, True) for _ in range(k))
+    if pool and len(seats) < SEATS:
+        raise LineupError(f"a pool needs at least {SEATS} seats; this one has {len(seats)}")
+    if not pool and len(seats) != count:
+        more = " (use --pool for more)" if count == SEATS else ""
+        raise LineupError(
+            f"a line-up needs exactly {count} seats; this one has {len(seats)}{more}"
+        )
     return seats
+
+
+def _count(command: str, word: str) -> tuple[str, int]:
+    """``COMMAND:K`` -> (COMMAND, K); a command without a trailing ``:digits`` is one seat."""
+    head, sep, tail = command.rpartition(":")
+    if sep and tail.strip().isdigit() and head.strip():
+        k = int(tail)
+        if k < 1:
+            raise LineupError(f"{word!r}: the count must be at least 1")
+        return head.strip().strip("'\""), k
+    return command, 1
 
 
 def labels_of(seats: Sequence[Entry]) -> list[str]:
     return list(dict.fromkeys(e.label for e in seats))
 
 
-def tournament_key(seats: Sequence[Entry], settings: GameSettings, games: int, seed: int) -> str:
-    blob = json.dumps(
-        {
-            "seats": [(e.label, e.command if not e.bundled else e.label) for e in seats],
-            "settings": settings.model_dump(),
-            "games": games,
-            "seed": seed,
-        },
-        sort_keys=True,
-    )
+def tournament_key(
+    seats: Sequence[Entry], settings: GameSettings, games: int, seed: int, pool: bool = False
+) -> str:
+    described: dict[str, Any] = {
+        "seats": [e.identity for e in seats],
+        "settings": settings.model_dump(),
+        "games": games,
+        "seed": seed,
+    }
+    if pool:
+        described["pool"] = True
+    blob = json.dumps(described, sort_keys=True)
     return "t-" + hashlib.sha1(blob.encode()).hexdigest()[:12]
 
 
 def power_of_seat(powers: Sequence[str], seat: int, game_index: int) -> str:
-    return powers[(seat + game_index) % len(powers)]
+    return powers[rotation(game_index, len(powers))[seat]]
+
+
+def check_programs(seats: Sequence[Entry]) -> list[str]:
+    """One line per external seat whose program cannot be started, before any game."""
+    problems = []
+    for n, entry in enumerate(seats, 1):
+        if entry.bundled:
+            continue
+        try:
+            argv = entry.argv(host="127.0.0.1", port=1, seed=0, power="AUS", game=0)
+        except LineupError as exc:
+            problems.append(f"seat {n}: {exc}")
+            continue
+        if not argv:
+            problems.append(f"seat {n}: empty command")
+            continue
+        why = _cannot_run(argv[0])
+        if why:
+            problems.append(f"seat {n}: cannot start {argv[0]!r}: {why}")
+    return problems
+
+
+def _cannot_run(program: str) -> str | None:
+    if os.sep in program:
+        path = Path(program)
+        if not path.exists():
+            return "no such file"
+        if path.is_dir():
+            return "is a folder"
+        if not os.access(path, os.X_OK):
+            return "not executable"
+        return None
+    return None if shutil.which(program) else "not found on PATH"
+
+
+# -- the tournament ----------------------------------------------------------------------------
 
 
 @dataclass
@@ -122,6 +190,16 @@ class Progress:
     done: int = 0
     running: int = 0
     phases: int = 0
+
+
+@dataclass
+class Stats:
+    """Where the time went (for ``bench/tournament.py``)."""
+
+    wall: float = 0.0
+    slots: int = 1  # games played at once (Ray: the cluster's CPUs)
+    timings: list[GameTiming] = field(default_factory=list)
+    nodes: Counter[str] = field(default_factory=Counter)  # games per Ray node
 
 
 class Tournament:
@@ -134,29 +212,67 @@ class Tournament:
         games: int,
         parallel: int,
         seed: int = 0,
-        bot_logs: Path | None = None,
+        pool: bool = False,
+        folder: Path | None = None,
         on_progress: Callable[[Progress], None] | None = None,
         join_timeout: float = JOIN_TIMEOUT,
         exit_grace: float = 10.0,
+        hung_after: int = HUNG_AFTER,
+        ray: str | None = None,
     ) -> None:
         self.join_timeout = join_timeout
         self.exit_grace = exit_grace  # seconds a bot gets to exit after its game ends
+        self.hung_after = hung_after
         self.store = store
         self.seats = list(seats)
+        self.pool = pool or len(self.seats) != SEATS
         self.settings = settings
         self.games = games
         self.parallel = max(1, parallel)
         self.seed = seed
-        self.bot_logs = bot_logs
-        self.key = tournament_key(seats, settings, games, seed)
+        self.key = tournament_key(seats, settings, games, seed, self.pool)
+        default_folder = Path(store.path).resolve().parent / "tournaments" / self.key
+        self.folder = folder if folder is not None else default_folder
         self.progress = Progress(games)
         self.on_progress = on_progress
+        self.ray = ray  # a Ray address ("auto", "host:port"), "local", or None to run here
         self.log = get_logger(tournament=self.key)
-        self._server: Server | None = None
+        self.records = Records(store.path)
+        self.stats = Stats()
+        self.already_complete = False
         self._running: dict[int, GameRunner] = {}
-        self._gone: dict[int, set[str]] = {}  # game -> powers whose bot has exited
+        self._schedule: list[list[int]] | None = None
 
-    # -- which games remain ------------------------------------------------------------------
+    # -- the schedule --------------------------------------------------------------------------
+
+    def seating(self, index: int, powers: Sequence[str]) -> list[tuple[int, str]]:
+        """(seat index, power) for the seven seats of game ``index``."""
+        if not self.pool:
+            return [(i, powers[p]) for i, p in enumerate(rotation(index, len(powers)))]
+        if self._schedule is None:
+            self._schedule = balanced(len(self.seats), self.games, self.seed, len(powers))
+        return [(member, powers[p]) for p, member in enumerate(self._schedule[index])]
+
+    def game_spec(self, index: int) -> GameSpec:
+        from engine.map import load_map
+
+        powers = list(load_map(self.settings.map).powers)
+        base = self.seed * 1000003 + index
+        seats = tuple(
+            SeatSpec(i + 1, self.seats[i], power, base + i)
+            for i, power in sorted(self.seating(index, powers))
+        )
+        return GameSpec(
+            self.key,
+            index,
+            self.settings.model_dump(),
+            seats,
+            self.join_timeout,
+            self.exit_grace,
+            self.hung_after,
+        )
+
+    # -- which games remain --------------------------------------------------------------------
 
     def finished_indices(self) -> set[int]:
         done = set()
@@ -170,152 +286,93 @@ class Tournament:
         return done
 
     async def run(self) -> None:
-        todo = [i for i in range(self.games) if i not in self.finished_indices()]
-        self.progress.done = self.games - len(todo)
+        """Play every game not yet finished. Raises ``TournamentLocked`` if another process
+        runs this tournament, :class:`LineupError` (before any game) for a bundled bot given
+        arguments it does not take."""
+        self.records.lock(self.key)
+        # Started from this (the main) thread: the host dies with the thread that started it.
+        process = HostProcess()
+        host = BotHost(process)
+        try:
+            todo = [i for i in range(self.games) if i not in self.finished_indices()]
+            self.already_complete = not todo
+            self.progress.done = self.games - len(todo)
+            if todo:
+                await self.check_bundled(host)
+            started = time.monotonic()
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._heartbeat)
+                nursery.start_soon(self._report)
+                if todo and self.ray is not None:
+                    host.close()
+                    await run_on_ray(self, todo)
+                elif todo:
+                    await self._run_here(host, todo)
+                self._emit()
+                nursery.cancel_scope.cancel()
+            self.stats.wall += time.monotonic() - started
+        finally:
+            host.close()
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(process.close)
+            self.records.unlock(self.key)
+            with contextlib.suppress(OSError):
+                self.folder.rmdir()  # nothing was logged
+
+    async def _run_here(self, host: BotHost, todo: list[int]) -> None:
         server = Server(
             self.store, self.settings, port=0, open_games=False, seed=self.seed, resume=False
         )
-        self._server = server
         limiter = trio.Semaphore(self.parallel)
+        self.stats.slots = self.parallel
         async with trio.open_nursery() as nursery:
             await nursery.start(server.run)
-            nursery.start_soon(self._report)
             async with trio.open_nursery() as games:
                 for index in todo:
                     await limiter.acquire()
-                    games.start_soon(self._play_guarded, index, limiter)
-            self._emit()
+                    games.start_soon(self._play_here, server, host, index, limiter)
             nursery.cancel_scope.cancel()
 
-    async def _play_guarded(self, index: int, limiter: trio.Semaphore) -> None:
+    async def check_bundled(self, host: BotHost) -> None:
+        """Raise :class:`LineupError` for a bundled bot given arguments it does not take."""
+        for n, entry in enumerate(self.seats, 1):
+            if entry.bundled and entry.args:
+                try:
+                    await host.check(entry.command, list(entry.args))
+                except HostError as exc:
+                    raise LineupError(f"seat {n}: {exc}") from None
+
+    async def _play_here(
+        self, server: Server, host: BotHost, index: int, limiter: trio.Semaphore
+    ) -> None:
+        self.progress.running += 1
+        game = GamePlay(server, host, self.game_spec(index), self.folder)
+        runner: GameRunner | None = None
+
+        def seen(r: GameRunner) -> None:
+            nonlocal runner
+            runner = r
+            self._running[r.id] = r
+
         try:
-            await self.play(index)
+            played = await game.play(seen)
+            if played.runner.master.finished:
+                self.records.set_seats(played.runner.id, played.seats)
+                self.stats.timings.append(played.timing)
         finally:
             limiter.release()
-
-    async def play(self, index: int) -> None:
-        """Play game ``index`` of the tournament to its end."""
-        server = self._server
-        assert server is not None
-        runner = server.create_game(self.settings, name=f"{self.key}#{index}", tournament=self.key)
-        self._running[runner.id] = runner
-        self.progress.running += 1
-        powers = list(runner.master.map.powers)
-        seed = self.seed * 1000003 + index
-        try:
-            async with trio.open_nursery() as nursery:
-                port: int | None = None
-                labels = {}
-                self._gone[runner.id] = set()
-                if any(e.tcp for e in self.seats):
-                    port = await nursery.start(server.listen_for_game, runner)
-                for i, entry in enumerate(self.seats):
-                    power = power_of_seat(powers, i, index)
-                    labels[power] = entry.label
-                    argv = entry.argv(
-                        host=server.host, port=port, seed=seed + i, power=power, game=runner.id
-                    )
-                    if entry.tcp:
-                        runner.reserved.append((power, entry.label))
-                        nursery.start_soon(self._run_tcp_bot, runner, argv, power, entry.label)
-                        await self._wait_joined(runner, power)
-                    else:
-                        nursery.start_soon(self._run_pipe_bot, runner, argv, power, entry.label)
-                await self._start_without_absentees(runner, labels)
-                await runner.done.wait()
-        finally:
-            self._running.pop(runner.id, None)
             self.progress.running -= 1
-            self.progress.phases += len(runner.master.history)
-            if runner.master.finished:
-                self.progress.done += 1
+            if runner is not None:
+                self._running.pop(runner.id, None)
+                self.progress.phases += len(runner.master.history)
+                if runner.master.finished:
+                    self.progress.done += 1
             self._emit()
 
-    async def _start_without_absentees(self, runner: GameRunner, labels: dict[str, str]) -> None:
-        """A bot that dies before it joins, or never joins, must not stall its game: once
-        every other seat is ready, or the join timeout has passed, the game starts with the
-        missing powers in civil disorder."""
-        master = runner.master
-        give_up = trio.current_time() + self.join_timeout
-        while not master.started and not runner.done.is_set():
-            ready = runner.joined()
-            gone = self._gone[runner.id]
-            missing = set(labels) - ready
-            if (gone and missing <= gone) or trio.current_time() > give_up:
-                self.log.warning("starting without", game=runner.id, powers=sorted(missing))
-                runner.start_without([(p, labels[p]) for p in sorted(missing)])
-                return
-            await trio.sleep(0.05)
-
-    async def _wait_joined(self, runner: GameRunner, power: str) -> None:
-        with trio.move_on_after(self.join_timeout):
-            while not runner.has_joiner_for(power):
-                if runner.master.started or runner.done.is_set():
-                    return
-                await trio.sleep(0.02)
-            return
-        self.log.warning("bot did not join", game=runner.id, power=power)
-
-    def _stderr(self, runner: GameRunner, power: str) -> Any:
-        if self.bot_logs is None:
-            return subprocess.DEVNULL
-        self.bot_logs.mkdir(parents=True, exist_ok=True)
-        return open(self.bot_logs / f"game{runner.id}-{power}.log", "ab")
-
-    async def _run_pipe_bot(
-        self, runner: GameRunner, argv: list[str], power: str, label: str
-    ) -> None:
-        server = self._server
-        assert server is not None
-        stderr = self._stderr(runner, power)
-        code: int | None = None
-        try:
-            with trio.CancelScope() as scope:
-                async with trio.open_nursery() as n:
-                    n.start_soon(_cancel_when, runner.done, scope, self.exit_grace)
-                    code = await server.run_pipe_bot(argv, (runner, power, label), stderr=stderr)
-                    n.cancel_scope.cancel()
-        except OSError as exc:
-            self.log.warning("bot failed to start", argv=argv, error=str(exc))
-            code = -1
-        finally:
-            if stderr is not subprocess.DEVNULL:
-                stderr.close()
-        self._bot_exited(runner, power, code)
-
-    async def _run_tcp_bot(
-        self, runner: GameRunner, argv: list[str], power: str, label: str
-    ) -> None:
-        stderr = self._stderr(runner, power)
-        try:
-            proc = await trio.lowlevel.open_process(
-                argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr
-            )
-        except OSError as exc:
-            self.log.warning("bot failed to start", argv=argv, error=str(exc))
-            self._bot_exited(runner, power, -1)
-            return
-        try:
-            with trio.CancelScope() as scope:
-                async with trio.open_nursery() as n:
-                    n.start_soon(_cancel_when, runner.done, scope, self.exit_grace)
-                    await proc.wait()
-                    n.cancel_scope.cancel()
-        finally:
-            if proc.returncode is None:
-                proc.kill()
-                with trio.CancelScope(shield=True):
-                    await proc.wait()
-            if stderr is not subprocess.DEVNULL:
-                stderr.close()
-        self._bot_exited(runner, power, proc.returncode)
-
-    def _bot_exited(self, runner: GameRunner, power: str, code: int | None) -> None:
-        self._gone.setdefault(runner.id, set()).add(power)
-        if not runner.master.finished:
-            self.log.warning("bot exited during its game", game=runner.id, power=power, code=code)
-            if runner.master.started:
-                self.store.set_player_status(runner.id, power, "crashed")
+    async def _heartbeat(self) -> None:
+        while True:
+            await trio.sleep(BEAT_EVERY)
+            self.records.beat(self.key)
 
     async def _report(self) -> None:
         while True:
@@ -333,17 +390,13 @@ class Tournament:
             )
             self.on_progress(snapshot)
 
-    # -- results -----------------------------------------------------------------------------
+    # -- results -------------------------------------------------------------------------------
 
     def results(self) -> list[GameResult]:
-        return tournament_results(self.store, self.key)
+        return tournament_results(self.store, self.key, self.records)
 
-
-async def _cancel_when(event: trio.Event, scope: trio.CancelScope, grace: float) -> None:
-    """A bot gets ``grace`` seconds after its game ends to exit by itself."""
-    await event.wait()
-    await trio.sleep(grace)
-    scope.cancel()
+    def close(self) -> None:
+        self.records.close()
 
 
 def _index_of(name: str) -> int | None:
@@ -351,7 +404,7 @@ def _index_of(name: str) -> int | None:
     return int(tail) if sep and tail.isdigit() else None
 
 
-def tournament_results(store: Store, key: str) -> list[GameResult]:
+def tournament_results(store: Store, key: str, records: Records | None = None) -> list[GameResult]:
     """Every finished game of the tournament, from the database."""
     out = []
     for row in store.games(tournament=key):
@@ -360,16 +413,29 @@ def tournament_results(store: Store, key: str) -> list[GameResult]:
             continue
         final = store.states(row.id)[-1][1]
         counts = {p: len(cs) for p, cs in final["centres"].items()}
-        seats = tuple(
-            SeatResult(
-                label=p.label or p.name,
-                power=p.power,
-                centres=counts.get(p.power, 0),
-                eliminated=p.eliminated,
-                crashed=p.status == "crashed",
+        seats = records.seats(row.id) if records is not None else {}
+        results = []
+        for p in store.players(row.id):
+            rec = seats.get(p.power)
+            status = (
+                rec.status
+                if rec is not None
+                else ("crashed" if p.status == "crashed" else "played")
             )
-            for p in store.players(row.id)
-        )
+            results.append(
+                SeatResult(
+                    label=p.label or p.name,
+                    power=p.power,
+                    centres=counts.get(p.power, 0),
+                    eliminated=p.eliminated,
+                    crashed=status == "crashed",
+                    hung=status == "hung",
+                    stopped=rec.phase if rec is not None else None,
+                    seat=rec.seat if rec is not None else None,
+                    log=rec.log if rec is not None else None,
+                    detail=rec.detail if rec is not None else None,
+                )
+            )
         winner = row.result["powers"][0] if row.result["kind"] == "solo" else None
-        out.append(GameResult(row.id, index, seats, winner, row.result.get("reason", "")))
+        out.append(GameResult(row.id, index, tuple(results), winner, row.result.get("reason", "")))
     return sorted(out, key=lambda g: g.index)

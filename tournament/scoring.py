@@ -24,6 +24,11 @@ class SeatResult:
     centres: int
     eliminated: int | None  # year of elimination
     crashed: bool = False
+    hung: bool = False  # missed its orders at K deadlines in a row, or never joined
+    stopped: str | None = None  # the phase where a crashed or hung bot stopped
+    seat: int | None = None  # its place in the line-up or pool (1-based)
+    log: str | None = None  # its log file, if it wrote anything
+    detail: str | None = None  # how it ended, e.g. "exit status 3"
 
 
 @dataclass(frozen=True)
@@ -112,6 +117,7 @@ class BotSummary:
     survivals: int = 0
     eliminated: int = 0
     crashes: int = 0
+    hung: int = 0
     centres: list[int] = field(default_factory=list)
     scores: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in SCORES})
     mu: float = 25.0
@@ -147,6 +153,8 @@ def summarise(games: Iterable[GameResult], labels: Sequence[str]) -> list[BotSum
                 b.eliminated += 1
             if seat.crashed:
                 b.crashes += 1
+            if seat.hung:
+                b.hung += 1
             for k in SCORES:
                 b.scores[k].append(per_score[k][seat.power])
         _rate(model, ratings, game)

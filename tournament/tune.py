@@ -24,6 +24,7 @@ import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from bots.registry import BUNDLED
 from tournament.runner import Entry, LineupError, labels_of
 from tournament.scoring import Estimate, GameResult, sum_of_squares
 
@@ -117,7 +118,7 @@ PlayLineup = Callable[[Sequence[Entry], int], Awaitable[list[GameResult]]]
 
 @dataclass
 class Tuner:
-    bot_command: str  # a command template of the bot being tuned (a pipe or TCP bot)
+    bot: str  # the bot being tuned: a bundled bot's name, or a command template (pipe or TCP)
     params: tuple[ParamRange, ...]
     field_seats: tuple[Entry, ...]  # the six opponents
     play: PlayLineup
@@ -143,20 +144,26 @@ class Tuner:
         if self.games < 1 or self.iterations < 0 or self.restarts < 1 or self.step <= 0:
             raise TuneError("games and restarts must be at least 1, iterations at least 0")
 
-    def command_for(self, values: Point) -> str:
-        settings = (
-            f"--param {shlex.quote(f'{p.name}={p.text(v)}')}"
+    def entry_for(self, values: Point) -> Entry:
+        """The tuned bot's seat: a bundled bot is forked by the bot host with the parameters
+        as extra arguments; any other program gets them on its command line."""
+        args = [
+            a
             for p, v in zip(self.params, values, strict=True)
-        )
-        return " ".join([self.bot_command, *settings])
+            for a in ("--param", f"{p.name}={p.text(v)}")
+        ]
+        if self.bot in BUNDLED:
+            return Entry(TUNED, self.bot, True, tuple(args))
+        return Entry(TUNED, " ".join([self.bot, *map(shlex.quote, args)]), False)
 
     async def evaluate(self, values: Point) -> Candidate:
         values = tuple(p.clip(v) for p, v in zip(self.params, values, strict=True))
         cached = self._cache.get(values)
         if cached is not None:
             return cached
-        command = self.command_for(values)
-        lineup = [Entry(TUNED, command, False), *self.field_seats]
+        entry = self.entry_for(values)
+        command = " ".join((entry.command, *entry.args))
+        lineup = [entry, *self.field_seats]
         try:
             results = await self.play(lineup, self.seed)
         except LineupError as exc:

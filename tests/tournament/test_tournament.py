@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import json
 import shlex
+import signal
+import socket
+import subprocess
 import sys
+import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -13,7 +18,9 @@ import trio
 from cli.main import main
 from server.settings import GameSettings
 from server.store import Store
+from tournament.records import Records, TournamentLocked
 from tournament.runner import LineupError, Tournament, parse_lineup, power_of_seat
+from tournament.schedule import balanced
 from tournament.scoring import GameResult, SeatResult, c_diplo, daide_pot, draw_size, sum_of_squares
 
 PY = shlex.quote(sys.executable)
@@ -89,12 +96,16 @@ async def test_a_crashing_bot_is_recorded_and_the_game_finishes(tmp_path: Path) 
     hang = f'hanger={PY} -c "import time; time.sleep(600)"'
     seats = parse_lineup(["holdbot:5", crash, hang])
     settings = GameSettings(max_year=1901, move_time=5, retreat_time=5, build_time=5)
-    t = Tournament(store, seats, settings, games=1, parallel=1, join_timeout=3, exit_grace=1)
-    with trio.fail_after(90):
+    # The holdbots are forked by the bot host and join in milliseconds; the hanger never
+    # joins, so the game waits the whole join timeout for it (generous, for loaded machines).
+    t = Tournament(store, seats, settings, games=1, parallel=1, join_timeout=10, exit_grace=1)
+    with trio.fail_after(180):
         await t.run()
     (game,) = t.results()
     # Neither ever joined: the game started without them, their powers in civil disorder.
-    assert sorted(s.label for s in game.seats if s.crashed) == ["crasher", "hanger"]
+    assert [s.label for s in game.seats if s.crashed] == ["crasher"]
+    assert [(s.label, s.stopped) for s in game.seats if s.hung] == [("hanger", "joining")]
+    assert len([s for s in game.seats if not s.crashed and not s.hung]) == 5
     rows = store.games()
     assert rows[0].status == "finished"
     store.close()
@@ -113,6 +124,232 @@ def test_cli_runs_and_exports(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     (game,) = data["games"]
     assert sum(game["centres"].values()) <= 34 and len(game["seats"]) == 7
     assert len(cs.read_text().splitlines()) == 8
-    assert "randombot" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "randombot" in out
+    assert max(len(line) for line in out.splitlines()) <= 80  # reads well at 80 columns
+    # Running it again says so, instead of silently reprinting.
+    again = ["tournament", "randombot:7", "--games", "1", "--max-year", "1901", "--db", str(db),
+             "--quiet", "--seed", "5"]  # fmt: skip
+    assert main(again) == 0
+    captured = capsys.readouterr()
+    assert "already complete" in captured.err and "--seed" in captured.err
+    assert main([*again, "--wide"]) == 0
+    wide = capsys.readouterr().out
+    assert "C-Diplo" in wide and "C-Diplo" not in out
     assert main(["tournament", "randombot:6", "--db", str(db)]) == 2
     assert main(["tournament", "randombot:7", "--games", "0", "--db", str(db)]) == 2
+
+
+# -- at scale: pools, bad bots, logs, locks, resuming --------------------------------------------
+
+MUTE_BOT = """\
+import pathlib, sys
+pathlib.Path("badlog.txt").write_text("written in my own working folder\\n")
+print("hello from a mute bot", file=sys.stderr, flush=True)
+print("NME ('mute') ('v1')", flush=True)
+for line in sys.stdin:  # accepts the map, then never orders, until the server closes
+    if line.startswith("MAP"):
+        print("YES (MAP ('standard'))", flush=True)
+"""
+
+
+def test_a_pool_of_nine_is_balanced() -> None:
+    schedule = balanced(9, 63, seed=4)
+    games = Counter(member for game in schedule for member in game)
+    assert set(games.values()) == {49}  # 63 games x 7 seats / 9 members
+    per_power = Counter((member, power) for game in schedule for power, member in enumerate(game))
+    assert set(per_power.values()) == {7} and len(per_power) == 63
+    assert all(len(set(game)) == 7 for game in schedule)
+    # Any length: games per member differ by at most one, power counts by at most two.
+    schedule = balanced(11, 40, seed=1)
+    games = Counter(member for game in schedule for member in game)
+    assert max(games.values()) - min(games.values()) <= 1
+    per_power = Counter((member, power) for game in schedule for power, member in enumerate(game))
+    for member in range(11):
+        counts = [per_power[(member, p)] for p in range(7)]
+        assert max(counts) - min(counts) <= 2
+    assert balanced(9, 63, seed=4) == schedule_again(9, 63, 4)  # from the seed alone
+
+
+def schedule_again(members: int, games: int, seed: int) -> list[list[int]]:
+    return balanced(members, games, seed)
+
+
+def test_a_pool_of_nine_plays_a_tournament(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    js = tmp_path / "r.json"
+    code = main(["tournament", "--pool", "holdbot:4", "randombot:3", "dumbbot:2", "--games", "9",
+                 "--max-year", "1901", "--db", str(tmp_path / "db.sqlite"), "--json", str(js),
+                 "--quiet"])  # fmt: skip
+    assert code == 0
+    data = json.loads(js.read_text())
+    assert {b["label"]: b["games"] for b in data["bots"]} == {
+        "holdbot": 28, "randombot": 21, "dumbbot": 14  # 7 games for each of the 9 seats
+    }  # fmt: skip
+    seats = Counter(p["seat"] for g in data["games"] for p in g["players"])
+    assert seats == {n: 7 for n in range(1, 10)}
+    for b in data["bots"]:
+        assert set(b["rating"]) == {"mu", "sigma"} and b["scores"]["sos"]["ci95"] is not None
+    assert main(["tournament", "--pool", "holdbot:6", "--db", str(tmp_path / "db.sqlite")]) == 2
+    assert "at least 7 seats" in capsys.readouterr().err
+
+
+def test_a_hung_bot_is_recorded_with_its_phase_and_each_seat_has_its_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "mute.py"
+    script.write_text(MUTE_BOT)
+    folder, js, cs = tmp_path / "run", tmp_path / "r.json", tmp_path / "r.csv"
+    code = main(["tournament", "holdbot:5", f"mute={PY} {script}:2", "--games", "1",
+                 "--max-year", "1902", "--mtl", "3", "--rtl", "3", "--btl", "3",
+                 "--hung-after", "2", "--db", str(tmp_path / "db.sqlite"), "--dir", str(folder),
+                 "--json", str(js), "--csv", str(cs), "--quiet"])  # fmt: skip
+    assert code == 0
+    out = capsys.readouterr().out
+    (game,) = json.loads(js.read_text())["games"]
+    mutes = [p for p in game["players"] if p["label"] == "mute"]
+    assert len(mutes) == 2 and sorted(game["hung"]) == sorted(p["power"] for p in mutes)
+    for p in mutes:
+        # Missed S1901M and F1901M: hung since S1901M; the game went on without it.
+        assert p["status"] == "hung" and p["stopped"] == "S1901M"
+        log = Path(p["log"])
+        assert log.parent.parent == folder and "hello from a mute bot" in log.read_text()
+        workdir = folder / "game0000" / f"seat{p['seat']}-{p['power']}"
+        assert (workdir / "badlog.txt").exists()  # its own folder: no clobbering
+    assert all(p["status"] == "played" and p["log"] is None
+               for p in game["players"] if p["label"] == "holdbot")  # fmt: skip
+    assert game["result"]["reason"] == "year limit"
+    (mute,) = [b for b in json.loads(js.read_text())["bots"] if b["label"] == "mute"]
+    assert mute["hung"] == 2 and mute["crashes"] == 0
+    rows = cs.read_text().splitlines()
+    assert rows[0].split(",")[8:10] == ["hung", "stopped"]
+    assert sum(",1,S1901M," in r for r in rows) == 2
+    assert "2 hung seats" in out
+
+
+def test_a_missing_program_is_one_clear_line_and_leaves_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "db.sqlite"
+    code = main(["tournament", "dumbbot", "randombot:5", "x=/nonexistent/bot", "--db", str(db)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "seat 7: cannot start '/nonexistent/bot': no such file" in err.splitlines()
+    assert "Traceback" not in err and len(err.splitlines()) <= 3
+    assert not db.exists() or not Store(db).games()
+    code = main(["tournament", "holdbot:6", "bad=holdbot --bogus", "--db", str(db), "--quiet"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "seat 7" in err and "--bogus" in err and "Traceback" not in err
+    assert not Store(db).games()
+
+
+def test_the_lock_names_its_holder_and_a_dead_holder_is_taken_over(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite")
+    records = Records(store.path)
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        now = time.time()
+        records.db.execute(
+            "INSERT INTO tournament_locks VALUES ('t-x', ?, ?, ?, ?)",
+            (socket.gethostname(), holder.pid, now, now),
+        )
+        with pytest.raises(TournamentLocked, match=f"pid {holder.pid}"):
+            records.lock("t-x")
+    finally:
+        holder.kill()
+        holder.wait()
+    records.lock("t-x")  # its holder is dead: taken over
+    records.unlock("t-x")
+    records.close()
+    store.close()
+
+
+def _descendants(pid: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    out: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.add(child)
+            todo.append(child)
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _finished(db: Path) -> list[str]:
+    if not db.exists():
+        return []
+    return [g.name for g in Store(db).games() if g.status == "finished"]
+
+
+def test_kill_9_then_resume_and_a_second_run_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite"
+    # One game at a time, so that games remain to be played when the second run starts.
+    args = ["tournament", "dumbbot:7", "--games", "6", "--parallel", "1", "--max-year", "1912",
+            "--seed", "2", "--db", str(db), "--quiet"]  # fmt: skip
+    first = subprocess.Popen([sys.executable, "-m", "cli.main", *args], stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 300
+        while not _finished(db) and time.monotonic() < deadline:
+            assert first.poll() is None, first.stderr.read() if first.stderr else ""
+            time.sleep(0.1)
+        assert _finished(db), "no game finished in 300 s"
+        # A second run of the same tournament is refused while the first runs.
+        second = subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True,
+                                text=True, timeout=120)  # fmt: skip
+        assert second.returncode == 2 and "already running" in second.stderr
+        assert f"pid {first.pid}" in second.stderr
+        bots = _descendants(first.pid)
+        assert bots, "the tournament has a bot host and bots"
+    finally:
+        first.kill()
+        first.wait()
+    # Its bot host and bots notice at once (the host's parent died; the bots' links closed).
+    deadline = time.monotonic() + 60
+    while any(_alive(p) for p in bots) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [p for p in bots if _alive(p)]
+    # Run again: the dead run's lock is taken over; every game is played exactly once.
+    assert main(args) == 0
+    names = _finished(db)
+    assert sorted(names) == sorted(set(names)) and len(names) == 6
+
+
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite"
+    args = ["tournament", "dumbbot:7", "--games", "7", "--parallel", "1", "--max-year", "1912",
+            "--db", str(db), "--quiet"]  # fmt: skip
+    run = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", *args],
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 300
+    while not _finished(db) and time.monotonic() < deadline and run.poll() is None:
+        time.sleep(0.1)
+    bots = _descendants(run.pid)
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=120)
+    assert run.returncode == 130, err
+    assert "run the same command again to resume" in err and "Traceback" not in err
+    deadline = time.monotonic() + 60
+    while any(_alive(p) for p in bots) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [p for p in bots if _alive(p)]

@@ -1,0 +1,216 @@
+"""A real Ray cluster on this machine, for tests and ``bench/tournament.py --ray``.
+
+Ray addresses the machine's own network interface even when told 127.0.0.1, so the cluster and
+its driver run in namespaces of their own (as root): a network namespace with only loopback (no
+byte leaves the machine), and a PID namespace, so that stopping the cluster stops only its own
+processes and nothing survives the scenario's end.
+
+    unshare --net --pid --fork --mount-proc python -m tests.tournament.raycluster SCENARIO ...
+
+Scenarios (each starts a head node and ``--nodes - 1`` worker nodes, all on 127.0.0.1, with
+token authentication as Ray 2.60 wants for ``ray start --head``):
+
+* ``match DIR``: a tournament on the cluster and the same tournament (same seeds) run locally;
+  prints both results as JSON;
+* ``resume DIR``: ``kill -9`` of a ``diplomat tournament --ray`` driver after its first stored
+  game, then the same command again; prints what the database holds;
+* ``bench -- ARGS``: ``bench/tournament.py ARGS --address ...`` on the cluster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+RAY = str(Path(sys.executable).parent / "ray")
+PORT = 6390
+
+
+def isolation_problem() -> str | None:
+    """Why a cluster cannot be started here (None: it can)."""
+    if os.geteuid() != 0:
+        return "root (for unshare --net)"
+    if not shutil.which("unshare") or not shutil.which("ip"):
+        return "unshare and ip (util-linux, iproute2)"
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        return "Ray: pip install 'diplomat[ray]'"
+    return None
+
+
+def in_namespace(argv: list[str]) -> list[str]:
+    return ["unshare", "--net", "--pid", "--fork", "--mount-proc", *argv]
+
+
+class Cluster:
+    def __init__(self, nodes: int, cpus: int, folder: Path) -> None:
+        self.nodes = nodes
+        self.cpus = cpus
+        self.folder = folder
+        self.address = f"127.0.0.1:{PORT}"
+        # Ray's Unix socket paths must stay under 108 bytes: a short folder of its own.
+        self.temp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")
+
+    def start(self) -> None:
+        subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+        os.environ["RAY_AUTH_MODE"] = "token"
+        os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(16)
+        os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+        self.folder.mkdir(parents=True, exist_ok=True)
+        common = ["--node-ip-address", "127.0.0.1", "--num-cpus", str(self.cpus)]
+        common += ["--disable-usage-stats"]
+        t0 = time.monotonic()
+        self._ray(
+            "start", "--head", "--port", str(PORT), "--include-dashboard=false",
+            "--temp-dir", self.temp, *common,
+        )  # fmt: skip
+        for _ in range(self.nodes - 1):
+            self._ray("start", "--address", self.address, *common)
+        print(f"cluster of {self.nodes} node(s) up in {time.monotonic() - t0:.1f} s", flush=True)
+
+    def stop(self) -> None:
+        # Only this PID namespace's Ray processes are visible: the machine's others are safe.
+        subprocess.run([RAY, "stop", "--force"], capture_output=True, check=False)
+        shutil.rmtree(self.temp, ignore_errors=True)
+
+    def _ray(self, *args: str) -> None:
+        out = subprocess.run([RAY, *args], capture_output=True, text=True, check=False)
+        if out.returncode != 0:
+            raise RuntimeError(f"ray {' '.join(args)} failed:\n{out.stdout}\n{out.stderr}")
+
+
+def diplomat(*args: str) -> list[str]:
+    return [sys.executable, "-m", "cli.main", "tournament", *args]
+
+
+def finished_games(db: Path) -> int:
+    if not db.exists():
+        return 0
+    con = sqlite3.connect(db, timeout=30)
+    try:
+        return int(con.execute("SELECT count(*) FROM games WHERE status='finished'").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        con.close()
+
+
+def match(folder: Path, cluster: Cluster) -> dict[str, Any]:
+    """The same tournament on the cluster and here: each game's seats and outcome."""
+    import trio
+
+    from server.logs import configure_logging
+    from server.settings import GameSettings
+    from server.store import Store
+    from tournament.runner import Tournament, parse_lineup
+
+    configure_logging("error")
+    out: dict[str, Any] = {}
+    for where, ray in (("ray", cluster.address), ("local", None)):
+        store = Store(folder / f"{where}.sqlite")
+        t = Tournament(
+            store,
+            parse_lineup(["dumbbot:2", "randombot:3", "holdbot:2"]),
+            GameSettings(max_year=1903),
+            games=4,
+            parallel=2,
+            seed=11,
+            ray=ray,
+        )
+        trio.run(t.run)
+        out[where] = {
+            "games": [
+                {
+                    "index": g.index,
+                    "winner": g.winner,
+                    "seats": sorted((s.power, s.label, s.centres, s.crashed) for s in g.seats),
+                }
+                for g in t.results()
+            ],
+            "nodes": dict(t.stats.nodes),
+        }
+        t.close()
+        store.close()
+    return out
+
+
+def resume(folder: Path, cluster: Cluster) -> dict[str, Any]:
+    db = folder / "resume.sqlite"
+    cmd = diplomat("randombot:7", "--games", "6", "--max-year", "1903", "--seed", "5", "--quiet",
+                   "--db", str(db), "--ray", cluster.address)  # fmt: skip
+    first = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while finished_games(db) < 1 and time.monotonic() < deadline and first.poll() is None:
+        time.sleep(0.2)
+    stored_before = finished_games(db)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    # Run again, and kill a Ray worker in the middle of a game: only that game is lost, and
+    # Ray plays it again.
+    second = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)  # fmt: skip
+    killed = None
+    deadline = time.monotonic() + 300
+    while killed is None and second.poll() is None and time.monotonic() < deadline:
+        killed = _kill_a_game_worker()
+        time.sleep(0.2)
+    _, err = second.communicate(timeout=600)
+    con = sqlite3.connect(db)
+    names = [r[0] for r in con.execute("SELECT name FROM games WHERE status='finished'")]
+    con.close()
+    return {"stored_before_kill": stored_before, "second_run": second.returncode,
+            "killed_worker": killed, "stderr": err[-2000:], "finished": sorted(names)}  # fmt: skip
+
+
+def _kill_a_game_worker() -> int | None:
+    """SIGKILL one Ray worker process that is playing a game; its pid (None: none found)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            title = (entry / "cmdline").read_bytes().split(b"\0")[0]
+        except OSError:
+            continue
+        if title.startswith(b"ray::play_record"):
+            os.kill(int(entry.name), signal.SIGKILL)
+            return int(entry.name)
+    return None
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("scenario", choices=["match", "resume", "bench"])
+    p.add_argument("folder", nargs="?", type=Path, default=Path("/tmp/diplomat-ray"))
+    p.add_argument("--nodes", type=int, default=2)
+    p.add_argument("--cpus", type=int, default=1)
+    args, rest = p.parse_known_args()
+    cluster = Cluster(args.nodes, args.cpus, args.folder / "cluster")
+    try:
+        cluster.start()
+        if args.scenario == "match":
+            print("RESULT " + json.dumps(match(args.folder, cluster)), flush=True)
+        elif args.scenario == "resume":
+            print("RESULT " + json.dumps(resume(args.folder, cluster)), flush=True)
+        else:
+            rest = [a for a in rest if a != "--"]
+            bench = [sys.executable, str(ROOT / "bench" / "tournament.py"), *rest]
+            subprocess.run([*bench, "--address", cluster.address], cwd=ROOT, check=False)
+    finally:
+        cluster.stop()
+
+
+if __name__ == "__main__":
+    main()

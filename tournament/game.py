@@ -1,0 +1,436 @@
+"""One game of a tournament: its seats, starting their bots (forked by the bot host, or external
+programs in working folders of their own with per-seat logs), watching for crashed and hung
+bots, and what is recorded of each seat. Shared by local runs (:mod:`tournament.runner`) and Ray
+tasks (:mod:`tournament.distributed`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import signal
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import trio
+
+from bots.registry import BotHost, HostError
+from server.app import GameRunner, Server
+from server.game import GameMaster
+from server.links import Link, binary_link, text_link
+from server.logs import get_logger
+from server.settings import GameSettings
+from tournament.records import SeatRecord
+
+JOIN_TIMEOUT = 30.0  # seconds for a bot to connect and accept the map
+HUNG_AFTER = 3  # deadlines missed in a row before a bot counts as hung
+
+log = get_logger()
+
+
+class LineupError(ValueError):
+    """A line-up that cannot be played."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One seat of the line-up or pool."""
+
+    label: str
+    command: str  # a command template, or the bundled bot's name
+    bundled: bool
+    args: tuple[str, ...] = ()  # a bundled bot's extra arguments
+
+    @property
+    def tcp(self) -> bool:
+        return not self.bundled and "{port}" in self.command
+
+    def argv(self, *, host: str, port: int | None, seed: int, power: str, game: int) -> list[str]:
+        values = {"host": host, "port": port, "seed": seed, "power": power, "game": game}
+        try:
+            text = self.command.format(**values)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise LineupError(
+                f"{self.label}: bad command template {self.command!r}: {exc}"
+            ) from None
+        return shlex.split(text)
+
+    @property
+    def identity(self) -> Any:
+        """What the tournament key knows of this seat."""
+        if self.bundled:
+            return (self.label, " ".join((self.command, *self.args)))
+        return (self.label, self.command)
+
+
+# -- one game ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    seat: int  # 1-based place in the line-up or pool
+    entry: Entry
+    power: str
+    seed: int
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Everything needed to play one game of a tournament (picklable: a Ray task gets it)."""
+
+    key: str
+    index: int
+    settings: dict[str, Any]
+    seats: tuple[SeatSpec, ...]
+    join_timeout: float = JOIN_TIMEOUT
+    exit_grace: float = 10.0
+    hung_after: int = HUNG_AFTER
+
+    @property
+    def name(self) -> str:
+        return f"{self.key}#{self.index}"
+
+    @property
+    def folder(self) -> str:
+        return f"game{self.index:04d}"
+
+
+@dataclass(frozen=True)
+class GameTiming:
+    startup: float  # from creating the game to its first phase
+    play: float  # from then to the game's end
+    seat_latency: tuple[float, ...]  # per bundled seat: from asking for it to its NME
+
+
+@dataclass
+class _Seat:
+    spec: SeatSpec
+    log: Path | None
+    status: str = "played"
+    phase: str | None = None
+    detail: str | None = None
+    pid: int | None = None
+    proc: trio.Process | None = None
+    asked: float = 0.0
+    joined: float | None = None
+    gone: bool = False
+    missed: int = 0
+    first_missed: str | None = None
+
+    def kill(self) -> None:
+        if self.proc is not None:
+            with contextlib.suppress(OSError):
+                self.proc.kill()
+        elif self.pid is not None and not self.gone:
+            # A forked bot is the bot host's child, reaped by the kernel: once its link has
+            # closed its pid may already belong to another process, so only while it is open.
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+
+    def record(self) -> SeatRecord:
+        logged = self.log if self.log is not None and _nonempty(self.log) else None
+        return SeatRecord(
+            self.spec.power,
+            self.spec.seat,
+            self.spec.entry.label,
+            self.status,
+            self.phase,
+            self.detail,
+            str(logged) if logged else None,
+        )
+
+
+def _nonempty(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
+
+
+@dataclass
+class PlayedGame:
+    runner: GameRunner
+    seats: list[SeatRecord]
+    timing: GameTiming
+
+
+class GamePlay:
+    """Plays one game on ``server`` with bots from ``host``; logs and working folders under
+    ``folder`` (None: no logs, external bots in the current folder)."""
+
+    def __init__(self, server: Server, host: BotHost, spec: GameSpec, folder: Path | None) -> None:
+        self.server = server
+        self.host = host
+        self.spec = spec
+        self.folder = folder / spec.folder if folder is not None else None
+        self.seats = [_Seat(s, self._log_path(s)) for s in spec.seats]
+        self.runner: GameRunner | None = None
+        self._missing_snapshot: tuple[str, float | None, set[str], set[str]] | None = None
+        self._seen = 0
+        self._changed = trio.Event()  # set (and replaced) at every event of the game
+        self.log = log.bind(tournament=spec.key, index=spec.index)
+
+    def _log_path(self, s: SeatSpec) -> Path | None:
+        if self.folder is None:
+            return None
+        return self.folder / f"seat{s.seat}-{s.power}.log"
+
+    async def play(self, on_runner: Callable[[GameRunner], None] | None = None) -> PlayedGame:
+        spec = self.spec
+        settings = GameSettings.model_validate(spec.settings)
+        if self.folder is not None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        created = trio.current_time()
+        runner = self.server.create_game(settings, name=spec.name, tournament=spec.key)
+        self.runner = runner
+        if on_runner is not None:
+            on_runner(runner)
+        started_at = created
+        try:
+            async with trio.open_nursery() as nursery:
+                port: int | None = None
+                if any(s.spec.entry.tcp for s in self.seats):
+                    port = await nursery.start(self.server.listen_for_game, runner)
+                runner.watch(self, self._look)
+                await self._launch_bundled(nursery, runner)
+                for seat in self.seats:
+                    if not seat.spec.entry.bundled:
+                        await self._launch(nursery, runner, seat, port)
+                await self._start_when_ready(runner)
+                started_at = trio.current_time()
+                await runner.done.wait()
+        finally:
+            for seat in self.seats:
+                if seat.status != "played" or not runner.master.finished:
+                    seat.kill()
+            self._tidy()
+        ended = trio.current_time()
+        latency = tuple(
+            s.joined - s.asked for s in self.seats if s.spec.entry.bundled and s.joined is not None
+        )
+        timing = GameTiming(started_at - created, ended - started_at, latency)
+        return PlayedGame(runner, [s.record() for s in self.seats], timing)
+
+    # -- starting the bots ---------------------------------------------------------------------
+
+    async def _launch_bundled(self, nursery: trio.Nursery, runner: GameRunner) -> None:
+        """Fork every bundled seat in one request to the bot host."""
+        seats = [s for s in self.seats if s.spec.entry.bundled]
+        if not seats:
+            return
+        asked = trio.current_time()
+        for seat in seats:
+            seat.asked = asked
+        wanted = [
+            (
+                s.spec.entry.command,
+                [*s.spec.entry.args, "--seed", str(s.spec.seed)],
+                str(s.log) if s.log is not None else None,
+            )
+            for s in seats
+        ]
+        try:
+            started = await self.host.start_many(wanted)
+        except HostError as exc:
+            for seat in seats:
+                self._failed(seat, f"cannot start {seat.spec.entry.command}: {exc}")
+            return
+        for seat, (stream, pid) in zip(seats, started, strict=True):
+            seat.pid = pid
+            link = binary_link(stream, "host", f"pid {pid}")
+            nursery.start_soon(self._serve, runner, seat, link)
+
+    async def _launch(
+        self, nursery: trio.Nursery, runner: GameRunner, seat: _Seat, port: int | None
+    ) -> None:
+        entry, power = seat.spec.entry, seat.spec.power
+        seat.asked = trio.current_time()
+        argv = entry.argv(
+            host=self.server.host, port=port, seed=seat.spec.seed, power=power, game=runner.id
+        )
+        cwd: Path | None = None
+        if self.folder is not None:
+            cwd = self.folder / f"seat{seat.spec.seat}-{power}"
+            cwd.mkdir(parents=True, exist_ok=True)
+        logfile: BinaryIO | int = subprocess.DEVNULL
+        if seat.log is not None:
+            logfile = open(seat.log, "wb")  # noqa: SIM115 (closed below)
+        try:
+            if entry.tcp:
+                runner.reserved.append((power, entry.label))
+                seat.proc = await trio.lowlevel.open_process(
+                    argv, stdin=subprocess.DEVNULL, stdout=logfile, stderr=logfile, cwd=cwd
+                )
+                nursery.start_soon(self._watch_process, runner, seat)
+                await self._wait_joined(runner, seat)
+            else:
+                seat.proc = await trio.lowlevel.open_process(
+                    argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=logfile, cwd=cwd
+                )
+                assert seat.proc.stdin is not None and seat.proc.stdout is not None
+                pipes = trio.StapledStream(seat.proc.stdin, seat.proc.stdout)
+                link = text_link(pipes, "pipe", f"pid {seat.proc.pid}")
+                nursery.start_soon(self._serve, runner, seat, link)
+                nursery.start_soon(self._watch_process, runner, seat)
+        except OSError as exc:
+            if entry.tcp:
+                runner.reserved.remove((power, entry.label))
+            self._failed(seat, f"cannot start {argv[0]!r}: {exc.strerror or exc}")
+        finally:
+            if not isinstance(logfile, int):
+                logfile.close()
+
+    def _failed(self, seat: _Seat, why: str) -> None:
+        self.log.warning(f"seat {seat.spec.seat}: {why}")
+        seat.status, seat.phase, seat.detail, seat.gone = "crashed", "joining", why, True
+        self._poke()
+
+    async def _serve(self, runner: GameRunner, seat: _Seat, link: Link) -> None:
+        with trio.CancelScope() as scope:
+            async with trio.open_nursery() as n:
+                n.start_soon(_cancel_when, runner.done, scope, self.spec.exit_grace)
+                await self.server.serve_link(link, (runner, seat.spec.power, seat.spec.entry.label))
+                n.cancel_scope.cancel()
+        if not seat.spec.entry.bundled:
+            return  # its process watcher records how it ended
+        if scope.cancelled_caught:
+            seat.kill()  # still connected after its grace: alive, so its pid is its own
+        self._gone(runner, seat, None)
+
+    async def _watch_process(self, runner: GameRunner, seat: _Seat) -> None:
+        proc = seat.proc
+        assert proc is not None
+        try:
+            with trio.CancelScope() as scope:
+                async with trio.open_nursery() as n:
+                    n.start_soon(_cancel_when, runner.done, scope, self.spec.exit_grace)
+                    await proc.wait()
+                    n.cancel_scope.cancel()
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+                with trio.CancelScope(shield=True):
+                    await proc.wait()
+        self._gone(runner, seat, proc.returncode)
+
+    def _gone(self, runner: GameRunner, seat: _Seat, code: int | None) -> None:
+        seat.gone = True
+        self._poke()
+        master = runner.master
+        if master.finished or seat.status != "played":
+            return
+        seat.status = "crashed"
+        seat.phase = master.state.phase.name if master.started else "joining"
+        seat.detail = f"exit status {code}" if code is not None else "closed its connection"
+        self.log.warning(f"seat {seat.spec.seat} ({seat.spec.entry.label}) crashed", game=runner.id)
+
+    async def _wait_joined(self, runner: GameRunner, seat: _Seat) -> None:
+        with trio.move_on_after(self.spec.join_timeout):
+            while not runner.has_joiner_for(seat.spec.power):
+                if runner.master.started or runner.done.is_set() or seat.gone:
+                    return
+                await trio.sleep(0.02)
+
+    async def _start_when_ready(self, runner: GameRunner) -> None:
+        """Start once every seat has accepted the map or is gone; after the join timeout,
+        start without the rest (their powers in civil disorder; a bot still running that
+        never joined is recorded as hung)."""
+        master = runner.master
+        give_up = trio.current_time() + self.spec.join_timeout
+        while not master.started and not runner.done.is_set():
+            changed = self._changed
+            ready = runner.joined()
+            waiting = [s for s in self.seats if s.spec.power not in ready]
+            if all(s.gone for s in waiting) or trio.current_time() > give_up:
+                for s in waiting:
+                    if not s.gone:
+                        s.status, s.phase, s.detail = "hung", "joining", "never joined"
+                        s.kill()
+                if waiting:
+                    self.log.warning("starting without", powers=[s.spec.power for s in waiting])
+                runner.start_without([(s.spec.power, s.spec.entry.label) for s in waiting])
+                # The game starts in its own task; wait until it has.
+                while not master.started and not runner.done.is_set():
+                    changed = self._changed
+                    with trio.move_on_after(1):
+                        await changed.wait()
+                return
+            # Woken by the game's events (a join, a map accepted) or a bot's end.
+            with trio.move_on_at(min(give_up, trio.current_time() + 1)):
+                await changed.wait()
+
+    def _poke(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    # -- watching the game (in the game's task, after every event) ---------------------------
+
+    def _look(self, master: GameMaster, now: float) -> None:
+        if self._changed.statistics().tasks_waiting:
+            self._poke()
+        if not master.started:
+            for seat in self.seats:
+                if seat.joined is None and any(
+                    j.request == seat.spec.power for j in master.joiners
+                ):
+                    seat.joined = now
+            return
+        if len(master.history) > self._seen:
+            snap = self._missing_snapshot
+            first = master.history[self._seen][0].name
+            self._seen = len(master.history)
+            if snap is not None and snap[0] == first:
+                phase, deadline, owed, missing = snap
+                at_deadline = deadline is not None and now >= deadline - 0.001
+                for seat in self.seats:
+                    power = seat.spec.power
+                    if power not in owed or seat.status != "played":
+                        continue
+                    if at_deadline and power in missing:
+                        seat.missed += 1
+                        seat.first_missed = seat.first_missed or phase
+                        if seat.missed >= self.spec.hung_after:
+                            self._hung(seat)
+                    else:
+                        seat.missed, seat.first_missed = 0, None
+        self._missing_snapshot = None
+        if master.finished or master.clock.deadline is None:
+            return
+        book = master.book
+        owed = {p for p in master.state.alive() if book.needs_orders(p)}
+        missing = {p for p in owed if p in master.waiting or not book.complete(p)}
+        self._missing_snapshot = (master.state.phase.name, master.clock.deadline, owed, missing)
+
+    def _hung(self, seat: _Seat) -> None:
+        seat.status, seat.phase = "hung", seat.first_missed
+        seat.detail = f"missed its orders at {seat.missed} deadlines in a row"
+        self.log.warning(
+            f"seat {seat.spec.seat} ({seat.spec.entry.label}) hung at {seat.phase}: "
+            "its power plays on in civil disorder"
+        )
+        seat.kill()  # its link closes: the server puts the power into civil disorder
+
+    def _tidy(self) -> None:
+        """Remove empty logs and working folders."""
+        if self.folder is None:
+            return
+        for seat in self.seats:
+            if seat.log is not None and not _nonempty(seat.log):
+                with contextlib.suppress(OSError):
+                    seat.log.unlink()
+            cwd = self.folder / f"seat{seat.spec.seat}-{seat.spec.power}"
+            with contextlib.suppress(OSError):
+                cwd.rmdir()  # only if empty
+        with contextlib.suppress(OSError):
+            self.folder.rmdir()
+
+
+async def _cancel_when(event: trio.Event, scope: trio.CancelScope, grace: float) -> None:
+    """A bot gets ``grace`` seconds after its game ends to exit by itself."""
+    await event.wait()
+    await trio.sleep(grace)
+    scope.cancel()
