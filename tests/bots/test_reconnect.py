@@ -11,7 +11,7 @@ from pathlib import Path
 import trio
 
 from protocol import messages as m
-from tests.server.daide_client import WireClient
+from tests.server.daide_client import PATIENCE, WireClient
 from tests.server.test_reliability import _units
 
 
@@ -44,7 +44,7 @@ async def test_a_tcp_bot_reconnects_after_a_server_restart(tmp_path: Path) -> No
         people = [await WireClient.connect(port, text=True) for _ in range(6)]
         for i, c in enumerate(people):
             await c.join(f"p{i}")
-        hlos = [await c.expect(m.Hlo, timeout=60) for c in people]
+        hlos = [await c.expect(m.Hlo) for c in people]
         server.kill()
         server.wait()
         server = await _serve(db, port)
@@ -56,11 +56,11 @@ async def test_a_tcp_bot_reconnects_after_a_server_restart(tmp_path: Path) -> No
             await c.send(f"SUB {' '.join(f'(({h.power} {u}) HLD)' for u in _units(h.power))}")
             back.append(c)
         # The grace is ten minutes: the phase is processed only if the bot is back too.
-        assert (await back[0].expect(m.Now, timeout=120)).turn.name == "F1901M"
+        assert (await back[0].expect(m.Now)).turn.name == "F1901M"
         for c, h in zip(back, hlos, strict=True):
             await c.send(f"SUB {' '.join(f'(({h.power} {u}) HLD)' for u in _units(h.power))}")
-        await back[0].expect(m.Smr, timeout=120)
-        assert await trio.to_thread.run_sync(bot.wait, 60) == 0
+        await back[0].expect(m.Smr)
+        assert await trio.to_thread.run_sync(bot.wait, PATIENCE) == 0
     finally:
         for proc in (server, bot):
             proc.kill()
@@ -80,4 +80,4 @@ async def test_a_pipe_bot_exits_when_its_pipe_closes() -> None:
     line = await trio.to_thread.run_sync(bot.stdout.readline)  # its NME: it is running
     assert line.startswith(b"NME")
     bot.stdin.close()
-    assert await trio.to_thread.run_sync(bot.wait, 60) == 1
+    assert await trio.to_thread.run_sync(bot.wait, PATIENCE) == 1
