@@ -30,8 +30,8 @@ class WireClient:
         self.closed: Closed | None = None
 
     @classmethod
-    async def connect(cls, port: int, text: bool = False) -> WireClient:
-        stream = await trio.open_tcp_stream("127.0.0.1", port)
+    async def connect(cls, port: int, text: bool = False, host: str = "127.0.0.1") -> WireClient:
+        stream = await trio.open_tcp_stream(host, port)
         client = cls(stream, text)
         if not text:
             assert isinstance(client.conn, ClientConnection)
