@@ -3,7 +3,7 @@ back with IAM and the passcode of its HLO. Over a pipe, it exits as soon as the 
 
 from __future__ import annotations
 
-import socket
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -11,56 +11,59 @@ from pathlib import Path
 import trio
 
 from protocol import messages as m
-from tests.server.daide_client import WireClient
+from tests.server.daide_client import PATIENCE, WireClient
 from tests.server.test_reliability import _units
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def _own_address() -> str:
+    """A loopback address of the test's own (any 127.x.y.z reaches this machine): the
+    restarted server must listen on the port the bot knows, and no other process, however
+    many connections the machine makes meanwhile, holds or takes that port there."""
+    rng = random.SystemRandom()
+    return f"127.{rng.randrange(1, 255)}.{rng.randrange(1, 255)}.{rng.randrange(2, 255)}"
 
 
-async def _serve(db: Path, port: int) -> subprocess.Popen[str]:
+async def _serve(db: Path, host: str, port: int = 0) -> tuple[subprocess.Popen[str], int]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--db", str(db),
-         "--max-year", "1901", "--rejoin-grace", "600", "--no-web"],
+        [sys.executable, "-m", "cli.main", "serve", "--host", host, "--port", str(port),
+         "--db", str(db), "--max-year", "1901", "--rejoin-grace", "600", "--no-web"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
     assert proc.stdout is not None
     line = await trio.to_thread.run_sync(proc.stdout.readline)
     assert "serving DAIDE on" in line, line
-    return proc
+    return proc, int(line.split(f"{host}:")[1].split()[0])
 
 
 async def test_a_tcp_bot_reconnects_after_a_server_restart(tmp_path: Path) -> None:
-    db, port = tmp_path / "g.sqlite", _free_port()
-    server = await _serve(db, port)
+    db, host = tmp_path / "g.sqlite", _own_address()
+    server, port = await _serve(db, host)
     bot = subprocess.Popen(
-        [sys.executable, "-m", "bots.holdbot", "--port", str(port), "--seed", "1"],
+        [sys.executable, "-m", "bots.holdbot", "--host", host, "--port", str(port),
+         "--seed", "1"],
         stderr=subprocess.DEVNULL,
-    )
+    )  # fmt: skip
     try:
-        people = [await WireClient.connect(port, text=True) for _ in range(6)]
+        people = [await WireClient.connect(port, text=True, host=host) for _ in range(6)]
         for i, c in enumerate(people):
             await c.join(f"p{i}")
-        hlos = [await c.expect(m.Hlo, timeout=60) for c in people]
+        hlos = [await c.expect(m.Hlo) for c in people]
         server.kill()
         server.wait()
-        server = await _serve(db, port)
+        server, _ = await _serve(db, host, port)
         back = []
         for h in hlos:
-            c = await WireClient.connect(port)
+            c = await WireClient.connect(port, host=host)
             await c.send(m.Iam(h.power, h.passcode))
             assert await c.expect(m.Yes) == m.Yes(m.Iam(h.power, h.passcode))
             await c.send(f"SUB {' '.join(f'(({h.power} {u}) HLD)' for u in _units(h.power))}")
             back.append(c)
         # The grace is ten minutes: the phase is processed only if the bot is back too.
-        assert (await back[0].expect(m.Now, timeout=120)).turn.name == "F1901M"
+        assert (await back[0].expect(m.Now)).turn.name == "F1901M"
         for c, h in zip(back, hlos, strict=True):
             await c.send(f"SUB {' '.join(f'(({h.power} {u}) HLD)' for u in _units(h.power))}")
-        await back[0].expect(m.Smr, timeout=120)
-        assert await trio.to_thread.run_sync(bot.wait, 60) == 0
+        await back[0].expect(m.Smr)
+        assert await trio.to_thread.run_sync(bot.wait, PATIENCE) == 0
     finally:
         for proc in (server, bot):
             proc.kill()
@@ -80,4 +83,4 @@ async def test_a_pipe_bot_exits_when_its_pipe_closes() -> None:
     line = await trio.to_thread.run_sync(bot.stdout.readline)  # its NME: it is running
     assert line.startswith(b"NME")
     bot.stdin.close()
-    assert await trio.to_thread.run_sync(bot.wait, 60) == 1
+    assert await trio.to_thread.run_sync(bot.wait, PATIENCE) == 1

@@ -12,6 +12,10 @@ from protocol.codec import parse_text
 from protocol.connection import ClientConnection, Closed, Received, Send, Unparsed
 from protocol.lines import TextConnection
 
+# How long a test waits for the event it needs before it fails: an outer limit for a machine
+# under heavy load, never the time the event is expected to take (it is usually milliseconds).
+PATIENCE = 120.0
+
 
 class WireClient:
     """Send typed messages, receive typed messages (or raw events)."""
@@ -26,8 +30,8 @@ class WireClient:
         self.closed: Closed | None = None
 
     @classmethod
-    async def connect(cls, port: int, text: bool = False) -> WireClient:
-        stream = await trio.open_tcp_stream("127.0.0.1", port)
+    async def connect(cls, port: int, text: bool = False, host: str = "127.0.0.1") -> WireClient:
+        stream = await trio.open_tcp_stream(host, port)
         client = cls(stream, text)
         if not text:
             assert isinstance(client.conn, ClientConnection)
@@ -47,8 +51,9 @@ class WireClient:
     async def send_raw(self, data: bytes) -> None:
         await self.stream.send_all(data)
 
-    async def event(self, timeout: float = 10) -> Any:
-        """The next event: a message, Unparsed, or Closed."""
+    async def event(self, timeout: float = PATIENCE) -> Any:
+        """The next event: a message, Unparsed, or Closed (failing after ``timeout``
+        seconds without one)."""
         with trio.fail_after(timeout):
             while not self.pending:
                 if self.closed is not None:
@@ -76,14 +81,16 @@ class WireClient:
                         pass
             return self.pending.pop(0)
 
-    async def expect(self, kind: type, timeout: float = 10) -> Any:
-        """Skip messages until one of ``kind`` arrives."""
-        while True:
-            ev = await self.event(timeout)
-            if isinstance(ev, kind):
-                return ev
-            if isinstance(ev, Closed):
-                raise AssertionError(f"closed while waiting for {kind.__name__}: {ev}")
+    async def expect(self, kind: type, timeout: float = PATIENCE) -> Any:
+        """Skip messages until one of ``kind`` arrives (failing after ``timeout`` seconds in
+        all)."""
+        with trio.fail_after(timeout):
+            while True:
+                ev = await self.event(timeout)
+                if isinstance(ev, kind):
+                    return ev
+                if isinstance(ev, Closed):
+                    raise AssertionError(f"closed while waiting for {kind.__name__}: {ev}")
 
     async def join(self, name: str = "tester") -> None:
         await self.send(m.Nme(name, "1.0"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import trio
+from trio.testing import MockClock
 
 from protocol import messages as m
 from server.settings import GameSettings
@@ -67,32 +68,47 @@ async def test_withdrawing_orders_and_missing(make_server) -> None:  # type: ign
     assert isinstance(await fra.expect(m.Rej), m.Rej)
 
 
-async def test_time_notices_and_dsd(make_server) -> None:  # type: ignore[no-untyped-def]
-    server = await make_server(GameSettings(max_year=1901, move_time=3, dsd=True))
+async def test_time_notices_and_dsd(make_server, mock_clock: MockClock) -> None:  # type: ignore[no-untyped-def]
+    """TME notices and DSD. The game's clock is trio's: a MockClock running at the real rate,
+    which the test moves on to each moment it checks (2 s before the deadline, far past it),
+    so the deadline can be long and a loaded machine never reaches it before the test is
+    ready, and a stopped clock is shown stopped without waiting for anything."""
+    mock_clock.rate = 1.0
+    server = await make_server(GameSettings(max_year=1901, move_time=600, dsd=True))
     players = await _seven(server)
+    (runner,) = [r for r in server.games.values() if r.master.started]
+    clock = runner.master.clock
     eng = players["ENG"][0]
-    assert await eng.expect(m.Tme) == m.Tme(3)
-    await eng.send("TME (2)")
-    assert await eng.expect(m.Yes) == m.Yes(m.Tme(2))
+    assert await eng.expect(m.Tme) == m.Tme(600)
+    await eng.send("TME (300)")
+    assert await eng.expect(m.Yes) == m.Yes(m.Tme(300))
     await eng.send("TME (8000)")  # longer than any deadline
     assert isinstance(await eng.expect(m.Rej), m.Rej)
-    with trio.fail_after(3):
-        assert await eng.expect(m.Tme) == m.Tme(2)  # the notice at 2 s left
+    await eng.send("TME")  # the time left: no notice came before it
+    assert ((await eng.expect(m.Tme)).seconds or 0) > 300
+    assert clock.deadline is not None
+    mock_clock.jump(clock.deadline - 300 - trio.current_time())
+    assert await eng.expect(m.Tme) == m.Tme(300)  # the notice at 300 s left
     # DSD: a player who owes orders leaves, and the clock stops.
     gone, hlo = players["TUR"]
     await gone.aclose()
     assert await eng.expect(m.Ccd) == m.Ccd("TUR")
     stopped = await eng.expect(m.Not)
     assert isinstance(stopped.inner, m.Tme)
-    await trio.sleep(2)  # past the deadline: nothing is processed while the clock is stopped
+    assert clock.deadline is None and runner.master.next_wakeup() is None
+    mock_clock.jump(3600)  # an hour past the deadline: nothing is processed
+    await eng.send("NOW")  # (the game handles this after anything the jump made due)
+    assert (await eng.expect(m.Now)).turn.name == "S1901M"
     assert server.store.states(server.store.games()[0].id)[-1][0] == "S1901M"
     back = await WireClient.connect(server.address[1], text=True)
     await back.send(m.Iam("TUR", hlo.passcode))
     await back.expect(m.Yes)
     assert await eng.expect(m.Not) == m.Not(m.Ccd("TUR"))
-    assert isinstance(await eng.expect(m.Tme), m.Tme)  # the clock runs again
-    with trio.fail_after(5):
-        now = await eng.expect(m.Now)
+    resumed = await eng.expect(m.Tme)  # the clock runs again, from where it stopped
+    assert 0 < (resumed.seconds or 0) <= 300
+    assert clock.deadline is not None
+    mock_clock.jump(clock.deadline - trio.current_time())  # the deadline: processed
+    now = await eng.expect(m.Now)
     assert now.turn.name == "F1901M"
 
 
