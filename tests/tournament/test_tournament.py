@@ -98,7 +98,7 @@ async def test_a_crashing_bot_is_recorded_and_the_game_finishes(tmp_path: Path) 
     settings = GameSettings(max_year=1901, move_time=5, retreat_time=5, build_time=5)
     # The holdbots are forked by the bot host and join in milliseconds; the hanger never
     # joins, so the game waits the whole join timeout for it (generous, for loaded machines).
-    t = Tournament(store, seats, settings, games=1, parallel=1, join_timeout=10, exit_grace=1)
+    t = Tournament(store, seats, settings, games=1, parallel=1, join_timeout=20, exit_grace=1)
     with trio.fail_after(180):
         await t.run()
     (game,) = t.results()

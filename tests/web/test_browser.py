@@ -53,11 +53,15 @@ def _click_loc(page: Any, prov: str) -> None:
     for selector in (f"#map #dislodged-{prov}", f"#map #unit-{prov}", f"#map #label-{prov}"):
         if page.query_selector(selector) is not None:
             break
-    # A new view may replace the drawing at any moment: wait until the element is there.
+    # A new view may replace the drawing at any moment (between finding the element and
+    # measuring it, too): wait until it is there and measurable.
     locator = page.locator(selector)
-    locator.wait_for(state="visible", timeout=WAIT_MS)
-    box = locator.bounding_box(timeout=WAIT_MS)
-    assert box is not None, prov
+    deadline = time.monotonic() + WAIT_MS / 1000
+    box = None
+    while box is None:
+        assert time.monotonic() < deadline, f"{prov} never became clickable"
+        locator.wait_for(state="visible", timeout=WAIT_MS)
+        box = locator.bounding_box(timeout=WAIT_MS)
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
@@ -194,6 +198,12 @@ def _play(browser: Any, server: LiveServer, artifacts: Path) -> None:
         "document.querySelector('#map .orders').compareDocumentPosition("
         "document.querySelector('#map .labels')) & Node.DOCUMENT_POSITION_FOLLOWING"
     )
+    # (Measured once the drawing is laid out: a busy browser may not have done it yet.)
+    _wait_view(
+        page,
+        "[...document.querySelectorAll('#map .coast-label')]"
+        ".every(l => l.getBoundingClientRect().height > 0)",
+    )
     sizes = page.eval_on_selector_all(
         "#map .coast-label", "ls => ls.map(l => l.getBoundingClientRect().height)"
     )
@@ -264,7 +274,13 @@ def _play(browser: Any, server: LiveServer, artifacts: Path) -> None:
         if page.is_visible("#results"):
             _check_results_panel(page)
         if phase[-1] in "MR" and page.is_visible("#ordering"):
-            assert not page.query_selector("#orders li.missing")  # every unit, by clicking
+            # Every unit has its order, by clicking (once the page shows the last one), unless
+            # a deadline moved the game on first.
+            _wait_view(
+                page,
+                "document.querySelector('#orders li.missing') === null || "
+                f"document.querySelector('#map svg').dataset.phase !== '{phase}'",
+            )
         if phase.startswith("W1901") and not mid_shot:
             _shot(page, artifacts / "web-middle.png")
             mid_shot = True
@@ -322,7 +338,7 @@ def test_a_phone_joins_a_game_made_on_the_command_line(
         # A phone starts zoomed in on the player's own units, inside the map's box; the
         # page itself never scrolls sideways.
         assert page.get_attribute("#zoom", "aria-pressed") == "true"
-        assert page.eval_on_selector("#map svg", "s => s.getBoundingClientRect().width") > 700
+        _wait_view(page, "document.querySelector('#map svg').getBoundingClientRect().width > 700")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         shown = page.evaluate(
             """() => {
