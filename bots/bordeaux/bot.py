@@ -105,7 +105,13 @@ class Bordeaux(Bot):
                 for p in state.map.powers
                 if any(u.power == p for u in state.units.values())
             }
-            search = RES(position, groups, evaluator, self.params, c, bound, view.rng, defaults)
+            scenarios = [
+                {p: movement_orders(state, p, dumb[p], view.rng) for p in defaults}
+                for _ in range(int(self.params.scenarios))
+            ]
+            search = RES(
+                position, groups, evaluator, self.params, c, bound, view.rng, defaults, scenarios
+            )
             chosen = search.run(budget)
             stats = search.stats
         elif view.kind == "retreat":

@@ -45,11 +45,19 @@ class Params:
         0.5, -3.0, 3.0, "reach margin at which the strongest power takes an empty neutral centre"
     )
     # -- movement search (RES) ----------------------------------------------------------
-    own_turns: int = _p(2, 1, 8, "mutation turns of our alliance per turn of each other one")
+    own_turns: int = _p(
+        2, 1, 100, "mutation turns of our alliance per round (each other alliance has one)"
+    )
     min_rate: float = _p(
         0.0, 0.0, 1.0, "mutation rate at the end of the search (the share of units mutated)"
     )
     improve_eps: float = _p(1e-6, 0.0, 0.5, "a value must rise by more than this to be adopted")
+    scenarios: int = _p(
+        3, 0, 16, "extra draws of the other powers' default orders our orders are valued against"
+    )
+    scenario_weight: float = _p(
+        0.5, 0.0, 1.0, "share of our value taken from those draws (the rest: the search's others)"
+    )
     cycle_profiles: int = _p(64, 1, 1024, "most joint order sets solved when the search cycles")
     cycle_rounds: int = _p(300, 10, 10000, "regret-matching rounds over a cycle")
     # -- adjustments ----------------------------------------------------------------------

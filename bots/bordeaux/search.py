@@ -64,7 +64,11 @@ class RES:
         bound: frozenset[str],
         rng: random.Random,
         defaults: Mapping[str, Sequence[Order]],
+        scenarios: Sequence[Mapping[str, Sequence[Order]]] = (),
     ) -> None:
+        """``scenarios``: more order sets the other powers might play (e.g. other draws of
+        their default orders); our alliance's value is then partly (``scenario_weight``) the
+        mean over them, so its orders are good against more than one prediction."""
         self.position = position
         self.state = position.state
         self.groups = list(groups)
@@ -116,6 +120,14 @@ class RES:
             self.raw.append(raw)
             self.best.append(final)
         self.values = self._evaluate(self._joint())
+        ours = set(self.units_of[0])
+        self.scenarios: list[Orders] = []
+        for sc in scenarios:
+            others = {province_of(o.unit.loc): o for os in sc.values() for o in os}  # type: ignore[union-attr]
+            self.scenarios.append({p: o for p, o in others.items() if p not in ours})
+        w = self.params.scenario_weight if self.scenarios else 0.0
+        self.weight = w
+        self.scenario_value = self._scenario_value(self.best[0])
         self.budget: Budget | None = None
 
     # -- the search ---------------------------------------------------------------------
@@ -184,13 +196,37 @@ class RES:
         joint.update(final)
         values = self._evaluate(joint)
         budget.tick()
-        if values[g] > self.values[g] + self.params.improve_eps:
+        scenario = 0.0
+        if g == 0 and self.weight:
+            scenario = self._scenario_value(final)
+            budget.tick(len(self.scenarios))
+        if self._score(g, values, scenario) > self._score(g, self.values, self.scenario_value) + (
+            self.params.improve_eps
+        ):
             self.raw[g] = raw
             self.best[g] = final
             self.values = values
+            if g == 0:
+                self.scenario_value = scenario
             self.stats.adoptions += 1
             return True
         return False
+
+    def _score(self, g: int, values: list[float], scenario: float) -> float:
+        if g != 0 or not self.weight:
+            return values[g]
+        return (1.0 - self.weight) * values[g] + self.weight * scenario
+
+    def _scenario_value(self, ours: Orders) -> float:
+        """Our alliance's mean value over the scenarios, with ``ours`` as its orders."""
+        if not self.scenarios:
+            return 0.0
+        total = 0.0
+        for others in self.scenarios:
+            joint = dict(others)
+            joint.update(ours)
+            total += self._evaluate(joint)[0]
+        return total / len(self.scenarios)
 
     def _joint(self) -> Orders:
         joint: Orders = {}
