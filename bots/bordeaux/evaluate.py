@@ -11,7 +11,8 @@ its members', so it is computed on alliances directly). For an alliance ``g``:
   to the strongest other alliance, by the *support each side can bring*: the number of units
   of each alliance that stand on or next to it. With a defence margin ``m`` (holder's reach
   minus the strongest attacker's) the holder loses it with chance
-  ``1 / (1 + exp(threat_slope * (m + threat_bias)))``; an empty neutral centre goes to the
+  ``1 / (1 + exp(threat_slope * (m + threat_bias)))``, an occupant adding ``occupant`` to
+  its side's reach; an empty neutral centre goes to the
   alliance with the most reach with chance ``1 / (1 + exp(-threat_slope * (m - take_bias)))``;
 * **units**: ``unit`` each, ``dislodged`` for each unit dislodged by this phase;
 * **proximity**: ``proximity`` times the unit's node value on its own power's DumbBot
@@ -31,6 +32,7 @@ from engine.map import GameMap
 from engine.state import GameState, Unit
 
 MARGINS = 40  # reach margins beyond this many units all count as this many
+STEPS = 4  # margins are looked up in quarter units (the occupant's bonus is fractional)
 
 
 @lru_cache(maxsize=4)
@@ -90,9 +92,10 @@ class Evaluator:
         self.prox = {p: proximity_map(state, p, dumb.get(p)) for p in self.group_of}
         slope = params.threat_slope
         self.lose = [
-            1.0 / (1.0 + math.exp(min(60.0, slope * (m + params.threat_bias))))
-            for m in range(-MARGINS, MARGINS + 1)
+            1.0 / (1.0 + math.exp(min(60.0, slope * (m / STEPS + params.threat_bias))))
+            for m in range(-MARGINS * STEPS, MARGINS * STEPS + 1)
         ]
+        self.occupant = round(params.occupant * STEPS)
         self.take = [
             1.0 / (1.0 + math.exp(min(60.0, -slope * (m - params.take_bias))))
             for m in range(-MARGINS, MARGINS + 1)
@@ -158,7 +161,7 @@ class Evaluator:
                 chance = take[min(MARGINS, a1 - a2) + MARGINS]
                 val[g1] += chance * next_w * w[g1]
                 continue
-            defence = c.get(hg, 0)
+            defence = c.get(hg, 0) * STEPS + (self.occupant if occ is not None else 0)
             g1, a1 = -1, 0
             for g, k in c.items():
                 if g != hg and k > a1:
@@ -166,7 +169,8 @@ class Evaluator:
             if a1 == 0:
                 val[hg] += next_w * w[hg]
                 continue
-            chance = lose[max(-MARGINS, min(MARGINS, defence - a1)) + MARGINS]
+            span = MARGINS * STEPS
+            chance = lose[max(-span, min(span, defence - a1 * STEPS)) + span]
             val[hg] += (1.0 - chance) * next_w * w[hg]
             val[g1] += chance * next_w * w[g1]
         return val

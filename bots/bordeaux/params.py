@@ -41,6 +41,9 @@ class Params:
     threat_bias: float = _p(
         0.5, -3.0, 3.0, "defence margin at which the holder keeps a contested centre half the time"
     )
+    occupant: float = _p(
+        0.5, 0.0, 3.0, "extra defence a unit standing on a centre gives it (it need not move)"
+    )
     take_bias: float = _p(
         0.5, -3.0, 3.0, "reach margin at which the strongest power takes an empty neutral centre"
     )
@@ -56,7 +59,7 @@ class Params:
         3, 0, 16, "extra draws of the other powers' default orders our orders are valued against"
     )
     scenario_weight: float = _p(
-        0.5, 0.0, 1.0, "share of our value taken from those draws (the rest: the search's others)"
+        0.8, 0.0, 1.0, "share of our value taken from those draws (the rest: the search's others)"
     )
     cycle_profiles: int = _p(64, 1, 1024, "most joint order sets solved when the search cycles")
     cycle_rounds: int = _p(300, 10, 10000, "regret-matching rounds over a cycle")
