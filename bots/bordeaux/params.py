@@ -39,13 +39,13 @@ class Params:
         1.5, 0.1, 10.0, "how sharply the chance to lose a centre falls with the defence margin"
     )
     threat_bias: float = _p(
-        0.5, -3.0, 3.0, "defence margin at which the holder keeps a contested centre half the time"
+        0.5, -3.0, 3.0, "a contested centre is lost half the time at defence margin -threat_bias"
     )
     occupant: float = _p(
         0.5, 0.0, 3.0, "extra defence a unit standing on a centre gives it (it need not move)"
     )
     take_bias: float = _p(
-        0.5, -3.0, 3.0, "reach margin at which the strongest power takes an empty neutral centre"
+        0.5, -3.0, 3.0, "an empty neutral centre is taken half the time at reach margin take_bias"
     )
     # -- movement search (RES) ----------------------------------------------------------
     own_turns: int = _p(
