@@ -152,7 +152,9 @@ def test_the_think_budget_is_respected() -> None:
     start = time.perf_counter()
     decide(state, "RUS", nodes=None, think=0.2)
     elapsed = time.perf_counter() - start
-    assert elapsed < 0.2 + 0.5  # generous: set-up and scheduling, never a second search
+    # Generous: the set-up before the search and a loaded machine's scheduling, never
+    # anything like a second search.
+    assert elapsed < 0.2 + 1.0
 
 
 def test_the_budget_stays_inside_the_servers_deadline() -> None:
