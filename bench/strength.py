@@ -16,6 +16,7 @@ per movement phase and the nodes it searched (from its logs), and the machine's 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import re
@@ -70,8 +71,9 @@ def seats_for(lineup: str, args: argparse.Namespace) -> tuple[list[str], str]:
     }[lineup]
 
 
-def think_times(logs: Path) -> tuple[float, float, int]:
-    """Mean seconds and nodes per movement decision, and how many, from Bordeaux's logs."""
+def think_times(logs: Path) -> tuple[float, float, float, int]:
+    """Mean and longest seconds, mean nodes per movement decision, and how many, from
+    Bordeaux's logs."""
     seconds: list[float] = []
     nodes: list[int] = []
     for path in logs.glob("*.log"):
@@ -80,8 +82,9 @@ def think_times(logs: Path) -> tuple[float, float, int]:
                 seconds.append(float(s))
                 nodes.append(int(n))
     if not seconds:
-        return (0.0, 0.0, 0)
-    return (sum(seconds) / len(seconds), sum(nodes) / len(nodes), len(seconds))
+        return (0.0, 0.0, 0.0, 0)
+    n = len(seconds)
+    return (sum(seconds) / n, max(seconds), sum(nodes) / n, n)
 
 
 def run_lineup(lineup: str, args: argparse.Namespace) -> None:
@@ -99,11 +102,16 @@ def run_lineup(lineup: str, args: argparse.Namespace) -> None:
         trio.run(t.run)
         results = t.results()
         store.close()
-        mean_s, mean_nodes, decisions = think_times(logs)
+        mean_s, max_s, mean_nodes, decisions = think_times(logs)
     minutes = (time.perf_counter() - start) / 60
     load_after = os.getloadavg()[0]
     labels = sorted({s.label for s in seats})
     bot = next(b for b in summarise(results, labels) if b.label == label)
+    if args.json:
+        with open(args.json, "a") as out:
+            out.write(json.dumps({"lineup": lineup, "label": label, "seed": args.seed,
+                                  "sos": bot.scores["sos"], "centres": bot.centres,
+                                  "solos": bot.solos, "games": bot.games}) + "\n")  # fmt: skip
     print(f"{lineup}: {len(results)} games to {args.max_year} in {minutes:.1f} min, "
           f"load {load_before:.1f} -> {load_after:.1f} on {os.cpu_count()} cores")  # fmt: skip
     if lineup == "bx-self":
@@ -123,8 +131,8 @@ def run_lineup(lineup: str, args: argparse.Namespace) -> None:
         print(f"  Sum-of-Squares share {sos.mean:.3f} ± {sos.ci95:.3f}: the interval {verdict} "
               f"1/7 = {1 / 7:.3f}")  # fmt: skip
     if label == "bordeaux" and decisions:
-        print(f"  thinking per movement phase: {mean_s:.3f} s, {mean_nodes:.0f} nodes "
-              f"(mean of {decisions})")  # fmt: skip
+        print(f"  thinking per movement phase: {mean_s:.3f} s (longest {max_s:.3f} s), "
+              f"{mean_nodes:.0f} nodes (mean of {decisions})")  # fmt: skip
     sys.stdout.flush()
 
 
@@ -140,6 +148,7 @@ def main() -> None:
     p.add_argument("--think", type=float, default=1.0, help="Bordeaux's seconds per phase")
     p.add_argument("--nodes", type=int, default=None, help="Bordeaux's node budget instead")
     p.add_argument("--param", action="append", default=[], help="NAME=VALUE for Bordeaux")
+    p.add_argument("--json", default=None, help="append each line-up's per-seat scores here")
     p.add_argument("--mtl", type=int, default=30, help="movement deadline (s)")
     p.add_argument("--rtl", type=int, default=15, help="retreat and build deadlines (s)")
     args = p.parse_args()

@@ -34,6 +34,8 @@ from engine.orders import Order, Waive
 log = logging.getLogger("bots")
 
 DEFAULT_THINK = 1.0
+RESERVE_SECONDS = 0.02
+RESERVE_SHARE = 0.05
 
 
 @dataclass
@@ -82,9 +84,9 @@ class Bordeaux(Bot):
             if math.isinf(hard):
                 # Untimed game and no --think: bound anyway, at a generous guess of the speed.
                 hard = max(10.0, 20 * self.nodes / p.nodes_per_second)
-            return Budget(hard, self.nodes, hard)
+            return Budget(_usable(hard), self.nodes, _usable(hard))
         think = DEFAULT_THINK if self.think is None else self.think
-        seconds = min(think, cap)
+        seconds = _usable(min(think, cap))
         return Budget(seconds, None, seconds)
 
     # -- orders -------------------------------------------------------------------------------
@@ -188,6 +190,13 @@ class Bordeaux(Bot):
         params = parse_overrides(args.param)
         constraints = Constraints(allies=frozenset(args.ally), dmz=frozenset(args.dmz))
         return cls(params, think=args.think, nodes=args.nodes, constraints=constraints)
+
+
+def _usable(seconds: float) -> float:
+    """The seconds the search may take of ``seconds``: what follows it (the last node, a
+    cycle's small game, writing the orders) and a loaded machine's scheduling must fit in the
+    rest, so the whole decision stays within the limit."""
+    return max(seconds * 0.5, seconds - (RESERVE_SECONDS + RESERVE_SHARE * seconds))
 
 
 def _deadline(view: View) -> float | None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import product
 
@@ -339,7 +339,11 @@ class RES:
             payoff[prof] = self._evaluate(joint)
             budget.tick()
         strategy = _regret_matching(
-            [len(choices[g]) for g in varying], varying, payoff, int(self.params.cycle_rounds)
+            [len(choices[g]) for g in varying],
+            varying,
+            payoff,
+            int(self.params.cycle_rounds),
+            lambda: budget.elapsed() >= budget.hard,
         )
         mix = strategy[varying.index(0)]
         pick = self.rng.choices(range(len(mix)), weights=mix)[0]
@@ -374,6 +378,7 @@ def _regret_matching(
     players: list[int],
     payoff: dict[tuple[int, ...], list[float]],
     rounds: int,
+    stop: Callable[[], bool] = lambda: False,
 ) -> list[list[float]]:
     """Average strategies of regret matching, every player at once, over a payoff table
     indexed by pure-strategy profiles (``players[k]`` is the alliance of position k)."""
@@ -381,7 +386,9 @@ def _regret_matching(
     regret = [[0.0] * s for s in sizes]
     total = [[0.0] * s for s in sizes]
     profiles = list(payoff)
-    for _ in range(max(1, rounds)):
+    for n in range(max(1, rounds)):
+        if n % 16 == 15 and stop():
+            break  # the averages so far are the answer
         sigma = []
         for r in regret:
             pos = [max(0.0, x) for x in r]
