@@ -332,6 +332,23 @@ def test_the_command_line_rejects_a_bad_parameter(capsys: pytest.CaptureFixture[
 # -- the search's pieces ---------------------------------------------------------------------------
 
 
+def test_a_search_without_pure_equilibrium_cycles_and_mixes() -> None:
+    # Italy's fleet can cover Naples or Tunis, Turkey's can attack either: matching pennies.
+    # The search cycles, notices it, and (when it ends inside the cycle) draws from a mix.
+    state = board(
+        "ITA F TYS", "TUR F ION", "ITA A VEN", "TUR A CON", centres=HOMES | {"TUN": "ITA"}
+    )
+    cycled, mixed = 0, 0
+    for seed in range(10):
+        bot = Bordeaux(Params(scenarios=0), nodes=400)
+        bot.orders(View(state, "ITA", random.Random(seed)))
+        stats = bot.decisions[-1].stats
+        assert stats is not None
+        cycled += stats.cycles > 0
+        mixed += stats.mixed
+    assert cycled == 10 and mixed >= 1
+
+
 def test_regret_matching_mixes_when_there_is_no_pure_equilibrium() -> None:
     # Matching pennies between alliances 0 and 1: each side ends near one half.
     payoff = {
