@@ -3,7 +3,10 @@ obvious moves, its parameters, and the search's pieces."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 import time
 
 import pytest
@@ -172,6 +175,35 @@ def test_a_node_budget_repeats_exactly() -> None:
     state = initial_state()
     runs = [texts(decide(state, "ITA", seed=5, nodes=300)) for _ in range(2)]
     assert runs[0] == runs[1]
+
+
+REPEAT = """
+import random
+from bots.base import View
+from bots.bordeaux import Bordeaux
+from engine.simulate import random_game
+for i, step in enumerate(random_game(5, max_year=1904)):
+    state = step.result.state
+    if i >= 12:
+        break
+power = next(p for p in sorted(state.map.powers) if state.units_of(p))
+print(sorted(str(o) for o in Bordeaux(nodes=300).orders(View(state, power, random.Random(3)))))
+"""
+
+
+def test_a_node_budget_repeats_across_processes() -> None:
+    # String hashing differs between processes; the search must not depend on it.
+    outs = [
+        subprocess.run(
+            [sys.executable, "-c", REPEAT],
+            env={**os.environ, "PYTHONHASHSEED": str(h)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for h in (1, 2)
+    ]
+    assert outs[0] == outs[1] and outs[0].startswith("[")
 
 
 # -- constraints -----------------------------------------------------------------------------------
