@@ -61,11 +61,11 @@ def adjustment_orders(
             scored.append((v, i, opt))
             if budget.out() and scored and p != power:
                 break
-            if budget.elapsed() >= budget.hard:
+            if budget.late():
                 break
         scored.sort(key=lambda t: (-t[0], t[1]))
         options[p] = [opt for _, _, opt in scored[: max(1, int(params.adjust_options))]]
-        if budget.elapsed() >= budget.hard:
+        if budget.late():
             break
     options = {p: o for p, o in options.items() if o}
     if power not in options:

@@ -1,5 +1,5 @@
 """The work budget of one decision: a node count (reproducible) or seconds (anytime), and
-always a hard time limit from the server's deadline."""
+always a hard time limit (``--think``, the server's deadline)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ class Budget:
         self.nodes = nodes
         self.hard = self.seconds if hard is None else max(0.0, hard)
         self.used = 0
+        self._last = self.start
+        self.gap = 0.0  # the longest time between two checks so far
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
@@ -28,22 +30,22 @@ class Budget:
         return min(1.0, self.elapsed() / self.seconds) if self.seconds > 0 else 1.0
 
     def out(self) -> bool:
-        if self.elapsed() >= self.hard:
+        """Is the budget spent? On a loaded machine the process can be descheduled between
+        two checks; the longest such gap seen is kept in hand, so that a pause as long after
+        the last check still ends within the limit."""
+        now = time.perf_counter()
+        self.gap = max(self.gap, now - self._last)
+        self._last = now
+        elapsed = now - self.start
+        if elapsed + self.gap >= self.hard:
             return True
         if self.nodes is not None:
             return self.used >= self.nodes
-        return self.elapsed() >= self.seconds
+        return elapsed + self.gap >= self.seconds
+
+    def late(self) -> bool:
+        """Has the hard limit come (whatever the node count says)?"""
+        return self.elapsed() + self.gap >= self.hard
 
     def tick(self, n: int = 1) -> None:
         self.used += n
-
-    def part(self, share: float) -> Budget:
-        """A budget for one stage: ``share`` of what is left, under the same hard limit."""
-        sub = Budget(0.0)
-        sub.start = time.perf_counter()
-        left_time = max(0.0, self.seconds - self.elapsed())
-        sub.seconds = left_time * share
-        sub.hard = max(0.0, self.hard - self.elapsed())
-        if self.nodes is not None:
-            sub.nodes = max(1, int((self.nodes - self.used) * share))
-        return sub

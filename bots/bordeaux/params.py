@@ -61,6 +61,9 @@ class Params:
     scenario_weight: float = _p(
         0.8, 0.0, 1.0, "share of our value taken from those draws (the rest: the search's others)"
     )
+    cycle_share: float = _p(
+        0.1, 0.0, 0.5, "share of the budget kept, once the search cycles, to solve the cycle"
+    )
     cycle_profiles: int = _p(64, 1, 1024, "most joint order sets solved when the search cycles")
     cycle_rounds: int = _p(300, 10, 10000, "regret-matching rounds over a cycle")
     # -- adjustments ----------------------------------------------------------------------

@@ -87,7 +87,7 @@ def _best_for(
             budget.tick()
             if v > best_v:
                 best_v, best_c = v, combo
-            if budget.elapsed() >= budget.hard:
+            if budget.late():
                 break
         if best_c is not None:
             pick.update(zip(comp, best_c, strict=True))

@@ -146,9 +146,13 @@ class RES:
             (tuple(hashes), tuple(self.best))
         ]
         cycle: list[tuple[tuple[int, ...], tuple[Orders, ...]]] | None = None
+        cycle_keys: set[tuple[int, ...]] = set()
         idle = 0
         i = 0
+        keep = self.params.cycle_share  # of the budget, to solve a cycle's game at the end
         while schedule and not budget.out() and idle < MAX_IDLE:
+            if cycle is not None and budget.spent() >= 1.0 - keep and tuple(hashes) in cycle_keys:
+                break
             g = schedule[i % len(schedule)]
             i += 1
             adopted = self._mutate(g, budget)
@@ -162,13 +166,14 @@ class RES:
             key = tuple(hashes)
             if key in seen:
                 cycle = history[seen[key] :]
+                cycle_keys = {k for k, _ in cycle}
                 self.stats.cycles += 1
             seen[key] = len(history)
             history.append((key, tuple(self.best)))
         self.stats.nodes = budget.used
         self.stats.values = list(self.values)
         ours = self.best[0]
-        if cycle is not None and tuple(hashes) in {k for k, _ in cycle}:
+        if cycle is not None and tuple(hashes) in cycle_keys:
             mixed = self._mixed(cycle, budget)
             if mixed is not None:
                 self.stats.mixed = True
@@ -331,7 +336,7 @@ class RES:
             return None
         payoff: dict[tuple[int, ...], list[float]] = {}
         for prof in product(*(range(len(choices[g])) for g in varying)):
-            if budget.elapsed() >= budget.hard:
+            if budget.out():
                 return None
             joint: Orders = {}
             for g in range(n):
@@ -343,7 +348,7 @@ class RES:
             varying,
             payoff,
             int(self.params.cycle_rounds),
-            lambda: budget.elapsed() >= budget.hard,
+            budget.late,
         )
         mix = strategy[varying.index(0)]
         pick = self.rng.choices(range(len(mix)), weights=mix)[0]
