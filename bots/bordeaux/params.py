@@ -51,6 +51,9 @@ class Params:
     own_turns: int = _p(
         2, 1, 100, "mutation turns of our alliance per round (each other alliance has one)"
     )
+    mutation_bias: float = _p(
+        2.0, 0.0, 20.0, "how much more likely a mutation moves to the best node than holds"
+    )
     min_rate: float = _p(
         0.0, 0.0, 1.0, "mutation rate at the end of the search (the share of units mutated)"
     )

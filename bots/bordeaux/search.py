@@ -101,6 +101,17 @@ class RES:
                 self.fixed.add(prov)
                 opts = list(orders)
             self.options[prov] = opts or [orders[0]]
+        # Mutation odds: a move weighs more the better its destination is on the unit's
+        # power's proximity map, so that the few nodes go to plausible orders first.
+        bias = self.params.mutation_bias
+        self.weights: dict[str, list[float]] = {}
+        for prov, opts in self.options.items():
+            prox = evaluator.prox.get(units[prov].power, {})
+            unit = units[prov]
+            self.weights[prov] = [
+                1.0 + bias * prox.get((unit.type, o.dest), 0.0) if isinstance(o, Move) else 1.0
+                for o in opts
+            ]
         self.units_of: list[list[str]] = [[] for _ in self.groups]
         for prov in sorted(units):
             g = group_of.get(units[prov].power)
@@ -191,7 +202,7 @@ class RES:
         picked = self.rng.sample(free, n)
         raw = dict(self.raw[g])
         for p in picked:
-            raw[p] = self.rng.choice(self.options[p])
+            raw[p] = self.rng.choices(self.options[p], self.weights[p])[0]
         if raw == self.raw[g]:
             return None
         final = self._supports(raw, self.best[g], set(picked))
