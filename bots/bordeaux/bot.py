@@ -34,7 +34,7 @@ from engine.orders import Order, Waive
 log = logging.getLogger("bots")
 
 DEFAULT_THINK = 1.0
-RESERVE_SECONDS = 0.02
+RESERVE_SECONDS = 0.05
 RESERVE_SHARE = 0.05
 
 
