@@ -403,7 +403,7 @@ def _regret_matching(
     total = [[0.0] * s for s in sizes]
     profiles = list(payoff)
     for n in range(max(1, rounds)):
-        if n % 16 == 15 and stop():
+        if n % 4 == 3 and stop():
             break  # the averages so far are the answer
         sigma = []
         for r in regret:
