@@ -47,6 +47,7 @@ REGISTRY: dict[str, BundledBot] = {
         BundledBot("holdbot", "bots.holdbot", "HoldBot"),
         BundledBot("randombot", "bots.randombot", "RandomBot"),
         BundledBot("dumbbot", "bots.dumbbot", "DumbBot"),
+        BundledBot("bordeaux", "bots.bordeaux", "Bordeaux"),
     )
 }
 BUNDLED: tuple[str, ...] = tuple(REGISTRY)

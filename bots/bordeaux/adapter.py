@@ -1,0 +1,49 @@
+"""The one place the Bordeaux bot touches the rules engine: its search API.
+
+The searches need two things: every unit's legal orders, and the adjudication of a full
+movement order set (thousands of times a phase). Both come from ``engine.search.Position``,
+which indexes a position once and then lists and adjudicates from it; nothing here
+adjudicates on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from engine import search
+from engine.orders import Order, order_power
+from engine.state import GameState, Unit
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a movement order set leads to: the units standing, by province, and the units
+    dislodged (including those with no retreat, which are destroyed)."""
+
+    units: Mapping[str, Unit]
+    dislodged: tuple[Unit, ...]
+
+
+class Position:
+    """A movement, retreat or adjustment position, with its legal orders cached per power."""
+
+    def __init__(self, state: GameState) -> None:
+        self.state = state
+        self._engine = search.Position(state)
+
+    def legal(self, power: str | None = None) -> Mapping[str, list[Order]]:
+        """Legal orders keyed by unit location (or build site, or ``"WAIVE"``); shared with
+        the engine's cache, so never changed here."""
+        return self._engine.legal(power)
+
+    def adjudicate(self, orders: Mapping[str, Order]) -> Outcome:
+        """Adjudicate a movement phase. ``orders`` maps a unit's province to one of its legal
+        orders (as :meth:`legal` lists them); units without one hold."""
+        by_power: dict[str, list[Order]] = {}
+        for order in orders.values():
+            by_power.setdefault(order_power(order), []).append(order)
+        out = self._engine.adjudicate(by_power)
+        # The next state's units are those standing after the movement: a following retreat
+        # phase keeps the dislodged apart, and adjustments are not yet made.
+        return Outcome(out.state.units, tuple(out.dislodged))

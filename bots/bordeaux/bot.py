@@ -1,0 +1,238 @@
+"""Bordeaux: a searching DAIDE bot after the Bordeaux Diplomat (Loeb, 1992-1995).
+
+    python -m bots.bordeaux [--host H --port P | --stdio] [--seed N] [--power POW]
+                            [--think SECONDS | --nodes N] [--param NAME=VALUE ...]
+                            [--ally POW ...] [--dmz PROV ...]
+
+Movement phases: Refined Evolutionary Search (``bots.bordeaux.search``) over every alliance's
+orders, valued by a cheap evaluator (``bots.bordeaux.evaluate``). Retreats: a complete search
+per component (``retreats``). Adjustments: a preliminary search per power, then a combined
+search to an equilibrium (``adjustments``). Every constant is a parameter
+(``bots.bordeaux.params``); alliances and constraints are an input (``constraints``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bots.base import Bot, View
+from bots.bordeaux.adapter import Position
+from bots.bordeaux.adjustments import adjustment_orders
+from bots.bordeaux.budget import Budget
+from bots.bordeaux.constraints import Constraints
+from bots.bordeaux.evaluate import Evaluator
+from bots.bordeaux.params import ParamError, Params, describe, parse_overrides
+from bots.bordeaux.retreats import retreat_orders
+from bots.bordeaux.search import RES, SearchStats
+from bots.dumbbot import evaluate, movement_orders, weights_for
+from engine.orders import Order, Waive
+
+log = logging.getLogger("bots")
+
+DEFAULT_THINK = 1.0
+RESERVE_SECONDS = 0.05
+RESERVE_SHARE = 0.05
+
+
+@dataclass
+class Decision:
+    """What the last decision cost (for logs, tests and benchmarks)."""
+
+    phase: str
+    kind: str
+    seconds: float
+    nodes: int
+    stats: SearchStats | None = None
+
+
+class Bordeaux(Bot):
+    name = "Bordeaux"
+    version = "1.0"
+
+    def __init__(
+        self,
+        params: Params | None = None,
+        *,
+        think: float | None = None,
+        nodes: int | None = None,
+        constraints: Constraints | None = None,
+    ) -> None:
+        """``think``: seconds per phase (default 1 s; with ``nodes`` given, only a cap).
+        ``nodes``: a node budget (adjudications and valuations) instead of time."""
+        self.params = params or Params()
+        self.think = think
+        self.nodes = nodes
+        self.constraints = constraints or Constraints()
+        self.decisions: list[Decision] = []
+
+    # -- the clock ----------------------------------------------------------------------------
+
+    def budget(self, view: View) -> Budget:
+        """This phase's budget: ``think`` seconds (or ``nodes``), and never more than a share
+        of the server's deadline, less a margin."""
+        p = self.params
+        cap = math.inf
+        deadline = _deadline(view)
+        if deadline is not None:
+            cap = max(0.0, min(deadline * p.deadline_share, deadline - p.deadline_margin))
+        if self.nodes is not None:
+            hard = min(cap, self.think if self.think is not None else math.inf)
+            if math.isinf(hard):
+                # Untimed game and no --think: bound anyway, at a generous guess of the speed.
+                hard = max(10.0, 20 * self.nodes / p.nodes_per_second)
+            return Budget(_usable(hard), self.nodes, _usable(hard))
+        think = DEFAULT_THINK if self.think is None else self.think
+        seconds = _usable(min(think, cap))
+        return Budget(seconds, None, seconds)
+
+    # -- orders -------------------------------------------------------------------------------
+
+    def orders(self, view: View) -> list[Order]:
+        budget = self.budget(view)
+        state, power = view.state, view.power
+        c = self.constraints
+        groups = c.alliances(power, state.map.powers)
+        bound = c.bound(power)
+        position = Position(state)
+        stats: SearchStats | None = None
+        if view.kind == "movement":
+            dumb = {p: evaluate(state, p, weights_for(state, p)) for p in state.map.powers}
+            evaluator = Evaluator(state, groups, self.params, dumb)
+            defaults = {
+                p: movement_orders(state, p, dumb[p], view.rng)
+                for p in state.map.powers
+                if any(u.power == p for u in state.units.values())
+            }
+            scenarios = [
+                {p: movement_orders(state, p, dumb[p], view.rng) for p in defaults}
+                for _ in range(int(self.params.scenarios))
+            ]
+            search = RES(
+                position, groups, evaluator, self.params, c, bound, view.rng, defaults, scenarios
+            )
+            chosen = search.run(budget)
+            stats = search.stats
+        elif view.kind == "retreat":
+            evaluator = Evaluator(state, groups, self.params)
+            chosen = retreat_orders(position, power, evaluator, c, bound, budget)
+        else:
+            evaluator = Evaluator(state, groups, self.params)
+            chosen = adjustment_orders(position, power, evaluator, self.params, c, bound, budget)
+        mine = [o for o in chosen if isinstance(o, Waive) or o.unit.power == power]
+        decision = Decision(state.phase.name, view.kind, budget.elapsed(), budget.used, stats)
+        self.decisions.append(decision)
+        log.info(
+            "%s: %d nodes in %.3f s%s",
+            decision.phase,
+            decision.nodes,
+            decision.seconds,
+            f", {stats.adoptions} adopted, {stats.cycles} cycles"
+            f"{' (mixed)' if stats.mixed else ''}, value {stats.values[0]:.2f}"
+            if stats is not None and stats.values
+            else "",
+        )
+        return mine
+
+    # -- the command line ---------------------------------------------------------------------
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        parser.epilog = "parameters (--param NAME=VALUE), default [range]:\n" + "\n".join(
+            "  " + line for line in describe().splitlines()
+        )
+        group = parser.add_argument_group("Bordeaux")
+        group.add_argument(
+            "--think",
+            type=_seconds,
+            default=None,
+            help=f"seconds of thought per phase, never exceeded (default {DEFAULT_THINK:g}; "
+            "always less than the server's deadline)",
+        )
+        group.add_argument(
+            "--nodes",
+            type=_positive,
+            default=None,
+            help="a budget of N nodes per phase instead of time: with --seed, games repeat "
+            "exactly (--think, if given, still caps the time)",
+        )
+        group.add_argument(
+            "--param",
+            action="append",
+            default=[],
+            type=_param_item,
+            metavar="NAME=VALUE",
+            help="set a parameter (repeatable; the list is below)",
+        )
+        group.add_argument(
+            "--ally",
+            action="append",
+            default=[],
+            type=str.upper,
+            metavar="POW",
+            help="a power whose value is summed with ours (repeatable)",
+        )
+        group.add_argument(
+            "--dmz",
+            action="append",
+            default=[],
+            type=str.upper,
+            metavar="PROV",
+            help="a demilitarised province our alliance keeps out of (repeatable)",
+        )
+
+    @classmethod
+    def from_arguments(cls, args: argparse.Namespace) -> Bordeaux:
+        params = parse_overrides(args.param)
+        constraints = Constraints(allies=frozenset(args.ally), dmz=frozenset(args.dmz))
+        return cls(params, think=args.think, nodes=args.nodes, constraints=constraints)
+
+
+def _usable(seconds: float) -> float:
+    """The seconds the search may take of ``seconds``: what follows it (the last node, a
+    cycle's small game, writing the orders) and a loaded machine's scheduling must fit in the
+    rest, so the whole decision stays within the limit."""
+    return max(seconds * 0.5, seconds - (RESERVE_SECONDS + RESERVE_SHARE * seconds))
+
+
+def _deadline(view: View) -> float | None:
+    v = view.variant
+    if v is None:
+        return None
+    limit = {"movement": v.mtl, "retreat": v.rtl, "adjustment": v.btl}[view.kind]
+    return float(limit) if limit else None
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"{text!r}: must be a positive number of seconds")
+    return value
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be at least 1")
+    return value
+
+
+def _param_item(text: str) -> str:
+    try:
+        parse_overrides([text])
+    except ParamError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+__all__: Sequence[str] = ("Bordeaux", "Decision")

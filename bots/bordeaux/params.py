@@ -1,0 +1,148 @@
+"""Every tunable constant of the Bordeaux bot, in one dataclass, with a sensible range each.
+
+``PARAMS`` lists them (name, type, default, range, meaning) so that a tuner can enumerate
+them; :func:`parse_overrides` reads ``NAME=VALUE`` strings (the ``--param`` option) with a clear
+error for an unknown name, a value that is not a number, or one outside its range.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+
+def _p(default: float, lo: float, hi: float, doc: str) -> Any:
+    return field(default=default, metadata={"range": (lo, hi), "doc": doc})
+
+
+@dataclass(frozen=True)
+class Params:
+    """The evaluator's weights and the searches' settings. Values of the position are in
+    supply centres: one centre owned for sure is worth ``centre_now``."""
+
+    # -- the evaluator ------------------------------------------------------------------
+    centre_now: float = _p(
+        1.0, 0.0, 5.0, "a centre owned after this phase (Fall), or expected this Fall (Spring)"
+    )
+    centre_next: float = _p(
+        0.5, 0.0, 3.0, "a centre expected next Fall, given who can reach it (Fall phases)"
+    )
+    home_bonus: float = _p(0.25, 0.0, 2.0, "extra worth of a home centre to its owner")
+    unit: float = _p(0.35, 0.0, 2.0, "each unit on the board")
+    dislodged: float = _p(0.1, 0.0, 2.0, "each dislodged unit (it may retreat or disband)")
+    proximity: float = _p(
+        0.3, 0.0, 3.0, "a unit on the best node of its power's DumbBot proximity map"
+    )
+    threat_slope: float = _p(
+        1.5, 0.1, 10.0, "how sharply the chance to lose a centre falls with the defence margin"
+    )
+    threat_bias: float = _p(
+        0.5, -3.0, 3.0, "a contested centre is lost half the time at defence margin -threat_bias"
+    )
+    occupant: float = _p(
+        0.5, 0.0, 3.0, "extra defence a unit standing on a centre gives it (it need not move)"
+    )
+    take_bias: float = _p(
+        0.5, -3.0, 3.0, "an empty neutral centre is taken half the time at reach margin take_bias"
+    )
+    # -- movement search (RES) ----------------------------------------------------------
+    own_turns: int = _p(
+        2, 1, 100, "mutation turns of our alliance per round (each other alliance has one)"
+    )
+    mutation_bias: float = _p(
+        2.0, 0.0, 20.0, "how much more likely a mutation moves to the best node than holds"
+    )
+    min_rate: float = _p(
+        0.0, 0.0, 1.0, "mutation rate at the end of the search (the share of units mutated)"
+    )
+    improve_eps: float = _p(1e-6, 0.0, 0.5, "a value must rise by more than this to be adopted")
+    scenarios: int = _p(
+        3, 0, 16, "extra draws of the other powers' default orders our orders are valued against"
+    )
+    scenario_weight: float = _p(
+        0.8, 0.0, 1.0, "share of our value taken from those draws (the rest: the search's others)"
+    )
+    cycle_share: float = _p(
+        0.1, 0.0, 0.5, "share of the budget kept, once the search cycles, to solve the cycle"
+    )
+    cycle_profiles: int = _p(64, 1, 1024, "most joint order sets solved when the search cycles")
+    cycle_rounds: int = _p(300, 10, 10000, "regret-matching rounds over a cycle")
+    # -- adjustments ----------------------------------------------------------------------
+    adjust_options: int = _p(12, 1, 200, "options per power kept for the combined search")
+    adjust_combos: int = _p(3000, 10, 30000, "most combinations valued per power (preliminary)")
+    # -- time -------------------------------------------------------------------------------
+    deadline_share: float = _p(
+        0.5, 0.05, 0.95, "largest share of the server's deadline the bot may think for"
+    )
+    deadline_margin: float = _p(1.0, 0.0, 30.0, "seconds always left before the deadline")
+    nodes_per_second: float = _p(
+        2000.0, 10.0, 1e6, "assumed speed when a node budget needs a safety time limit"
+    )
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    name: str
+    type: type
+    default: float
+    low: float
+    high: float
+    doc: str
+
+
+def _specs() -> tuple[ParamSpec, ...]:
+    out = []
+    for f in fields(Params):
+        lo, hi = f.metadata["range"]
+        kind = int if isinstance(f.default, int) and not isinstance(f.default, bool) else float
+        out.append(ParamSpec(f.name, kind, f.default, lo, hi, f.metadata["doc"]))  # type: ignore[arg-type]
+    return tuple(out)
+
+
+PARAMS: tuple[ParamSpec, ...] = _specs()
+_BY_NAME = {s.name: s for s in PARAMS}
+
+
+class ParamError(ValueError):
+    """An unknown parameter name, or a value it cannot take."""
+
+
+def parse_value(spec: ParamSpec, text: str) -> float:
+    try:
+        value: float = spec.type(text)
+    except ValueError:
+        kind = "an integer" if spec.type is int else "a number"
+        raise ParamError(f"--param {spec.name}: {text!r} is not {kind}") from None
+    if not spec.low <= value <= spec.high:
+        raise ParamError(
+            f"--param {spec.name}: {text} is outside its range {spec.low:g} to {spec.high:g}"
+        )
+    return value
+
+
+def parse_overrides(items: Iterable[str], base: Params | None = None) -> Params:
+    """``base`` (default: the defaults) with every ``NAME=VALUE`` of ``items`` applied."""
+    changes: dict[str, Any] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep:
+            raise ParamError(f"--param {item!r}: expected NAME=VALUE")
+        spec = _BY_NAME.get(name)
+        if spec is None:
+            near = difflib.get_close_matches(name, _BY_NAME, n=3)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise ParamError(f"--param: unknown parameter {name!r}{hint}; known: {names()}")
+        changes[name] = parse_value(spec, text.strip())
+    return replace(base or Params(), **changes)
+
+
+def names() -> str:
+    return ", ".join(s.name for s in PARAMS)
+
+
+def describe() -> str:
+    """One line per parameter: name, default, range, meaning (for ``--help`` and docs)."""
+    return "\n".join(f"{s.name}={s.default:g} [{s.low:g}..{s.high:g}]: {s.doc}" for s in PARAMS)

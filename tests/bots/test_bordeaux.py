@@ -1,0 +1,429 @@
+"""The Bordeaux bot: complete legal orders in every phase, its budget, its constraints, the
+obvious moves, its parameters, and the search's pieces."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bots.base import View, complete_orders, daide_orders
+from bots.bordeaux import PARAMS, Bordeaux, Constraints, ParamError, Params, parse_overrides
+from bots.bordeaux.adapter import Position
+from bots.bordeaux.budget import Budget
+from bots.bordeaux.evaluate import Evaluator
+from bots.bordeaux.search import _regret_matching
+from bots.client import build_parser
+from engine.map import load_map, province_of
+from engine.orders import (
+    Build,
+    Disband,
+    Hold,
+    Move,
+    Order,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Waive,
+)
+from engine.orderset import OrderSet
+from engine.simulate import random_game, random_orders
+from engine.state import Dislodged, GameState, Phase, initial_state, make_state, parse_unit
+from engine.turn import process
+from protocol import messages as m
+
+G = load_map("standard")
+HOMES = {c: p for p, cs in G.start_centres.items() for c in cs}
+
+
+def board(
+    *units: str,
+    phase: str = "F1901M",
+    centres: dict[str, str] | None = None,
+    dislodged: tuple[Dislodged, ...] = (),
+) -> GameState:
+    return make_state(
+        G,
+        Phase.parse(phase),
+        [parse_unit(u, G) for u in units],
+        HOMES if centres is None else centres,
+        dislodged,
+    )
+
+
+def decide(
+    state: GameState,
+    power: str,
+    *,
+    seed: int = 1,
+    nodes: int | None = 400,
+    think: float | None = None,
+    constraints: Constraints | None = None,
+    params: Params | None = None,
+    variant: m.Variant | None = None,
+) -> list[Order]:
+    bot = Bordeaux(params, nodes=nodes, think=think, constraints=constraints)
+    return bot.orders(View(state, power, random.Random(seed), variant=variant))
+
+
+def texts(orders: list[Order]) -> set[str]:
+    return {str(o) for o in orders}
+
+
+# -- complete legal orders in every kind of phase --------------------------------------------------
+
+
+def check_complete_and_legal(state: GameState, power: str, given: list[Order]) -> None:
+    kind = state.phase.kind
+    if kind == "movement":
+        mine = sorted(u.province for u in state.units_of(power))
+        assert sorted(province_of(o.unit.loc) for o in given) == mine  # type: ignore[union-attr]
+    elif kind == "retreat":
+        mine = sorted(p for p, d in state.dislodged.items() if d.unit.power == power)
+        assert sorted(o.unit.province for o in given) == mine  # type: ignore[union-attr]
+        assert all(isinstance(o, Retreat | Disband) for o in given)
+    else:
+        need = state.adjustments()[power]
+        if need > 0:
+            assert all(isinstance(o, Build | Waive) for o in given)
+            assert len(given) == need
+        else:
+            assert all(isinstance(o, Remove) for o in given)
+            assert len({o.unit for o in given}) == len(given) == -need  # type: ignore[union-attr]
+    book = OrderSet(state)
+    for order in daide_orders(state, complete_orders(state, power, given)):
+        assert book.submit(power, order).note.accepted, str(order)
+
+
+def owes(state: GameState, power: str) -> bool:
+    kind = state.phase.kind
+    if kind == "movement":
+        return bool(state.units_of(power))
+    if kind == "retreat":
+        return any(d.unit.power == power for d in state.dislodged.values())
+    return state.adjustments()[power] != 0
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10_000), st.integers(0, 40), st.sampled_from(sorted(G.powers)))
+def test_complete_legal_orders_in_random_positions(seed: int, steps: int, power: str) -> None:
+    state = initial_state()
+    for i, step in enumerate(random_game(seed, max_year=1912)):
+        state = step.result.state
+        if i >= steps:
+            break
+    if not owes(state, power) or state.winner() is not None:
+        return
+    given = decide(state, power, seed=seed, nodes=40)
+    check_complete_and_legal(state, power, given)
+
+
+def test_every_phase_kind_of_a_game() -> None:
+    # Along a game of random play (which dislodges units often), every power that owes
+    # orders asks Bordeaux: every phase kind comes up, and every order set is complete and
+    # legal. Bordeaux plays Russia, so its own orders shape the game too.
+    state = initial_state()
+    rng = random.Random(3)
+    kinds: set[str] = set()
+    while state.phase.year <= 1903:
+        orders = random_orders(state, rng)
+        for power in G.powers:
+            if owes(state, power):
+                given = decide(state, power, seed=7, nodes=60)
+                check_complete_and_legal(state, power, given)
+                kinds.add(state.phase.kind)
+                if power == "RUS":
+                    orders[power] = given
+        state = process(state, orders).state
+    assert kinds == {"movement", "retreat", "adjustment"}
+
+
+# -- the budget ------------------------------------------------------------------------------------
+
+
+def test_the_think_budget_is_respected() -> None:
+    state = initial_state()
+    for _ in range(6):  # a middle-game position, with many units and options
+        state = process(state, {}).state
+    start = time.perf_counter()
+    decide(state, "RUS", nodes=None, think=0.2)
+    elapsed = time.perf_counter() - start
+    # Generous: the set-up before the search and a loaded machine's scheduling, never
+    # anything like a second search.
+    assert elapsed < 0.2 + 1.0
+
+
+def test_the_budget_stays_inside_the_servers_deadline() -> None:
+    bot = Bordeaux(think=10.0)
+    variant = m.Variant(mtl=4, rtl=2, btl=2)
+    budget = bot.budget(View(initial_state(), "FRA", random.Random(0), variant=variant))
+    assert budget.hard <= 4 * 0.5 and budget.seconds <= 4 - 1.0
+    nodes = Bordeaux(nodes=10**9).budget(
+        View(initial_state(), "FRA", random.Random(0), (), frozenset(), variant)
+    )
+    assert nodes.hard <= 2.0
+
+
+def test_a_node_budget_repeats_exactly() -> None:
+    state = initial_state()
+    runs = [texts(decide(state, "ITA", seed=5, nodes=300)) for _ in range(2)]
+    assert runs[0] == runs[1]
+
+
+REPEAT = """
+import random
+from bots.base import View
+from bots.bordeaux import Bordeaux
+from engine.simulate import random_game
+for i, step in enumerate(random_game(5, max_year=1904)):
+    state = step.result.state
+    if i >= 12:
+        break
+power = next(p for p in sorted(state.map.powers) if state.units_of(p))
+print(sorted(str(o) for o in Bordeaux(nodes=300).orders(View(state, power, random.Random(3)))))
+"""
+
+
+def test_a_node_budget_repeats_across_processes() -> None:
+    # String hashing differs between processes; the search must not depend on it.
+    outs = [
+        subprocess.run(
+            [sys.executable, "-c", REPEAT],
+            env={**os.environ, "PYTHONHASHSEED": str(h)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for h in (1, 2)
+    ]
+    assert outs[0] == outs[1] and outs[0].startswith("[")
+
+
+# -- constraints -----------------------------------------------------------------------------------
+
+
+def test_demilitarised_zone_required_and_forbidden_orders() -> None:
+    state = initial_state()
+    forbid = Move(parse_unit("FRA F BRE", G), "MAO")
+    require = Move(parse_unit("FRA A PAR", G), "PIC")
+    c = Constraints(
+        dmz=frozenset({"BUR", "SPA"}), required=(require,), forbidden=frozenset({forbid})
+    )
+    for seed in range(4):
+        given = decide(state, "FRA", seed=seed, nodes=200, constraints=c)
+        assert require in given and forbid not in given
+        for o in given:
+            if isinstance(o, Move | SupportMove):
+                assert province_of(o.dest) not in c.dmz
+            if isinstance(o, SupportHold):
+                assert o.target.province not in c.dmz
+
+
+def test_a_unit_in_a_demilitarised_zone_leaves() -> None:
+    state = board("GER A MUN", "GER F KIE", phase="S1901M")
+    given = decide(state, "GER", nodes=200, constraints=Constraints(dmz=frozenset({"MUN"})))
+    (munich,) = [o for o in given if o.unit.province == "MUN"]  # type: ignore[union-attr]
+    assert isinstance(munich, Move)
+
+
+def test_allies_are_not_attacked() -> None:
+    # Munich is empty and German, and no German unit can reach it; a French army next to it
+    # takes it when alone, and leaves it to its ally otherwise.
+    state = board("FRA A BUR", "GER A PRU", "GER F DEN", centres=HOMES | {"BEL": "FRA"})
+    alone = decide(state, "FRA", nodes=300)
+    assert Move(parse_unit("FRA A BUR", G), "MUN") in alone
+    allied = decide(state, "FRA", nodes=300, constraints=Constraints(allies=frozenset({"GER"})))
+    assert Move(parse_unit("FRA A BUR", G), "MUN") not in allied
+
+
+def test_alliances_partition_the_powers() -> None:
+    c = Constraints(allies=frozenset({"GER"}), other_alliances=(frozenset({"RUS", "TUR"}),))
+    groups = c.alliances("FRA", G.powers)
+    assert groups[0] == frozenset({"FRA", "GER"})
+    assert frozenset({"RUS", "TUR"}) in groups
+    assert sorted(p for g in groups for p in g) == sorted(G.powers)
+
+
+# -- the obvious -----------------------------------------------------------------------------------
+
+
+def test_a_supported_attack_on_an_undefended_centre() -> None:
+    # Fall: a lone German army holds Munich; two French armies next to it take it together
+    # (everything else in reach is French already or held by a supported unit).
+    state = board(
+        "FRA A BUR",
+        "FRA A TYR",
+        "GER A MUN",
+        "ITA A VEN",
+        "ITA A APU",
+        "AUS A VIE",
+        "AUS A TRI",
+        "AUS A BUD",
+        centres=HOMES | {"BEL": "FRA"},
+    )
+    given = texts(decide(state, "FRA", nodes=600))
+    assert given in (
+        {"A BUR - MUN", "A TYR S A BUR - MUN"},
+        {"A TYR - MUN", "A BUR S A TYR - MUN"},
+    ), given
+
+
+def test_a_build_in_an_open_home_centre() -> None:
+    centres = HOMES | {"SPA": "FRA", "POR": "FRA"}
+    state = board("FRA A SPA", "FRA F POR", "FRA A BUR", phase="W1901A", centres=centres)
+    given = decide(state, "FRA", nodes=300)
+    builds = [o for o in given if isinstance(o, Build)]
+    assert len(builds) == 2 and not any(isinstance(o, Waive) for o in given)
+    assert {b.unit.province for b in builds} <= {"PAR", "MAR", "BRE"}
+
+
+def test_a_retreat_that_keeps_a_centre() -> None:
+    # Summer: a German army dislodged from Bohemia can go home to Munich, which two French
+    # armies threaten, or to Tyrolia, next to it but held by nobody worth attacking.
+    unit = parse_unit("GER A BOH", G)
+    state = board(
+        "FRA A BUR",
+        "FRA A RUH",
+        "AUS A VIE",
+        "AUS A TRI",
+        "ITA A VEN",
+        "ITA A PIE",
+        phase="S1901R",
+        dislodged=(Dislodged(unit, "SIL", ("MUN", "TYR")),),
+    )
+    assert decide(state, "GER", nodes=100) == [Retreat(unit, "MUN")]
+
+
+def test_removals_stay_within_the_budget_in_the_worst_case() -> None:
+    # 17 units and 9 centres: 24,310 ways to remove 8.
+    units = [
+        "RUS A MOS", "RUS A WAR", "RUS A UKR", "RUS A LVN", "RUS A FIN", "RUS A SIL",
+        "RUS A PRU", "RUS A GAL", "RUS A RUM", "RUS A ARM", "RUS A SEV", "RUS F BAL",
+        "RUS F GOB", "RUS F BLA", "RUS F BAR", "RUS F NWG", "RUS A STP",
+    ]  # fmt: skip
+    centres = {c: p for c, p in HOMES.items() if p != "RUS"}
+    centres |= {c: "RUS" for c in ("MOS", "WAR", "SEV", "STP", "RUM", "SWE", "NWY", "DEN", "BER")}
+    state = board(*units, phase="W1905A", centres=centres)
+    assert state.adjustments()["RUS"] == -8
+    given = decide(state, "RUS", nodes=3000)
+    check_complete_and_legal(state, "RUS", given)
+
+
+def test_no_waive_unless_it_is_best() -> None:
+    state = board("ITA F ION", phase="W1901A", centres=HOMES | {"TUN": "ITA", "GRE": "ITA"})
+    # Four builds allowed and three free home centres: three builds, and the one waive owed.
+    given = decide(state, "ITA", nodes=300)
+    assert sum(isinstance(o, Build) for o in given) == 3 and len(given) == 4
+
+
+# -- parameters ------------------------------------------------------------------------------------
+
+
+def test_parameters_are_enumerable_with_defaults_and_ranges() -> None:
+    defaults = Params()
+    assert len(PARAMS) >= 10
+    for spec in PARAMS:
+        assert getattr(defaults, spec.name) == spec.default
+        assert spec.low <= spec.default <= spec.high and spec.doc
+
+
+def test_parameter_overrides_and_their_errors() -> None:
+    p = parse_overrides(["unit=0.5", "own_turns=3"])
+    assert p.unit == 0.5 and p.own_turns == 3 and isinstance(p.own_turns, int)
+    with pytest.raises(ParamError, match=r"unknown parameter 'unti'.*did you mean unit"):
+        parse_overrides(["unti=1"])
+    with pytest.raises(ParamError, match="not a number"):
+        parse_overrides(["unit=lots"])
+    with pytest.raises(ParamError, match="not an integer"):
+        parse_overrides(["own_turns=1.5"])
+    with pytest.raises(ParamError, match="outside its range"):
+        parse_overrides(["scenario_weight=2"])
+    with pytest.raises(ParamError, match="NAME=VALUE"):
+        parse_overrides(["unit"])
+
+
+def test_the_command_line_rejects_a_bad_parameter(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = build_parser(Bordeaux)
+    args = parser.parse_args(["--param", "unit=0.7", "--nodes", "50", "--ally", "ger"])
+    bot = Bordeaux.from_arguments(args)
+    assert bot.params.unit == 0.7 and bot.nodes == 50
+    assert bot.constraints.allies == frozenset({"GER"})
+    with pytest.raises(SystemExit) as exc:
+        parser.parse_args(["--param", "nope=1"])
+    assert exc.value.code == 2
+    assert "unknown parameter 'nope'" in capsys.readouterr().err
+
+
+# -- the search's pieces ---------------------------------------------------------------------------
+
+
+def test_a_search_without_pure_equilibrium_cycles_and_mixes() -> None:
+    # Italy's fleet can cover Naples or Tunis, Turkey's can attack either: matching pennies.
+    # The search cycles, notices it, and (when it ends inside the cycle) draws from a mix.
+    state = board(
+        "ITA F TYS", "TUR F ION", "ITA A VEN", "TUR A CON", centres=HOMES | {"TUN": "ITA"}
+    )
+    cycled, mixed = 0, 0
+    for seed in range(10):
+        bot = Bordeaux(Params(scenarios=0), nodes=400)
+        bot.orders(View(state, "ITA", random.Random(seed)))
+        stats = bot.decisions[-1].stats
+        assert stats is not None
+        cycled += stats.cycles > 0
+        mixed += stats.mixed
+    assert cycled == 10 and mixed >= 1
+
+
+def test_regret_matching_mixes_when_there_is_no_pure_equilibrium() -> None:
+    # Matching pennies between alliances 0 and 1: each side ends near one half.
+    payoff: dict[tuple[int, ...], list[float]] = {
+        (0, 0): [1.0, -1.0],
+        (0, 1): [-1.0, 1.0],
+        (1, 0): [-1.0, 1.0],
+        (1, 1): [1.0, -1.0],
+    }
+    mix = _regret_matching([2, 2], [0, 1], payoff, 2000)
+    assert abs(mix[0][0] - 0.5) < 0.1 and abs(mix[1][0] - 0.5) < 0.1
+
+
+def test_the_evaluator_counts_centres_and_threats() -> None:
+    groups = [frozenset({p}) for p in G.powers]
+    state = board("FRA A BUR", "GER A MUN")
+    ev = Evaluator(state, groups, Params())
+    fra = G.powers.index("FRA")
+    ger = G.powers.index("GER")
+    taken = make_state(G, state.phase, [parse_unit("FRA A MUN", G)], HOMES).units
+    held = state.units
+    after_take = ev.values(taken, [parse_unit("GER A MUN", G)], fall=True)
+    after_hold = ev.values(held, fall=True)
+    assert after_take[fra] > after_hold[fra] + 0.5
+    assert after_take[ger] < after_hold[ger] - 0.5
+
+
+def test_budget_shares() -> None:
+    b = Budget(1.0, nodes=100, hard=5.0)
+    assert b.spent() == 0.0 and not b.out()
+    b.tick(50)
+    assert b.spent() == 0.5
+    b.tick(50)
+    assert b.out()
+
+
+def test_position_adjudicates_with_the_engine() -> None:
+    state = board("FRA A BUR", "FRA A RUH", "GER A MUN")
+    units = state.units
+    orders: dict[str, Order] = {
+        "BUR": Move(units["BUR"], "MUN"),
+        "RUH": SupportMove(units["RUH"], units["BUR"], "MUN"),
+        "MUN": Hold(units["MUN"]),
+    }
+    out = Position(state).adjudicate(orders)
+    assert out.units["MUN"].power == "FRA"
+    assert [u.province for u in out.dislodged] == ["MUN"]
