@@ -55,17 +55,18 @@ def wilson(k: int, n: int) -> tuple[float, float]:
 def bordeaux_seat(args: argparse.Namespace) -> str:
     budget = f"--nodes {args.nodes}" if args.nodes else f"--think {args.think}"
     extra = " ".join(f"--param {shlex.quote(p)}" for p in args.param)
-    python = shlex.quote(sys.executable)
-    return f"bordeaux={python} -m bots.bordeaux --stdio --seed {{seed}} -v {budget} {extra}"
+    # The bundled bot, forked by the bot host, under a label of its own (a line-up may not
+    # reuse a bundled name as a label); -v logs each decision's nodes and time.
+    return f"bx=bordeaux -v {budget} {extra}".strip()
 
 
 def seats_for(lineup: str, args: argparse.Namespace) -> tuple[list[str], str]:
     """The line-up's seat words and the label of the bot measured."""
     bx = bordeaux_seat(args)
     return {
-        "bx-dumbbot": ([bx, "dumbbot:6"], "bordeaux"),
-        "bx-random": ([bx, "randombot:6"], "bordeaux"),
-        "bx-self": ([bx] * 7, "bordeaux"),
+        "bx-dumbbot": ([bx, "dumbbot:6"], "bx"),
+        "bx-random": ([bx, "randombot:6"], "bx"),
+        "bx-self": ([bx] * 7, "bx"),
         "dumb-random": (["dumbbot", "randombot:6"], "dumbbot"),
         "dumb-hold": (["dumbbot", "holdbot:6"], "dumbbot"),
     }[lineup]
@@ -130,7 +131,7 @@ def run_lineup(lineup: str, args: argparse.Namespace) -> None:
               f"crashes {bot.crashes}")  # fmt: skip
         print(f"  Sum-of-Squares share {sos.mean:.3f} ± {sos.ci95:.3f}: the interval {verdict} "
               f"1/7 = {1 / 7:.3f}")  # fmt: skip
-    if label == "bordeaux" and decisions:
+    if label == "bx" and decisions:
         print(f"  thinking per movement phase: {mean_s:.3f} s (longest {max_s:.3f} s), "
               f"{mean_nodes:.0f} nodes (mean of {decisions})")  # fmt: skip
     sys.stdout.flush()

@@ -25,7 +25,8 @@ def register(sub: Any) -> None:
         help="play games of a line-up or pool of bots and score them",
         description=(
             "Run GAMES games of seven bots on an in-process server and print a table per bot. "
-            "A seat is a bundled bot (holdbot, randombot, dumbbot), NAME:K for K seats of it, "
+            "A seat is a bundled bot (holdbot, randombot, dumbbot, bordeaux), NAME:K for K "
+            "seats of it, "
             "or LABEL='command template' (LABEL='command template':K for K seats) for any "
             "program: {host} {port} make it a TCP bot, otherwise it speaks DAIDE text on "
             "stdin/stdout; {seed} {power} {game} are filled in. Seven seats rotate over the "

@@ -47,7 +47,8 @@ def add_web_options(p: argparse.ArgumentParser) -> None:
         "--against",
         default="dumbbot:6",
         metavar="SEATS",
-        help="the six opponents of --play: bundled bots by name (dumbbot, randombot, holdbot), "
+        help="the six opponents of --play: bundled bots by name (bordeaux, dumbbot, randombot, "
+        "holdbot), "
         "NAME:K for K of them, 'open' for a seat left to a bot connecting over TCP "
         "(default dumbbot:6)",
     )
