@@ -124,3 +124,16 @@ def first_error(exc: ValidationError) -> str:
     err = exc.errors()[0]
     where = ".".join(str(x) for x in err.get("loc", ()))
     return f"{where}: {err['msg']}" if where else str(err["msg"])
+
+
+def add_ray_option(p: argparse.ArgumentParser) -> None:
+    """``--ray [ADDRESS]``: the games as Ray tasks (tournaments and tuning)."""
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help="play the games as Ray tasks: on the cluster at ADDRESS ('auto' or host:port), "
+        "or on a local one started for the run when no address is given "
+        "(pip install 'diplomat[ray]')",
+    )

@@ -12,7 +12,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from cli.options import add_db_option, add_game_options, first_error, open_store
+from cli.options import (
+    add_db_option,
+    add_game_options,
+    add_ray_option,
+    first_error,
+    open_store,
+)
 from server.settings import GameSettings
 from tournament.scoring import SCORERS, SCORES, BotSummary, GameResult, summarise
 
@@ -69,14 +75,7 @@ def register(sub: Any) -> None:
         metavar="K",
         help="a bot that misses its orders at K deadlines in a row is hung (default 3)",
     )
-    p.add_argument(
-        "--ray",
-        nargs="?",
-        const="local",
-        metavar="ADDRESS",
-        help="play the games as Ray tasks: on the cluster at ADDRESS ('auto' or host:port), "
-        "or on a local one started for the run when no address is given",
-    )
+    add_ray_option(p)
     p.add_argument("--wide", action="store_true", help="every column in the results table")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_game_options(p)

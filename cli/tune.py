@@ -13,7 +13,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from cli.options import add_db_option, add_game_options, first_error, game_settings, open_store
+from cli.options import (
+    add_db_option,
+    add_game_options,
+    add_ray_option,
+    first_error,
+    game_settings,
+    open_store,
+)
 
 
 def register(sub: Any) -> None:
@@ -81,14 +88,7 @@ def register(sub: Any) -> None:
         metavar="N",
         help="games played at once (default: the number of cores)",
     )
-    p.add_argument(
-        "--ray",
-        nargs="?",
-        const="local",
-        metavar="ADDRESS",
-        help="play the games as Ray tasks: on the cluster at ADDRESS ('auto' or host:port), "
-        "or on a local one started for the run when no address is given",
-    )
+    add_ray_option(p)
     p.add_argument(
         "--json", type=Path, metavar="PATH", help="write every candidate and the best as JSON"
     )
