@@ -207,11 +207,11 @@ class Tuner:
                 self._tell(current, report)
             for _ in range(self.iterations):
                 candidate = await self.evaluate(self._neighbour(current.values, rng))
-                if candidate not in report.tried:
-                    report.tried.append(candidate)
                 current = _better(candidate, current)
                 report.best = _better(current, report.best)
-                self._tell(candidate, report)
+                if candidate not in report.tried:  # a setting met again was told already
+                    report.tried.append(candidate)
+                    self._tell(candidate, report)
         return report
 
     def _tell(self, candidate: Candidate, report: TuneReport) -> None:
