@@ -182,11 +182,12 @@ async def play_stdio(session: Session) -> int:
 
 def build_parser(bot: type[Bot]) -> argparse.ArgumentParser:
     module = sys.modules[bot.__module__]
-    doc = (module.__doc__ or "").strip().splitlines()
+    # The docstring's first paragraph, whole (its first line alone may stop mid-sentence).
+    first = (module.__doc__ or "").strip().split("\n\n")[0]
     spec = getattr(module, "__spec__", None)  # set under ``python -m``, even for __main__
     parser = argparse.ArgumentParser(
         prog=f"python -m {spec.name}" if spec is not None else None,
-        description=doc[0] if doc else f"The {bot.name} DAIDE bot.",
+        description=" ".join(first.split()) or f"The {bot.name} DAIDE bot.",
     )
     where = parser.add_argument_group("connection")
     where.add_argument("--host", default=DEFAULT_HOST, help="server host (default %(default)s)")

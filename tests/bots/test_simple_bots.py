@@ -120,3 +120,13 @@ def test_the_readme_example_bot_plays() -> None:
             book = OrderSet(step.state)
             for o in daide_orders(step.state, complete_orders(step.state, power, given)):
                 assert book.submit(power, o).note.accepted
+
+
+def test_every_bundled_bot_describes_itself_in_whole_sentences() -> None:
+    """--help gives the module docstring's first paragraph, never a line cut mid-sentence."""
+    from bots.client import build_parser
+    from bots.registry import REGISTRY
+
+    for bundled in REGISTRY.values():
+        description = build_parser(bundled.bot_class()).description
+        assert description is not None and description.endswith((".", ")")), bundled.name
