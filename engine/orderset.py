@@ -45,12 +45,7 @@ class OrderSet:
             note = self._count(power, order)
             if note is not Note.MBV:
                 return Checked(note, order)
-        if isinstance(order, Waive):
-            self._waives[power] += 1
-        else:
-            key = order_key(order)
-            self._orders[power][key] = order
-            self._all[key] = order
+        self._keep(power, order)
         return checked
 
     def submit_legal(self, power: str, order: Order) -> None:
@@ -59,6 +54,10 @@ class OrderSet:
         still counted; one beyond the allowance is dropped."""
         if self.state.phase.kind == "adjustment" and self._count(power, order) is not Note.MBV:
             return
+        self._keep(power, order)
+
+    def _keep(self, power: str, order: Order) -> None:
+        """Record an accepted order; a later order for the same unit replaces it (4.D.1)."""
         if isinstance(order, Waive):
             self._waives[power] += 1
         else:
