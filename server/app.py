@@ -135,7 +135,7 @@ class GameRunner:
         master = self.master
         if master.started or master.finished or self.reaped:
             return 0
-        return len(master.map.powers) - len(master.joiners) - self.pending_joins
+        return len(master.map.powers) - len(master.lobby.joiners) - self.pending_joins
 
     def wait_for(self, power: str, on: bool = True) -> None:
         """In phases without a deadline, wait for ``power`` while its player is away, however
@@ -162,12 +162,12 @@ class GameRunner:
                 done = len(master.history)
                 self._carry_out(master.on_time(now) if item is None else self._handle(item, now))
                 self._watch(now)
-                for phase, _, after in master.history[done:]:
-                    self.log.info("phase processed", phase=phase.name, next=after.phase.name)
+                for p in master.history.since(done):
+                    self.log.info("phase processed", phase=p.phase.name, next=p.after.phase.name)
                 if self.open and not master.started:
                     self.server.refill(now)
             if self.reaped:
-                self.log.info("forming game abandoned", players=len(master.joiners))
+                self.log.info("forming game abandoned", players=len(master.lobby.joiners))
                 self.server.store.set_status(self.id, "abandoned")
                 self.server.deliver_many([Tell(cid, m.Off()) for cid in master.clients])
             else:
@@ -382,8 +382,7 @@ class Server:
     ) -> GameRunner:
         settings = settings or self.settings
         gid = self.store.create_game(settings.model_dump(), name, tournament)
-        master = GameMaster(gid, settings, name or "")
-        master.join_timeout = self.join_timeout
+        master = GameMaster(gid, settings, name or "", join_timeout=self.join_timeout)
         runner = self._start_game(master)
         self.log.info("game created", game=gid, settings=settings.model_dump(exclude_none=True))
         return runner
@@ -418,8 +417,8 @@ class Server:
                 free = target.free_seats()
                 if free <= 0:
                     break
-                requested = {j.request for j in target.master.joiners}
-                for joiner in list(source.master.joiners):
+                requested = {j.request for j in target.master.lobby.joiners}
+                for joiner in list(source.master.lobby.joiners):
                     if free <= 0:
                         break
                     if not joiner.ready_map or (
@@ -437,7 +436,7 @@ class Server:
                     free -= 1
                     self.log.info("player moved", client=client.id, frm=source.id, to=target.id)
         for runner in forming[1:]:
-            if not runner.master.joiners and runner.pending_joins == 0:
+            if not runner.master.lobby.joiners and runner.pending_joins == 0:
                 runner.reaped = True
                 runner.post("abandon", None)
 

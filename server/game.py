@@ -27,16 +27,17 @@ from engine.convoy import with_route
 from engine.map import GameMap, load_map
 from engine.orders import Move, Note, Order, order_key, order_power
 from engine.orderset import OrderSet
-from engine.state import GameState, Phase, initial_state
-from engine.turn import PhaseResult, process
+from engine.state import GameState, initial_state
+from engine.turn import process
 from protocol import messages as m
 from protocol.codec import Codec, codec_for
-from protocol.levels import level_error, trim_try
 from protocol.mdf import MapDefinition
 from protocol.syntax import ParseError
+from server import ending, press
 from server.clock import PhaseClock
 from server.draws import DrawVotes
 from server.effects import ClientId, Close, Effects, Tell
+from server.history import History
 from server.records import (
     FlagSet,
     GameFinished,
@@ -47,7 +48,7 @@ from server.records import (
     PlayerStatus,
     PressRelayed,
 )
-from server.seating import POW_REQUEST_SEP, Joiner, JoinRefused, Seat, new_passcode
+from server.seating import Joiner, JoinRefused, Lobby, Seat, new_passcode
 from server.settings import JOIN_TIMEOUT, GameSettings
 from server.status import MasterStatus, PowerStatus
 from server.store import SavedGame
@@ -60,6 +61,7 @@ class GameMaster:
         settings: GameSettings,
         name: str = "",
         gmap: GameMap | None = None,
+        join_timeout: float = JOIN_TIMEOUT,
     ) -> None:
         self.id = game_id
         self.name = name or f"game-{game_id}"
@@ -69,23 +71,21 @@ class GameMaster:
         self.state: GameState = initial_state(self.map)
         self.book = OrderSet(self.state)
         self.seats: dict[str, Seat] = {}
-        self.joiners: list[Joiner] = []
+        self.lobby = Lobby(self.map.powers, join_timeout)  # the players waiting for the start
         self.clients: dict[ClientId, str | None] = {}  # client -> power (None: observer)
         self.started = False
         self.finished = False
-        self.result: dict[str, Any] | None = None
+        self.result: ending.Result | None = None
         self.waiting: set[str] = set()  # powers that sent NOT (GOF)
         self.draws = DrawVotes()
         # AOA: (power, order key) -> the illegal order accepted for it, and its note
         self.aoa_notes: dict[tuple[str, str], tuple[Order, Note]] = {}
         self.clock = PhaseClock()
-        self.history: list[tuple[Phase, list[m.Ord], GameState]] = []  # processed phases
-        self.unchanged_since: int = self.state.phase.year
+        self.history = History(unchanged_since=self.state.phase.year)
         self.rejoin_until: float | None = None
         # Powers whose absence a phase without a deadline waits out (a person's seat on the
         # web page): set by whoever seats the player (:meth:`wait_for`), not persisted.
         self.patient: set[str] = set()
-        self.join_timeout = JOIN_TIMEOUT  # seconds a joiner has to accept the map
 
     @property
     def mdf(self) -> m.Mdf:
@@ -121,9 +121,7 @@ class GameMaster:
             assert isinstance(msg, m.Ord)
             results.setdefault(phase, []).append(msg)
         for before, after in pairwise(parsed):
-            self.history.append((before.phase, results.get(before.phase.name, []), after))
-            if after.centres != before.centres:
-                self.unchanged_since = before.phase.year
+            self.history.add(before, results.get(before.phase.name, []), after)
         self.state = parsed[-1]
         self.book = OrderSet(self.state)
 
@@ -175,8 +173,8 @@ class GameMaster:
             processed=len(self.history),
             deadline=self.clock.deadline,
             paused=self.clock.paused_remaining,
-            joined=tuple(j.request for j in self.joiners),
-            accepted=tuple(j.request for j in self.joiners if j.ready_map),
+            joined=tuple(j.request for j in self.lobby.joiners),
+            accepted=tuple(j.request for j in self.lobby.joiners if j.ready_map),
             powers=tuple(powers),
         )
 
@@ -184,10 +182,6 @@ class GameMaster:
         """The passcode of ``power``'s seat (for whoever seats its player again with IAM)."""
         seat = self.seats.get(power)
         return seat.passcode if seat is not None else None
-
-    @property
-    def full(self) -> bool:
-        return len(self.joiners) + len(self.seats) >= len(self.map.powers)
 
     def power_of(self, client: ClientId) -> str | None:
         return self.clients.get(client)
@@ -214,22 +208,11 @@ class GameMaster:
         now: float = 0.0,
     ) -> Effects:
         """NME: join (the power is dealt when the game starts). ``power`` reserves one (a
-        tournament seat); otherwise ``'POW:name'`` asks for a power, as David Norman's client
-        writes a power request."""
+        tournament seat); otherwise ``'POW:name'`` asks for a power."""
         if self.started:
             raise JoinRefused("the game has started")
-        if self.full:
-            raise JoinRefused("the game is full")
-        request = power
-        head, sep, _ = name.partition(POW_REQUEST_SEP)
-        if request is None and sep and head.upper() in self.map.powers:
-            request = head.upper()
-        if request is not None:
-            if any(j.request == request for j in self.joiners):
-                raise JoinRefused(f"{request} is already taken")
-            if request not in self.map.powers:
-                raise JoinRefused(f"no power {request}")
-        self.joiners.append(Joiner(client, name, version, request, label, joined_at=now))
+        request = self.lobby.request(name, power)
+        self.lobby.admit(Joiner(client, name, version, request, label, joined_at=now))
         self.clients[client] = None
         return [Tell(client, m.Yes(m.Nme(name, version))), Tell(client, m.Map(self.map.name))]
 
@@ -242,76 +225,48 @@ class GameMaster:
         return out
 
     def accept_map(self, client: ClientId, now: float) -> Effects:
-        for j in self.joiners:
-            if j.client == client:
-                j.ready_map = True
-        if (
-            not self.started
-            and len(self.joiners) == len(self.map.powers)
-            and all(j.ready_map for j in self.joiners)
-        ):
+        """YES (MAP): the game starts once every power's player has accepted the map."""
+        if self.lobby.accept_map(client) and not self.started:
             return self.start(now)
         return []
 
     def release_joiner(self, client: ClientId) -> Joiner | None:
         """Take a waiting player out of this forming game (to seat it in an earlier one)."""
-        for j in self.joiners:
-            if j.client == client:
-                self.drop_joiner(client)
-                return j
-        return None
+        joiner = self.lobby.remove(client)
+        if joiner is not None:
+            self.clients.pop(client, None)
+        return joiner
 
     def adopt_joiner(self, joiner: Joiner, now: float) -> Effects:
         """Seat a player moved here from a later forming game; it may complete this one."""
-        if (
-            self.started
-            or self.full
-            or (
-                joiner.request is not None
-                and any(j.request == joiner.request for j in self.joiners)
-            )
-        ):
+        if self.started:
             raise JoinRefused("no seat here any more")
-        self.joiners.append(joiner)
+        try:
+            self.lobby.admit(joiner)
+        except JoinRefused:
+            raise JoinRefused("no seat here any more") from None
         self.clients[joiner.client] = None
         return self.accept_map(joiner.client, now) if joiner.ready_map else []
-
-    def _join_timeouts(self, now: float) -> Effects:
-        """Drop the joiners that have not accepted the map within :attr:`join_timeout`."""
-        out: Effects = []
-        for j in list(self.joiners):
-            if not j.ready_map and now >= j.joined_at + self.join_timeout:
-                self.drop_joiner(j.client)
-                why = f"the map was not accepted (YES (MAP)) within {self.join_timeout:g} s"
-                out += [Tell(j.client, m.Off()), Close(j.client, why)]
-        return out
-
-    def drop_joiner(self, client: ClientId) -> None:
-        self.joiners = [j for j in self.joiners if j.client != client]
-        self.clients.pop(client, None)
 
     def start(self, now: float, absent: Iterable[tuple[str, str | None]] = ()) -> Effects:
         """Deal the powers (requests first, then the rest in arrival order), send HLO, SCO,
         NOW and start the clock. ``absent`` (power, label) are seats whose player never came
-        (a tournament bot that failed to start): those powers begin in civil disorder."""
+        (a tournament bot that failed to start): those powers begin in civil disorder. A
+        player that joined but never accepted the map is left out, as absent."""
         out: Effects = []
         for power, label in absent:
             seat = Seat(power, label or "absent", "-", new_passcode(), label, None, "crashed")
             self.seats[power] = seat
             out.append(PlayerSeated(power, seat.name, seat.version, seat.passcode, label))
             out.append(PlayerStatus(power, "crashed"))
-        taken = {j.request for j in self.joiners} | set(self.seats)
-        free = [p for p in self.map.powers if p not in taken]
-        for j in self.joiners:
+        for j in self.lobby.joiners:
             if not j.ready_map:  # joined but never accepted the map: treated as absent
                 self.clients.pop(j.client, None)
-                continue
-            power = j.request or free.pop(0)
+        for j, power in self.lobby.deal(set(self.seats)):
             seat = Seat(power, j.name, j.version, new_passcode(), j.label, j.client)
             self.seats[power] = seat
             self.clients[j.client] = power
             out.append(PlayerSeated(power, j.name, j.version, seat.passcode, j.label))
-        self.joiners = []
         self.started = True
         out.append(GameStarted(self.state.phase.name, self.state.to_json()))
         for client, who in self.clients.items():
@@ -332,6 +287,15 @@ class GameMaster:
 
     def _sco(self) -> m.Sco:
         return m.Sco.from_centres(self.state.centres, self.map)
+
+    def _join_timeouts(self, now: float) -> Effects:
+        """Drop the joiners that have not accepted the map in time."""
+        out: Effects = []
+        for j in self.lobby.overdue(now):
+            self.clients.pop(j.client, None)
+            why = f"the map was not accepted (YES (MAP)) within {self.lobby.join_timeout:g} s"
+            out += [Tell(j.client, m.Off()), Close(j.client, why)]
+        return out
 
     # -- reconnecting ------------------------------------------------------------------------
 
@@ -377,7 +341,7 @@ class GameMaster:
         power = self.clients.pop(client, None)
         self.clock.forget(client)
         if not self.started:
-            self.joiners = [j for j in self.joiners if j.client != client]
+            self.lobby.remove(client)
             return []
         if power is None or self.finished:
             return []
@@ -431,7 +395,7 @@ class GameMaster:
         timeout, the end of the grace period after a restart)."""
         times = self.clock.wakeups()
         if not self.started:
-            times += [j.joined_at + self.join_timeout for j in self.joiners if not j.ready_map]
+            times += self.lobby.wakeups()
         if self.rejoin_until is not None:
             times.append(self.rejoin_until)
         return min(times) if times else None
@@ -485,7 +449,7 @@ class GameMaster:
         return self.accept_map(client, now)
 
     def _map_refused(self, client: ClientId, msg: m.Rej, now: float) -> Effects:
-        self.drop_joiner(client)
+        self.release_joiner(client)
         return [Tell(client, m.Off())]
 
     def _refuse(self, client: ClientId, msg: Any, now: float) -> Effects:
@@ -501,26 +465,18 @@ class GameMaster:
         return [Tell(client, self._sco())] if not msg.owners else None
 
     def _hst_request(self, client: ClientId, msg: m.Hst, now: float) -> Effects:
-        for phase, ords, after in self.history:
-            if phase == msg.turn:
-                out: Effects = [Tell(client, o) for o in ords]
-                out.append(Tell(client, m.Sco.from_centres(after.centres, self.map)))
-                out.append(Tell(client, m.Now.from_state(after)))
-                return out
-        return [Tell(client, m.Rej(msg))]
+        turn = self.history.turn(msg.turn) if msg.turn is not None else None
+        if turn is None:
+            return [Tell(client, m.Rej(msg))]
+        return [Tell(client, reply) for reply in turn]
 
     def _ord_asked(self, client: ClientId, msg: m.Ord, now: float) -> Effects | None:
-        """ORD: the last movement phase's results and any retreat or adjustment results
-        since."""
         if msg.order is not None:
             return None
-        if not self.history:
+        ords = self.history.last_orders()
+        if ords is None:
             return [Tell(client, m.Rej(m.Ord()))]
-        start = max(
-            (i for i, (phase, _, _) in enumerate(self.history) if phase.kind == "movement"),
-            default=0,
-        )
-        return [Tell(client, o) for _, ords, _ in self.history[start:] for o in ords]
+        return [Tell(client, o) for o in ords]
 
     def _adm(self, client: ClientId, msg: m.Adm, now: float) -> Effects:
         if self.settings.level == 0:
@@ -677,14 +633,12 @@ class GameMaster:
         (stored before any result goes out), then ORDs, SCO, the end if it came (SLO or DRW)
         and NOW, to every client."""
         before = self.state
-        result = process(before, self.book)
-        ords = [self._ord(before, order, res) for order, res in result.results]
-        after = result.state
-        self.state = after
-        if result.centres_updated and after.centres != before.centres:
-            self.unchanged_since = before.phase.year
-        ended = self._solo(before, after) if result.centres_updated else None
-        ended = ended or self._end_rule(before, result)
+        processed = process(before, self.book)
+        ords = [self._ord(before, order, res) for order, res in processed.results]
+        after = self.state = processed.state
+        self.history.add(before, ords, after)
+        unchanged = self.history.unchanged_years(before)
+        ended = ending.after_phase(self.settings, before, processed, unchanged)
         record = PhaseProcessed(
             before.phase.name,
             tuple((_ord_power(o), self.codec.text(o)) for o in ords),
@@ -696,13 +650,12 @@ class GameMaster:
         out: Effects = [record]
         for o in ords:
             out += self._all(o)
-        if result.centres_updated:
+        if processed.centres_updated:
             out += self._all(self._sco())
         if ended is not None:
-            out += self._all(m.Slo(ended["powers"][0]) if ended["kind"] == "solo" else m.Drw())
+            out += self._all(ending.announcement(ended))
         # The end of the game is announced before the NOW, as SLO is (spec §7.15).
         out += self._all(self._now())
-        self.history.append((before.phase, ords, after))
         self.book = OrderSet(after)
         self.waiting.clear()
         self.draws.clear()
@@ -729,62 +682,14 @@ class GameMaster:
             return m.Ord(phase, given, m.NoteResult(note, res.dislodged))
         return m.Ord(phase, _daide_form(before, order), res)
 
-    def _solo(self, before: GameState, after: GameState) -> dict[str, Any] | None:
-        winner = after.winner()
-        if winner is None:
-            return None
-        return self._result("solo", [winner], "solo", before.phase.year)
-
-    def _end_rule(self, before: GameState, result: PhaseResult) -> dict[str, Any] | None:
-        s = self.settings
-        after = result.state
-        if s.max_year is not None and after.phase.year > s.max_year:
-            return self._result("draw", after.alive(), "year limit", before.phase.year)
-        if (
-            s.draw_unchanged_years is not None
-            and result.centres_updated
-            and before.phase.year - self.unchanged_since >= s.draw_unchanged_years
-        ):
-            return self._result("draw", after.alive(), "no centre changed hands", before.phase.year)
-        return None
-
-    def _result(
-        self, kind: str, powers: Iterable[str], reason: str, year: int | None = None
-    ) -> dict[str, Any]:
-        return {
-            "kind": kind,
-            "powers": sorted(powers),
-            "reason": reason,
-            "year": self.state.phase.year if year is None else year,
-            "phase": self.state.phase.name,
-            "centres": self.state.centre_counts(),
-        }
-
-    def _finish(self, result: dict[str, Any], recorded: bool = False) -> Effects:
+    def _finish(self, result: ending.Result, recorded: bool = False) -> Effects:
         """The game is over: SMR and OFF to everyone (``recorded``: the phase's record holds
         the result already)."""
         self.finished = True
         self.result = result
         self.clock.stop()
         out: Effects = [] if recorded else [GameFinished(result)]
-        return out + self._all(self._smr()) + self._all(m.Off())
-
-    def _smr(self) -> m.Smr:
-        counts = self.state.centre_counts()
-        entries = []
-        for power in self.map.powers:
-            seat = self.seats.get(power)
-            year = seat.eliminated if seat is not None and counts[power] == 0 else None
-            entries.append(
-                m.SmrEntry(
-                    power,
-                    seat.name if seat else "",
-                    seat.version if seat else "",
-                    counts[power],
-                    year,
-                )
-            )
-        return m.Smr(self.state.phase, tuple(entries))
+        return out + self._all(ending.summary(self.state, self.seats)) + self._all(m.Off())
 
     # -- draws -----------------------------------------------------------------------------
 
@@ -817,7 +722,7 @@ class GameMaster:
         parties = self.draws.agreed(alive)
         if parties is None:
             return []
-        result = self._result("draw", parties, "agreed")
+        result = ending.result("draw", parties, "agreed", self.state, self.state.phase.year)
         announce = m.Drw() if list(parties) == alive else m.Drw(parties)
         return self._all(announce) + self._finish(result)
 
@@ -825,47 +730,21 @@ class GameMaster:
 
     def _snd(self, client: ClientId, power: str, msg: m.Snd, now: float) -> Effects:
         s = self.settings
-        huh = level_error(msg, s.level)
-        if huh is not None:
-            return [Tell(client, huh)]
-        kind = self.state.phase.kind
-        if (
-            not self.started
-            or self.finished
-            or power not in self._alive()
-            or power in msg.recipients
-            or (msg.turn is not None and msg.turn != self.state.phase)
-            or (s.npr and kind == "retreat")
-            or (s.npb and kind == "adjustment")
-            or self._past_press_deadline(now)
-        ):
-            return [Tell(client, m.Rej(msg))]
-        alive = self._alive()
-        for r in msg.recipients:
-            if r not in alive:
-                return [Tell(client, m.Out(r))]
-            if self._in_disorder(r):
-                return [Tell(client, m.Ccd(r))]
-        press = msg.press
-        if isinstance(press, m.Try):
-            press = trim_try(press, s.level)
-        body = self.codec.text(press)
+        playing = self.started and not self.finished
+        deadline = self.clock.deadline
+        reply = press.refusal(s, self.state, playing, power, msg, self._in_disorder, deadline, now)
+        if reply is not None:
+            return [Tell(client, reply)]
+        relayed = press.relayed(msg, s.level)
+        body = self.codec.text(relayed)
         out: Effects = [PressRelayed(self.state.phase.name, power, tuple(msg.recipients), body)]
         out.append(Tell(client, m.Yes(msg)))
-        frm = m.Frm(power, msg.recipients, press)
+        frm = m.Frm(power, msg.recipients, relayed)
         for r in msg.recipients:
             seat = self.seats[r]
             if seat.client is not None:
                 out.append(Tell(seat.client, frm))
         return out
-
-    def _past_press_deadline(self, now: float) -> bool:
-        s = self.settings
-        if s.press_time is None or self.state.phase.kind != "movement":
-            return False
-        if self.clock.deadline is None:
-            return False
-        return self.clock.deadline - now < s.press_time
 
 
 _MDFS: dict[str, tuple[GameMap, m.Mdf]] = {}
