@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -451,6 +451,12 @@ def _finish(db: sqlite3.Connection, game_id: int, result: dict[str, Any], now: f
         "UPDATE games SET status='finished', result=?, finished=? WHERE id=?",
         (json.dumps(result), now, game_id),
     )
+
+
+def centre_counts(state: Mapping[str, Any]) -> dict[str, int]:
+    """How many supply centres each power holds in a state as stored (the engine's JSON),
+    powers that hold none included."""
+    return {power: len(centres) for power, centres in state["centres"].items()}
 
 
 def _game_row(r: Sequence[Any]) -> GameRow:
