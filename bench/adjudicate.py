@@ -417,8 +417,8 @@ def engine_memory(games: int, seed: int, max_year: int) -> int:
 
 def load_package() -> tuple[Any, Callable[[Any], Any], str] | None:
     try:
-        from diplomacy import Game  # type: ignore[import-not-found, import-untyped, unused-ignore]
-        from diplomacy.utils.export import to_saved_game_format  # type: ignore[import-not-found, import-untyped, unused-ignore]
+        from diplomacy import Game
+        from diplomacy.utils.export import to_saved_game_format
     except ImportError:
         return None
     from importlib.metadata import version

@@ -31,6 +31,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -332,94 +333,128 @@ async def _flooder(port: int, reads: bool, stop: trio.Event) -> None:
         await stream.aclose()
 
 
+class _Lanes:
+    """Games played one after another in each lane, for ever, by ``bot`` players in this
+    process; counts the phases they have processed."""
+
+    def __init__(self, server: Server, settings: GameSettings, bot: str) -> None:
+        self.server, self.settings, self.bot = server, settings, bot
+        self.done_phases = 0
+        self.live: list[GameRunner] = []
+
+    def phases(self) -> int:
+        return self.done_phases + sum(len(r.master.history) for r in self.live)
+
+    async def play(self, lane: int) -> None:
+        g = 0
+        while True:
+            runner = self.server.create_game(self.settings)
+            self.live.append(runner)
+            logs: list[dict[str, Any]] = [{} for _ in range(7)]
+            async with trio.open_nursery() as game:
+                for i, power in enumerate(runner.master.map.powers):
+                    if self.bot == "holder":  # costs next to nothing
+                        answer = holder(power, [])
+                        game.start_soon(line_client, self.server, runner, power, answer)
+                        continue
+                    game.start_soon(in_process_bot, self.server, runner, power, BOTS[self.bot](),
+                                    lane * 100000 + g * 7 + i, logs[i])  # fmt: skip
+            self.live.remove(runner)
+            self.done_phases += len(runner.master.history)
+            g += 1
+
+    async def measure(
+        self, seconds: float, replies: list[tuple[float, float]]
+    ) -> tuple[float, float, float]:
+        """(phases per second, worst probe reply s, peak MB) over the next ``seconds``."""
+        start, before = time.perf_counter(), self.phases()
+        first = len(replies)
+        peak = _rss_mb()
+        while time.perf_counter() - start < seconds:
+            await trio.sleep(0.2)
+            peak = max(peak, _rss_mb())
+        rate = (self.phases() - before) / (time.perf_counter() - start)
+        worst = max((r for _, r in replies[first:]), default=float("nan"))
+        return rate, worst, peak
+
+
+@dataclass
+class _Attacked:
+    """What the attack measured: before it, during it, and after."""
+
+    base_rate: float = 0.0
+    base_worst: float = 0.0
+    base_replies: list[float] = field(default_factory=list)
+    rate: float = 0.0
+    worst: float = 0.0
+    under: list[float] = field(default_factory=list)
+    mem_before: float = 0.0
+    peak: float = 0.0
+    mem_after: float = 0.0
+
+
 async def attack(args: argparse.Namespace) -> None:
-    window = args.attack_seconds
+    """Bot games with a probe's reply times, ``--attack-seconds`` without, then as long with
+    one client flooding MDF requests (reading the answers) and ten that never read."""
     with tempfile.TemporaryDirectory() as d:
         store = Store(Path(d) / "bench.sqlite")
         settings = GameSettings(max_year=1915)
         server = Server(store, settings, port=0, resume=False, seed=1)
-        done_phases = 0
-        live: list[GameRunner] = []
-
-        def phases() -> int:
-            return done_phases + sum(len(r.master.history) for r in live)
-
-        async def games_forever(lane: int) -> None:
-            nonlocal done_phases
-            g = 0
-            while True:
-                runner = server.create_game(settings)
-                live.append(runner)
-                logs: list[dict[str, Any]] = [{} for _ in range(7)]
-                async with trio.open_nursery() as game:
-                    for i, power in enumerate(runner.master.map.powers):
-                        if args.attack_bot == "holder":  # costs next to nothing
-                            answer = holder(power, [])
-                            game.start_soon(line_client, server, runner, power, answer)
-                            continue
-                        bot = BOTS[args.attack_bot]()
-                        game.start_soon(in_process_bot, server, runner, power, bot,
-                                        lane * 100000 + g * 7 + i, logs[i])  # fmt: skip
-                live.remove(runner)
-                done_phases += len(runner.master.history)
-                g += 1
-
-        async def measure(
-            seconds: float, replies: list[tuple[float, float]]
-        ) -> tuple[float, float, float]:
-            """(phases per second, worst reply s, peak MB) over the next ``seconds``."""
-            start, before = time.perf_counter(), phases()
-            first = len(replies)
-            peak = _rss_mb()
-            while time.perf_counter() - start < seconds:
-                await trio.sleep(0.2)
-                peak = max(peak, _rss_mb())
-            rate = (phases() - before) / (time.perf_counter() - start)
-            worst = max((r for _, r in replies[first:]), default=float("nan"))
-            return rate, worst, peak
-
+        lanes = _Lanes(server, settings, args.attack_bot)
         async with trio.open_nursery() as nursery:
             await nursery.start(server.run)
-            port = server.address[1]
             for lane in range(args.attack_games):
-                nursery.start_soon(games_forever, lane)
-            replies: list[tuple[float, float]] = []
-            stop_probe = trio.Event()
-            nursery.start_soon(_probe, port, replies, stop_probe)
-            await trio.sleep(2)  # warm up
-            gc.collect()
-            mem_before = _rss_mb()
-            base_rate, base_worst, _ = await measure(window, replies)
-            base_replies = [r for _, r in replies]
-            stop = trio.Event()
-            async with trio.open_nursery() as attackers:
-                attackers.start_soon(_flooder, port, True, stop)
-                for _ in range(10):
-                    attackers.start_soon(_flooder, port, False, stop)
-                first = len(replies)
-                rate, worst, peak = await measure(window, replies)
-                under = [r for _, r in replies[first:]]
-                stop.set()
-                attackers.cancel_scope.cancel()
-            await trio.sleep(3)  # the server lets go of what it held for the attackers
-            gc.collect()
-            mem_after = _rss_mb()
-            stop_probe.set()
+                nursery.start_soon(lanes.play, lane)
+            figures = await _under_attack(lanes, server.address[1], args.attack_seconds)
             nursery.cancel_scope.cancel()
         store.close()
-    kept = rate / base_rate * 100 if base_rate else float("nan")
+    _print_attack(args, figures)
+
+
+async def _under_attack(lanes: _Lanes, port: int, window: float) -> _Attacked:
+    f = _Attacked()
+    replies: list[tuple[float, float]] = []
+    stop_probe = trio.Event()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_probe, port, replies, stop_probe)
+        await trio.sleep(2)  # warm up
+        gc.collect()
+        f.mem_before = _rss_mb()
+        f.base_rate, f.base_worst, _ = await lanes.measure(window, replies)
+        f.base_replies = [r for _, r in replies]
+        stop = trio.Event()
+        async with trio.open_nursery() as attackers:
+            attackers.start_soon(_flooder, port, True, stop)
+            for _ in range(10):
+                attackers.start_soon(_flooder, port, False, stop)
+            first = len(replies)
+            f.rate, f.worst, f.peak = await lanes.measure(window, replies)
+            f.under = [r for _, r in replies[first:]]
+            stop.set()
+            attackers.cancel_scope.cancel()
+        await trio.sleep(3)  # the server lets go of what it held for the attackers
+        gc.collect()
+        f.mem_after = _rss_mb()
+        stop_probe.set()
+    return f
+
+
+def _print_attack(args: argparse.Namespace, f: _Attacked) -> None:
+    window = args.attack_seconds
+    kept = f.rate / f.base_rate * 100 if f.base_rate else float("nan")
     print(f"attack: {args.attack_games} lanes of {args.attack_bot} games in process; a probe "
           f"asks for the MAP every 20 ms over TCP; {window:g} s without, then {window:g} s "
           "with, one client writing 60 KB of MDF requests at a time (reading) and ten that "
           "never read:")  # fmt: skip
-    print(f"  phases/s: {base_rate:.1f} before, {rate:.1f} under attack ({kept:.0f} % kept)")
-    print(f"  probe replies: before median {statistics.median(base_replies) * 1000:.1f} ms, "
-          f"p99 {_p99(base_replies) * 1000:.1f} ms, worst {base_worst * 1000:.1f} ms; under "
-          f"attack median {statistics.median(under) * 1000:.1f} ms, p99 "
-          f"{_p99(under) * 1000:.1f} ms, worst {worst * 1000:.1f} ms "
-          f"({len(under)} replies)")  # fmt: skip
-    print(f"  memory: {mem_before:.0f} MB before, {peak:.0f} MB peak during, {mem_after:.0f} MB "
-          f"after ({(mem_after / mem_before - 1) * 100:+.0f} %)")  # fmt: skip
+    print(f"  phases/s: {f.base_rate:.1f} before, {f.rate:.1f} under attack ({kept:.0f} % kept)")
+    print(f"  probe replies: before median {statistics.median(f.base_replies) * 1000:.1f} ms, "
+          f"p99 {_p99(f.base_replies) * 1000:.1f} ms, worst {f.base_worst * 1000:.1f} ms; "
+          f"under attack median {statistics.median(f.under) * 1000:.1f} ms, p99 "
+          f"{_p99(f.under) * 1000:.1f} ms, worst {f.worst * 1000:.1f} ms "
+          f"({len(f.under)} replies)")  # fmt: skip
+    grown = (f.mem_after / f.mem_before - 1) * 100
+    print(f"  memory: {f.mem_before:.0f} MB before, {f.peak:.0f} MB peak during, "
+          f"{f.mem_after:.0f} MB after ({grown:+.0f} %)")  # fmt: skip
 
 
 def main() -> None:

@@ -110,28 +110,20 @@ def run(args: argparse.Namespace, ray: str | None = None) -> dict[str, float]:
 def ray_bench(args: argparse.Namespace) -> None:
     """Start a 1-node, then a 2-node Ray cluster on this machine (in a network namespace with
     only loopback, as root) and run the benchmark on each."""
-    from tests.tournament.raycluster import in_namespace, isolation_problem
+    from tournament.local_ray import in_namespace, isolation_problem
 
     problem = isolation_problem()
     if problem:
         sys.exit(f"--ray needs {problem}")
+    root = Path(__file__).resolve().parent.parent
+    args_here = [a for a in sys.argv[1:] if a != "--ray"]
     for nodes in (1, 2):
-        cmd = [
-            sys.executable,
-            "-m",
-            "tests.tournament.raycluster",
-            "bench",
-            "/tmp/diplomat-ray-bench",
-            "--nodes",
-            str(nodes),
-            "--cpus",
-            str(args.cpus),
-            "--",
-            *sys.argv[1:],
-        ]
-        cmd = [c for c in cmd if c != "--ray"]
+        cmd = [sys.executable, "-m", "tournament.local_ray", "--nodes", str(nodes),
+               "--cpus", str(args.cpus), "--folder", "/tmp/diplomat-ray-bench", "--",
+               sys.executable, str(root / "bench" / "tournament.py"), *args_here,
+               "--address", "{address}"]  # fmt: skip
         print(f"--- Ray, {nodes} node(s) of {args.cpus} CPU(s) each", flush=True)
-        subprocess.run(in_namespace(cmd), check=False, cwd=Path(__file__).resolve().parent.parent)
+        subprocess.run(in_namespace(cmd), check=False, cwd=root)
 
 
 def main() -> None:
@@ -144,7 +136,7 @@ def main() -> None:
     p.add_argument("--json", type=Path, help="also write the figures as JSON")
     p.add_argument("--ray", action="store_true", help="on Ray: 1 node, then 2 nodes")
     p.add_argument("--cpus", type=int, default=1, help="CPUs per Ray node (default 1)")
-    p.add_argument("--address", help=argparse.SUPPRESS)  # set by the Ray scenario
+    p.add_argument("--address", help=argparse.SUPPRESS)  # set by --ray, for each cluster
     args = p.parse_args()
     if args.ray:
         ray_bench(args)

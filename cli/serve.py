@@ -18,7 +18,8 @@ from cli.options import (
     port_number,
 )
 from cli.web_options import add_web_options, game_spec
-from server.settings import DEFAULT_PORT, REJOIN_GRACE
+from server.settings import DEFAULT_PORT, REJOIN_GRACE, GameSettings
+from server.store import Store
 
 
 def register(sub: Any) -> None:
@@ -65,90 +66,30 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=_serve)
 
 
+class _Refused(Exception):
+    """The command line asks for something the server cannot do (the message says why)."""
+
+
 def _serve(args: argparse.Namespace) -> int:
+    """Check the options, then serve until Ctrl-C or SIGTERM."""
     import trio
 
-    from engine.map import load_map
-    from server.app import Server
     from server.logs import configure_logging
-    from web.hub import WebHub, read_spec
 
     try:
-        settings = game_settings(args)
-    except ValidationError as exc:
-        print(f"error: {first_error(exc)}", file=sys.stderr)
-        return 2
-    play = None
-    if args.play is not None:
-        if args.no_web:
-            print("error: --play needs the web page (drop --no-web)", file=sys.stderr)
-            return 2
-        # Checked before the server starts, so that a mistake leaves no game behind.
-        try:
-            play = game_spec(args)
-        except ValueError as exc:
-            print(f"error: --against: {exc}", file=sys.stderr)
-            return 2
-        try:
-            read_spec(play, load_map(settings.map))
-        except ValueError as exc:
-            why = first_error(exc) if isinstance(exc, ValidationError) else str(exc)
-            print(f"error: --play: {why}", file=sys.stderr)
-            return 2
-    if args.web_max_games is not None and args.web_max_games < 1:
-        print("error: --web-max-games must be at least 1", file=sys.stderr)
+        settings, play = _checked(args)
+    except _Refused as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     configure_logging(args.log_level, True if args.log_json else None)
     store = open_store(args, must_exist=False)
     if store is None:
         return 2
-
-    failed: list[int] = []
-
-    async def main() -> None:
-        server = Server(
-            store,
-            settings,
-            host=args.host,
-            port=args.port,
-            seed=args.seed,
-            rejoin_grace=args.rejoin_grace,
-        )
-        async with trio.open_nursery() as nursery:
-            await nursery.start(server.run)
-            host, port = server.address
-            print(f"diplomat serving DAIDE on {host}:{port} (database {store.path})", flush=True)
-            if not args.no_web:
-                # The page attaches to the running server through its public API.
-                hub = WebHub(
-                    server,
-                    max_games=args.web_max_games,
-                    hosts=frozenset(h.lower() for h in args.web_host),
-                )
-                await nursery.start(hub.run, args.web_port)
-                print(f"web page: {hub.url}", flush=True)
-                if play is not None:
-                    try:
-                        seat = hub.create_game(play)
-                    except ValueError as exc:
-                        print(f"error: --play: {exc}", file=sys.stderr)
-                        failed.append(2)
-                        nursery.cancel_scope.cancel()
-                        return
-                    print(f"your game ({seat.power}): {hub.url_for(seat)}", flush=True)
-            # Ctrl-C and SIGTERM (docker stop) end the server the same clean way: OFF and FM
-            # to every client; the games' state is already saved.
-            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                async for signum in signals:
-                    print(f"stopping ({signal.Signals(signum).name})", file=sys.stderr)
-                    await server.stop()
-                    nursery.cancel_scope.cancel()
-                    break
-
     try:
-        trio.run(main)
+        return trio.run(_host, args, store, settings, play)
     except KeyboardInterrupt:
         print("stopped", file=sys.stderr)
+        return 0
     except (OSError, ExceptionGroup) as exc:
         # A port in use surfaces from inside the server's nurseries, wrapped in groups.
         error = _os_error(exc)
@@ -159,7 +100,98 @@ def _serve(args: argparse.Namespace) -> int:
         return 1
     finally:
         store.close()
-    return failed[0] if failed else 0
+
+
+def _checked(args: argparse.Namespace) -> tuple[GameSettings, dict[str, Any] | None]:
+    """The game settings, and the game --play asks for (checked before the server starts, so
+    that a mistake leaves no game behind); :class:`_Refused` for a bad option."""
+    from engine.map import load_map
+    from web.hub import read_spec
+
+    try:
+        settings = game_settings(args)
+    except ValidationError as exc:
+        raise _Refused(first_error(exc)) from None
+    if args.web_max_games is not None and args.web_max_games < 1:
+        raise _Refused("--web-max-games must be at least 1")
+    if args.play is None:
+        return settings, None
+    if args.no_web:
+        raise _Refused("--play needs the web page (drop --no-web)")
+    try:
+        play = game_spec(args)
+    except ValueError as exc:
+        raise _Refused(f"--against: {exc}") from None
+    try:
+        read_spec(play, load_map(settings.map))
+    except ValueError as exc:
+        why = first_error(exc) if isinstance(exc, ValidationError) else str(exc)
+        raise _Refused(f"--play: {why}") from None
+    return settings, play
+
+
+async def _host(
+    args: argparse.Namespace, store: Store, settings: GameSettings, play: dict[str, Any] | None
+) -> int:
+    """Run the server (and the web page beside it) until a signal; the exit status."""
+    import trio
+
+    from server.app import Server
+
+    server = Server(
+        store,
+        settings,
+        host=args.host,
+        port=args.port,
+        seed=args.seed,
+        rejoin_grace=args.rejoin_grace,
+    )
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        host, port = server.address
+        print(f"diplomat serving DAIDE on {host}:{port} (database {store.path})", flush=True)
+        if not args.no_web:
+            try:
+                await _start_web(nursery, server, args, play)
+            except _Refused as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                nursery.cancel_scope.cancel()
+                return 2
+        await _until_signalled(server)
+        nursery.cancel_scope.cancel()
+    return 0
+
+
+async def _start_web(
+    nursery: Any, server: Any, args: argparse.Namespace, play: dict[str, Any] | None
+) -> None:
+    """The page attaches to the running server through its public API; --play's game is
+    created on it."""
+    from web.hub import WebHub
+
+    hub = WebHub(
+        server, max_games=args.web_max_games, hosts=frozenset(h.lower() for h in args.web_host)
+    )
+    await nursery.start(hub.run, args.web_port)
+    print(f"web page: {hub.url}", flush=True)
+    if play is not None:
+        try:
+            seat = hub.create_game(play)
+        except ValueError as exc:
+            raise _Refused(f"--play: {exc}") from None
+        print(f"your game ({seat.power}): {hub.url_for(seat)}", flush=True)
+
+
+async def _until_signalled(server: Any) -> None:
+    """Ctrl-C and SIGTERM (docker stop) end the server the same clean way: OFF and FM to
+    every client; the games' state is already saved."""
+    import trio
+
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for signum in signals:
+            print(f"stopping ({signal.Signals(signum).name})", file=sys.stderr)
+            await server.stop()
+            return
 
 
 def _os_error(exc: BaseException) -> OSError | None:

@@ -82,45 +82,22 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=_tournament, mtl=30, rtl=15, btl=15, max_year=1915)
 
 
+class _Refused(Exception):
+    """The command line asks for a tournament that cannot be run (the message says why)."""
+
+
 def _tournament(args: argparse.Namespace) -> int:
-    import trio
+    """Check the line-up and its programs, run (or resume) the games, print the scores."""
     from rich.console import Console
 
-    from bots.registry import BUNDLED
-    from cli.options import game_settings
     from server.logs import configure_logging
-    from tournament.records import TournamentLocked
-    from tournament.runner import LineupError, Tournament, check_programs, labels_of, parse_lineup
+    from tournament.runner import Tournament, check_programs
 
     console = Console(stderr=True)
-    # The results table goes to stdout: 80 columns unless --wide (or a wider terminal).
-    wide = args.wide
-    width = None if sys.stdout.isatty() else (160 if wide else 80)
-    out = Console(width=width)
-    if args.ray and ("=" in args.ray or args.ray.partition(":")[0].lower() in BUNDLED):
-        print(
-            f"error: --ray took the seat {args.ray!r} as its address: put --ray after the "
-            "seats, or give the address (--ray auto, --ray HOST:PORT)",
-            file=sys.stderr,
-        )
-        return 2
-    if args.lineup and args.pool:
-        print("error: give either seven seats or --pool SEAT ..., not both", file=sys.stderr)
-        return 2
     try:
-        seats = parse_lineup(args.pool or args.lineup, pool=bool(args.pool))
-        settings = game_settings(args)
-    except LineupError as exc:
+        seats, settings = _line_up(args)
+    except _Refused as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except ValidationError as exc:
-        print(f"error: {first_error(exc)}", file=sys.stderr)
-        return 2
-    if args.games < 1:
-        print("error: --games must be at least 1", file=sys.stderr)
-        return 2
-    if args.hung_after < 1:
-        print("error: --hung-after must be at least 1", file=sys.stderr)
         return 2
     problems = check_programs(seats)
     if problems:
@@ -150,32 +127,88 @@ def _tournament(args: argparse.Namespace) -> int:
         ray=args.ray,
     )
     try:
+        stopped = _play(tournament, console, args.quiet)
+        if stopped is not None:
+            return stopped
+        _report(args, tournament, seats, settings, console)
+        return 0
+    finally:
+        tournament.close()
+        store.close()
+
+
+def _line_up(args: argparse.Namespace) -> tuple[list[Any], GameSettings]:
+    """The seats and the game settings the command line asks for; :class:`_Refused` if they
+    make no tournament."""
+    from bots.registry import BUNDLED
+    from cli.options import game_settings
+    from tournament.runner import LineupError, parse_lineup
+
+    if args.ray and ("=" in args.ray or args.ray.partition(":")[0].lower() in BUNDLED):
+        raise _Refused(
+            f"--ray took the seat {args.ray!r} as its address: put --ray after the "
+            "seats, or give the address (--ray auto, --ray HOST:PORT)"
+        )
+    if args.lineup and args.pool:
+        raise _Refused("give either seven seats or --pool SEAT ..., not both")
+    if args.games < 1:
+        raise _Refused("--games must be at least 1")
+    if args.hung_after < 1:
+        raise _Refused("--hung-after must be at least 1")
+    try:
+        return parse_lineup(args.pool or args.lineup, pool=bool(args.pool)), game_settings(args)
+    except LineupError as exc:
+        raise _Refused(str(exc)) from None
+    except ValidationError as exc:
+        raise _Refused(first_error(exc)) from None
+
+
+def _play(tournament: Any, console: Any, quiet: bool) -> int | None:
+    """Play the games still to play; the exit status if they could not all be played."""
+    import trio
+
+    from tournament.records import TournamentLocked
+    from tournament.runner import LineupError
+
+    try:
         try:
-            _run_with_progress(tournament, console, args.quiet, trio)
+            _run_with_progress(tournament, console, quiet, trio)
         except BaseExceptionGroup as group:  # Ctrl-C arrives inside trio's nurseries
             if group.subgroup(KeyboardInterrupt) is not None:
                 raise KeyboardInterrupt from None
             raise
     except KeyboardInterrupt:
         console.print("interrupted: run the same command again to resume")
-        tournament.close()
-        store.close()
         return 130
     except (TournamentLocked, LineupError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        tournament.close()
-        store.close()
         return 2
+    return None
+
+
+def _report(
+    args: argparse.Namespace,
+    tournament: Any,
+    seats: list[Any],
+    settings: GameSettings,
+    console: Any,
+) -> None:
+    """The scores table on stdout (80 columns unless --wide, or a wider terminal), and the
+    CSV and JSON files asked for."""
+    from rich.console import Console
+
+    from tournament.runner import labels_of
+
+    out = Console(width=None if sys.stdout.isatty() else (160 if args.wide else 80))
     results = tournament.results()
-    labels = labels_of(seats)
-    bots = summarise(results, labels)
+    bots = summarise(results, labels_of(seats))
     if tournament.already_complete:
         console.print(
             f"tournament {tournament.key} was already complete: these are its stored results. "
             "To play a fresh one, change --seed (or --games), or use another --db."
         )
-    out.print(f"tournament {tournament.key}: {len(results)} games in {store.path}")
-    _print_table(bots, out, wide)
+    out.print(f"tournament {tournament.key}: {len(results)} games in {tournament.store.path}")
+    _print_table(bots, out, args.wide)
     bad = [s for g in results for s in g.seats if s.crashed or s.hung]
     if bad:
         out.print(
@@ -186,9 +219,6 @@ def _tournament(args: argparse.Namespace) -> int:
         _write_csv(args.csv, results)
     if args.json:
         _write_json(args.json, tournament.key, settings, bots, results, str(tournament.folder))
-    tournament.close()
-    store.close()
-    return 0
 
 
 def _run_with_progress(tournament: Any, console: Any, quiet: bool, trio: Any) -> None:

@@ -20,11 +20,12 @@ import ipaddress
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from server.settings import IAM_FREE_GUESSES, IAM_LOCKOUT
 
 FORGET_AFTER = 24 * 3600.0  # seconds after which a quiet record is forgotten
+K = TypeVar("K")
 
 
 @dataclass
@@ -92,9 +93,14 @@ class PasscodeGuard:
                 )
 
     def _forget(self, now: float) -> None:
-        for table in (self.peers, self.powers):
-            for key in [k for k, r in table.items() if now - r.last > FORGET_AFTER]:
-                del table[key]  # type: ignore[arg-type]
+        _forget_quiet(self.peers, now)
+        _forget_quiet(self.powers, now)
+
+
+def _forget_quiet(table: dict[K, _Record], now: float) -> None:
+    """Drop the records with no guess for :data:`FORGET_AFTER` seconds."""
+    for key in [k for k, r in table.items() if now - r.last > FORGET_AFTER]:
+        del table[key]
 
 
 def peer_key(peer: str) -> str:

@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from openskill.models import PlackettLuce
+from openskill.models import PlackettLuce, PlackettLuceRating
 
 SCORES = ("sos", "dss", "cdiplo", "pot")
 
@@ -177,12 +177,11 @@ def _rank(game: GameResult) -> list[float]:
     return [float(order.index(k)) for k in keys]
 
 
-def _rate(model: PlackettLuce, ratings: Mapping[str, object], game: GameResult) -> None:
+def _rate(model: PlackettLuce, ratings: Mapping[str, PlackettLuceRating], game: GameResult) -> None:
     """One rating update. A label holding several seats plays each with its current rating;
     its new rating is the mean of the seats' updated ratings."""
     teams = [
-        [model.rating(mu=ratings[s.label].mu, sigma=ratings[s.label].sigma)]  # type: ignore[attr-defined]
-        for s in game.seats
+        [model.rating(mu=ratings[s.label].mu, sigma=ratings[s.label].sigma)] for s in game.seats
     ]
     updated = model.rate(teams, ranks=_rank(game))
     by_label: dict[str, list[tuple[float, float]]] = {}
@@ -190,5 +189,5 @@ def _rate(model: PlackettLuce, ratings: Mapping[str, object], game: GameResult) 
         by_label.setdefault(seat.label, []).append((team[0].mu, team[0].sigma))
     for label, values in by_label.items():
         r = ratings[label]
-        r.mu = sum(v[0] for v in values) / len(values)  # type: ignore[attr-defined]
-        r.sigma = sum(v[1] for v in values) / len(values)  # type: ignore[attr-defined]
+        r.mu = sum(v[0] for v in values) / len(values)
+        r.sigma = sum(v[1] for v in values) / len(values)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 from engine.legal import WAIVE_KEY, legal_orders
 from engine.map import coast_of, province_of
@@ -32,6 +32,7 @@ from engine.orders import (
 from engine.state import GameState, Unit
 
 Mode = Literal["move", "via", "support", "convoy"]
+_MODES: dict[str, Mode] = {mode: mode for mode in get_args(Mode)}  # menu item -> mode
 Action = tuple[Literal["sub", "not"], Order]
 
 COAST_NAMES = {"NC": "north coast", "SC": "south coast", "EC": "east coast", "WC": "west coast"}
@@ -125,8 +126,9 @@ class OrderBuilder:
             index = int(item.partition(":")[2]) if item[6:].isdigit() else -1
             builds = [o for o in orders if isinstance(o, Build)]
             return self._done(("sub", builds[index])) if 0 <= index < len(builds) else None
-        if item in ("move", "via", "support", "convoy"):
-            self.mode = item  # type: ignore[assignment]
+        mode = _MODES.get(item)
+        if mode is not None:
+            self.mode = mode
             self.target = None
             self.coasts = []
         return None

@@ -182,6 +182,8 @@ def test_readme_counts_the_datc_cases_the_command_runs(
     files = sorted(str(p) for p in (ROOT / "tests" / "datc").glob("*.txt"))
     code, out, _ = run(capsys, "datc", "-q", *files)
     assert code == 0
-    total = int(re.search(r"(\d+) passed, 0 failed", out).group(1))  # type: ignore[union-attr]
+    summary = re.search(r"(\d+) passed, 0 failed", out)
+    assert summary is not None, out
+    total = int(summary.group(1))
     readme = (ROOT / "README.md").read_text()
     assert f"runs {total} cases and prints `{total} passed, 0 failed`" in readme

@@ -11,9 +11,11 @@ from server.app import Server
 from server.settings import GameSettings
 from server.store import Store
 
+from .daide_client import MakeServer
+
 
 @pytest.fixture
-async def make_server(tmp_path: Path) -> AsyncIterator[Any]:
+async def make_server(tmp_path: Path) -> AsyncIterator[MakeServer]:
     """Start a real server on 127.0.0.1, port 0, with its own SQLite database."""
     stores: list[Store] = []
     # The servers stop before their databases close: a bot's last message may still be on its

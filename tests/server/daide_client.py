@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
@@ -11,6 +11,18 @@ from protocol import messages as m
 from protocol.codec import parse_text
 from protocol.connection import ClientConnection, Closed, Received, Send, Unparsed
 from protocol.lines import TextConnection
+
+if TYPE_CHECKING:
+    from server.app import Server
+    from server.settings import GameSettings
+
+
+class MakeServer(Protocol):
+    """The ``make_server`` fixture: start a real server (127.0.0.1, port 0, its own
+    database) with these settings and :class:`~server.app.Server` keywords."""
+
+    async def __call__(self, settings: GameSettings | None = None, **kwargs: Any) -> Server: ...
+
 
 # How long a test waits for the event it needs before it fails: an outer limit for a machine
 # under heavy load, never the time the event is expected to take (it is usually milliseconds).

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import io
 import struct
-from typing import Any
 
 import structlog
 import trio
@@ -20,7 +19,7 @@ from protocol.connection import Closed
 from protocol.frames import dm_frame, im_frame
 from server.logs import configure_logging
 
-from .daide_client import PATIENCE, WireClient
+from .daide_client import PATIENCE, MakeServer, WireClient
 
 
 async def _mdf_stream(port: int) -> tuple[trio.SocketStream, bytes, int]:
@@ -41,7 +40,7 @@ async def _mdf_stream(port: int) -> tuple[trio.SocketStream, bytes, int]:
     return stream, request, size
 
 
-async def test_a_flood_of_mdf_requests_is_served_in_turn(make_server: Any) -> None:
+async def test_a_flood_of_mdf_requests_is_served_in_turn(make_server: MakeServer) -> None:
     """60 KB of MDF requests in one write (10,000 requests): another connection is answered
     while the flood is being served, and the flooder, which reads, gets every answer and is
     not dropped. (The budget is raised here so that the test is short: at the default
@@ -73,7 +72,7 @@ async def test_a_flood_of_mdf_requests_is_served_in_turn(make_server: Any) -> No
 
 
 async def test_a_client_that_never_accepts_the_map_is_dropped(
-    make_server: Any, mock_clock: MockClock
+    make_server: MakeServer, mock_clock: MockClock
 ) -> None:
     """The join timeout is long, and the game's clock (trio's: a MockClock at the real rate)
     is moved past it for the staller: the seven who join next, on a loaded machine, are never
@@ -111,7 +110,7 @@ async def _split(port: int) -> tuple[list[WireClient], list[WireClient]]:
 
 
 async def test_players_split_over_two_forming_games_make_one_when_seats_free(
-    make_server: Any,
+    make_server: MakeServer,
 ) -> None:
     server = await make_server()
     stalling, players = await _split(server.address[1])
@@ -122,7 +121,7 @@ async def test_players_split_over_two_forming_games_make_one_when_seats_free(
 
 
 async def test_players_split_over_two_forming_games_after_a_join_timeout(
-    make_server: Any, mock_clock: MockClock
+    make_server: MakeServer, mock_clock: MockClock
 ) -> None:
     """The join timeout is long, and the game's clock (trio's: a MockClock at the real rate)
     is moved past it once the players are seen split over two games: on a loaded machine it
@@ -148,7 +147,7 @@ STANDARD_CODEC = codec_for()
 STANDARD_POWERS = ["AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR"]
 
 
-async def test_an_unfinished_text_line_times_out(make_server: Any) -> None:
+async def test_an_unfinished_text_line_times_out(make_server: MakeServer) -> None:
     server = await make_server(im_timeout=2.0)
     c = await WireClient.connect(server.address[1], text=True)
     await c.send_raw(b"NME ('x') ('1')")  # no newline, ever
@@ -159,7 +158,7 @@ async def test_an_unfinished_text_line_times_out(make_server: Any) -> None:
     assert await other.event() == m.Map("standard")
 
 
-async def test_a_dropped_client_is_logged_once(make_server: Any) -> None:
+async def test_a_dropped_client_is_logged_once(make_server: MakeServer) -> None:
     """A client that floods requests and reads nothing is throttled, then dropped when its
     replies do not drain; however many messages it was still owed, one line says so."""
     log = io.StringIO()

@@ -12,7 +12,7 @@ from protocol import messages as m
 from protocol.connection import Closed
 from server.settings import GameSettings
 
-from .daide_client import PATIENCE, WireClient
+from .daide_client import PATIENCE, MakeServer, WireClient
 
 
 async def play_holds(client: WireClient, log: list[Any]) -> None:
@@ -49,7 +49,7 @@ async def play_holds(client: WireClient, log: list[Any]) -> None:
                 await client.send(m.Sub(orders))
 
 
-async def test_seven_clients_play_to_the_year_limit(make_server) -> None:  # type: ignore[no-untyped-def]
+async def test_seven_clients_play_to_the_year_limit(make_server: MakeServer) -> None:
     server = await make_server(GameSettings(max_year=1902))
     port = server.address[1]
     clients = [await WireClient.connect(port, text=(i % 2 == 1)) for i in range(7)]
@@ -73,7 +73,7 @@ async def test_seven_clients_play_to_the_year_limit(make_server) -> None:  # typ
         assert len([o for o in ords if o.turn is not None and o.turn.name == "S1901M"]) == 22
     rows = server.store.games()
     assert rows[0].status == "finished"
-    assert rows[0].result["reason"] == "year limit"
+    assert rows[0].result is not None and rows[0].result["reason"] == "year limit"
     assert [p for p, _ in server.store.states(rows[0].id)] == [
         "S1901M",
         "F1901M",
@@ -83,7 +83,7 @@ async def test_seven_clients_play_to_the_year_limit(make_server) -> None:  # typ
     ]
 
 
-async def test_handshake_and_requests_before_joining(make_server) -> None:  # type: ignore[no-untyped-def]
+async def test_handshake_and_requests_before_joining(make_server: MakeServer) -> None:
     server = await make_server()
     c = await WireClient.connect(server.address[1])
     await c.send(m.Map())
@@ -100,7 +100,7 @@ async def test_handshake_and_requests_before_joining(make_server) -> None:  # ty
     assert await c.event() == m.Map("standard")
 
 
-async def test_text_form_session_like_nc(make_server) -> None:  # type: ignore[no-untyped-def]
+async def test_text_form_session_like_nc(make_server: MakeServer) -> None:
     """A person typing DAIDE text: tolerant input, canonical output, HUH with ERR."""
     server = await make_server()
     stream = await trio.open_tcp_stream("127.0.0.1", server.address[1])

@@ -4,14 +4,13 @@ clock, while the rightful player, who knows the passcode, gets back in at once."
 
 from __future__ import annotations
 
-from typing import Any
-
 import trio
 
 from protocol import messages as m
+from protocol.connection import ClientConnection
 from server.seating import MAX_PASSCODE
 
-from .daide_client import WireClient
+from .daide_client import MakeServer, WireClient
 
 
 class FakeClock:
@@ -29,7 +28,7 @@ async def _game(port: int) -> tuple[list[WireClient], list[m.Hlo]]:
     return players, [await c.expect(m.Hlo) for c in players]
 
 
-async def test_passcodes_are_not_from_the_seed(make_server: Any) -> None:
+async def test_passcodes_are_not_from_the_seed(make_server: MakeServer) -> None:
     """Two servers with the same seed deal the same powers but not the same passcodes."""
     codes = []
     for _ in range(2):
@@ -41,7 +40,7 @@ async def test_passcodes_are_not_from_the_seed(make_server: Any) -> None:
 
 
 async def test_brute_force_from_many_connections_fails_and_the_owner_gets_in(
-    make_server: Any,
+    make_server: MakeServer,
 ) -> None:
     clock = FakeClock()
     server = await make_server(clock=clock)
@@ -78,7 +77,8 @@ async def test_brute_force_from_many_connections_fails_and_the_owner_gets_in(
     # The rightful player, from an address with no wrong guess, gets back in at once.
     stream = await trio.open_tcp_stream("127.0.0.1", port, local_address="127.0.0.2")
     owner = WireClient(stream, text=False)
-    await stream.send_all(owner.conn.start())  # type: ignore[union-attr]
+    assert isinstance(owner.conn, ClientConnection)
+    await stream.send_all(owner.conn.start())
     await owner.send(m.Iam(power, passcode))
     assert await owner.expect(m.Yes) == m.Yes(m.Iam(power, passcode))
     assert await players[1].expect(m.Not) == m.Not(m.Ccd(power))

@@ -6,7 +6,7 @@ from protocol import messages as m
 from server.app import Server
 from server.settings import GameSettings
 
-from .daide_client import WireClient
+from .daide_client import MakeServer, WireClient
 
 
 async def _seven(
@@ -19,7 +19,7 @@ async def _seven(
     return clients, {h.power: c for h, c in zip(hlos, clients, strict=True)}, hlos
 
 
-async def test_press_is_relayed_to_recipients_only(make_server) -> None:  # type: ignore[no-untyped-def]
+async def test_press_is_relayed_to_recipients_only(make_server: MakeServer) -> None:
     server = await make_server(GameSettings(level=20, max_year=1901))
     _, by_power, _ = await _seven(server)
     eng, fra, ger = by_power["ENG"], by_power["FRA"], by_power["GER"]
@@ -46,7 +46,7 @@ async def test_press_is_relayed_to_recipients_only(make_server) -> None:  # type
     assert [(r.sender, r.recipients) for r in rows] == [("ENG", ("FRA", "GER")), ("FRA", ("ENG",))]
 
 
-async def test_press_to_a_power_in_civil_disorder_is_not_delivered(make_server) -> None:  # type: ignore[no-untyped-def]
+async def test_press_to_a_power_in_civil_disorder_is_not_delivered(make_server: MakeServer) -> None:
     server = await make_server(GameSettings(level=10, max_year=1901))
     _, by_power, _ = await _seven(server)
     await by_power["TUR"].aclose()
@@ -56,7 +56,7 @@ async def test_press_to_a_power_in_civil_disorder_is_not_delivered(make_server) 
     assert await eng.expect(m.Ccd) == m.Ccd("TUR")
 
 
-async def test_gunboat_has_no_press_at_all(make_server) -> None:  # type: ignore[no-untyped-def]
+async def test_gunboat_has_no_press_at_all(make_server: MakeServer) -> None:
     server = await make_server(GameSettings(level=0, max_year=1901))
     _, by_power, _ = await _seven(server, text=True)
     eng = by_power["ENG"]
@@ -67,7 +67,7 @@ async def test_gunboat_has_no_press_at_all(make_server) -> None:  # type: ignore
     assert isinstance(await eng.expect(m.Rej), m.Rej)
 
 
-async def test_a_draw_needs_every_survivor(make_server) -> None:  # type: ignore[no-untyped-def]
+async def test_a_draw_needs_every_survivor(make_server: MakeServer) -> None:
     server = await make_server(GameSettings(max_year=1910))
     clients, by_power, _ = await _seven(server)
     for c in list(by_power.values())[:-1]:
@@ -82,11 +82,11 @@ async def test_a_draw_needs_every_survivor(make_server) -> None:  # type: ignore
         smr = await c.expect(m.Smr)
         assert len(smr.entries) == 7
         await c.expect(m.Off)
-    row = server.store.games()[0]
-    assert row.result["kind"] == "draw" and row.result["reason"] == "agreed"
+    result = server.store.games()[0].result
+    assert result is not None and result["kind"] == "draw" and result["reason"] == "agreed"
 
 
-async def test_partial_draw_with_pda(make_server) -> None:  # type: ignore[no-untyped-def]
+async def test_partial_draw_with_pda(make_server: MakeServer) -> None:
     server = await make_server(GameSettings(level=10, pda=True, max_year=1910))
     clients, by_power, _ = await _seven(server)
     await by_power["ENG"].send("DRW (ENG FRA)")
@@ -97,7 +97,8 @@ async def test_partial_draw_with_pda(make_server) -> None:  # type: ignore[no-un
         await c.send("DRW (FRA ENG)")
     for c in clients:
         assert await c.expect(m.Drw) == m.Drw(("ENG", "FRA"))
-    assert server.store.games()[0].result["powers"] == ["ENG", "FRA"]
+    result = server.store.games()[0].result
+    assert result is not None and result["powers"] == ["ENG", "FRA"]
     # Without PDA a list is refused.
     server2 = await make_server(GameSettings(level=10, max_year=1910))
     _, by_power2, _ = await _seven(server2)

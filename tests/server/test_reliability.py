@@ -13,7 +13,7 @@ from protocol import messages as m
 from protocol.frames import ErrorCode
 from server.settings import GameSettings
 
-from .daide_client import PATIENCE, WireClient
+from .daide_client import PATIENCE, MakeServer, WireClient
 
 IM = bytes.fromhex("000000040001DA10")
 RM = bytes.fromhex("01000000")  # the server's answer to an IM (the standard map's: empty)
@@ -42,7 +42,7 @@ def _em(code: int) -> bytes:
     return struct.pack(">BBHH", 4, 0, 2, code)
 
 
-async def test_protocol_errors_get_the_right_em(make_server) -> None:  # type: ignore[no-untyped-def]
+async def test_protocol_errors_get_the_right_em(make_server: MakeServer) -> None:
     # Errors seen in the bytes themselves, on a server with the spec's IM timeout (30 s): a
     # loaded machine may be slow to read them, but never that slow.
     server = await make_server()
@@ -91,7 +91,7 @@ async def test_protocol_errors_get_the_right_em(make_server) -> None:  # type: i
     assert out == _em(ErrorCode.SHORT_MESSAGE)
 
 
-async def test_language_errors_get_huh_and_the_connection_stays(make_server) -> None:  # type: ignore[no-untyped-def]
+async def test_language_errors_get_huh_and_the_connection_stays(make_server: MakeServer) -> None:
     server = await make_server()
     c = await WireClient.connect(server.address[1])
     await c.send_raw(bytes.fromhex("0200000448034000"))  # "GOF (": unbalanced
@@ -108,7 +108,7 @@ async def test_language_errors_get_huh_and_the_connection_stays(make_server) -> 
     assert isinstance(ev, m.Huh) and ev.tokens[0] == "ERR"
 
 
-async def test_orders_for_another_power_are_refused(make_server) -> None:  # type: ignore[no-untyped-def]
+async def test_orders_for_another_power_are_refused(make_server: MakeServer) -> None:
     server = await make_server()
     port = server.address[1]
     clients = [await WireClient.connect(port) for _ in range(7)]
@@ -131,7 +131,7 @@ async def test_orders_for_another_power_are_refused(make_server) -> None:  # typ
     assert isinstance(await other.event(), m.Rej)  # the power is still connected anyway
 
 
-async def test_leaving_and_coming_back(make_server) -> None:  # type: ignore[no-untyped-def]
+async def test_leaving_and_coming_back(make_server: MakeServer) -> None:
     server = await make_server(GameSettings(max_year=1901, move_time=600))
     port = server.address[1]
     clients = [await WireClient.connect(port, text=True) for _ in range(7)]
@@ -172,7 +172,7 @@ def _units(power: str) -> list[str]:
     ]
 
 
-async def test_slow_reader_is_dropped_and_the_game_goes_on(make_server) -> None:  # type: ignore[no-untyped-def]
+async def test_slow_reader_is_dropped_and_the_game_goes_on(make_server: MakeServer) -> None:
     # Its requests are no longer read while its replies back up; after the drain timeout
     # (the IM timeout, short here) it is dropped.
     server = await make_server(send_queue=16, im_timeout=1.0)
@@ -201,7 +201,7 @@ async def test_slow_reader_is_dropped_and_the_game_goes_on(make_server) -> None:
 FUZZ_INPUTS = 600
 
 
-async def test_fuzzed_input_never_hurts_the_server(make_server) -> None:  # type: ignore[no-untyped-def]
+async def test_fuzzed_input_never_hurts_the_server(make_server: MakeServer) -> None:
     """Hundreds of random byte strings, after a valid IM (binary) or as text lines, sent by
     concurrent clients while a game is forming: the server answers or closes each, and keeps
     serving everyone else. Inputs are seeded: a failure names the seed and input."""

@@ -6,26 +6,29 @@ import trio
 from trio.testing import MockClock
 
 from protocol import messages as m
+from server.app import Server
 from server.settings import GameSettings
 
-from .daide_client import WireClient
+from .daide_client import MakeServer, WireClient
 from .test_reliability import _units
 
+Players = dict[str, tuple[WireClient, m.Hlo]]
 
-async def _seven(server, text: bool = True):  # type: ignore[no-untyped-def]
+
+async def _seven(server: Server, text: bool = True) -> Players:
     clients = [await WireClient.connect(server.address[1], text=text) for _ in range(7)]
     for i, c in enumerate(clients):
         await c.join(f"p{i}")
     hlos = [await c.expect(m.Hlo) for c in clients]
-    return {h.power: (c, h) for h, c in zip(hlos, clients, strict=True)}
+    return {str(h.power): (c, h) for h, c in zip(hlos, clients, strict=True)}
 
 
-async def _hold_all(players) -> None:  # type: ignore[no-untyped-def]
+async def _hold_all(players: Players) -> None:
     for power, (c, _) in players.items():
         await c.send(f"SUB {' '.join(f'(({power} {u}) HLD)' for u in _units(power))}")
 
 
-async def test_history_and_orders_requests(make_server) -> None:  # type: ignore[no-untyped-def]
+async def test_history_and_orders_requests(make_server: MakeServer) -> None:
     server = await make_server(GameSettings(max_year=1902))
     players = await _seven(server)
     eng = players["ENG"][0]
@@ -46,7 +49,7 @@ async def test_history_and_orders_requests(make_server) -> None:  # type: ignore
     assert len([await eng.expect(m.Ord) for _ in range(22)]) == 22
 
 
-async def test_withdrawing_orders_and_missing(make_server) -> None:  # type: ignore[no-untyped-def]
+async def test_withdrawing_orders_and_missing(make_server: MakeServer) -> None:
     server = await make_server(GameSettings(max_year=1901))
     players = await _seven(server)
     fra = players["FRA"][0]
@@ -68,7 +71,7 @@ async def test_withdrawing_orders_and_missing(make_server) -> None:  # type: ign
     assert isinstance(await fra.expect(m.Rej), m.Rej)
 
 
-async def test_time_notices_and_dsd(make_server, mock_clock: MockClock) -> None:  # type: ignore[no-untyped-def]
+async def test_time_notices_and_dsd(make_server: MakeServer, mock_clock: MockClock) -> None:
     """TME notices and DSD. The game's clock is trio's: a MockClock running at the real rate,
     which the test moves on to each moment it checks (2 s before the deadline, far past it),
     so the deadline can be long and a loaded machine never reaches it before the test is
@@ -112,7 +115,7 @@ async def test_time_notices_and_dsd(make_server, mock_clock: MockClock) -> None:
     assert now.turn.name == "F1901M"
 
 
-async def test_player_only_messages_from_a_non_player_get_huh(make_server) -> None:  # type: ignore[no-untyped-def]
+async def test_player_only_messages_from_a_non_player_get_huh(make_server: MakeServer) -> None:
     """SUB, GOF, MIS, DRW ... from a client that plays no power in a game under way (one
     waiting in a forming game, an observer) get HUH with ERR in front, as the AiServer
     answers; from a client in no game at all, REJ."""

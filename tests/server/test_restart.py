@@ -14,7 +14,7 @@ from engine.orders import Result
 from protocol import messages as m
 from server.store import Store
 
-from .daide_client import PATIENCE, WireClient
+from .daide_client import PATIENCE, MakeServer, WireClient
 from .test_reliability import _units
 
 
@@ -152,7 +152,9 @@ async def test_after_the_grace_absent_players_are_in_disorder_and_the_game_waits
         proc.wait()
 
 
-async def test_a_power_the_game_waits_for_is_waited_for_however_long(make_server) -> None:  # type: ignore[no-untyped-def]
+async def test_a_power_the_game_waits_for_is_waited_for_however_long(
+    make_server: MakeServer,
+) -> None:
     """``GameRunner.wait_for(power)`` (the web page's person): in a game without deadlines
     the phase is not processed while that power's player is away, even though every other
     power has ordered; it is as soon as the player is back and has ordered."""

@@ -1,20 +1,12 @@
-"""A real Ray cluster on this machine, for tests and ``bench/tournament.py --ray``.
-
-Ray addresses the machine's own network interface even when told 127.0.0.1, so the cluster and
-its driver run in namespaces of their own (as root): a network namespace with only loopback (no
-byte leaves the machine), and a PID namespace, so that stopping the cluster stops only its own
-processes and nothing survives the scenario's end.
+"""Scenarios for the Ray tests, each on a Ray cluster on this machine
+(:mod:`tournament.local_ray`), in namespaces of its own (as root)::
 
     unshare --net --pid --fork --mount-proc python -m tests.tournament.raycluster SCENARIO ...
-
-Scenarios (each starts a head node and ``--nodes - 1`` worker nodes, all on 127.0.0.1, with
-token authentication as Ray 2.60 wants for ``ray start --head``):
 
 * ``match DIR``: a tournament on the cluster and the same tournament (same seeds) run locally;
   prints both results as JSON;
 * ``resume DIR``: ``kill -9`` of a ``diplomat tournament --ray`` driver after its first stored
-  game, then the same command again; prints what the database holds;
-* ``bench -- ARGS``: ``bench/tournament.py ARGS --address ...`` on the cluster.
+  game, then the same command again; prints what the database holds.
 """
 
 from __future__ import annotations
@@ -22,74 +14,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import secrets
-import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from tournament.local_ray import Cluster
+
 ROOT = Path(__file__).resolve().parent.parent.parent
-RAY = str(Path(sys.executable).parent / "ray")
-PORT = 6390
-
-
-def isolation_problem() -> str | None:
-    """Why a cluster cannot be started here (None: it can)."""
-    if os.geteuid() != 0:
-        return "root (for unshare --net)"
-    if not shutil.which("unshare") or not shutil.which("ip"):
-        return "unshare and ip (util-linux, iproute2)"
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        return "Ray: pip install 'diplomat[ray]'"
-    return None
-
-
-def in_namespace(argv: list[str]) -> list[str]:
-    return ["unshare", "--net", "--pid", "--fork", "--mount-proc", *argv]
-
-
-class Cluster:
-    def __init__(self, nodes: int, cpus: int, folder: Path) -> None:
-        self.nodes = nodes
-        self.cpus = cpus
-        self.folder = folder
-        self.address = f"127.0.0.1:{PORT}"
-        # Ray's Unix socket paths must stay under 108 bytes: a short folder of its own.
-        self.temp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")
-
-    def start(self) -> None:
-        subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-        os.environ["RAY_AUTH_MODE"] = "token"
-        os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(16)
-        os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
-        self.folder.mkdir(parents=True, exist_ok=True)
-        common = ["--node-ip-address", "127.0.0.1", "--num-cpus", str(self.cpus)]
-        common += ["--disable-usage-stats"]
-        t0 = time.monotonic()
-        self._ray(
-            "start", "--head", "--port", str(PORT), "--include-dashboard=false",
-            "--temp-dir", self.temp, *common,
-        )  # fmt: skip
-        for _ in range(self.nodes - 1):
-            self._ray("start", "--address", self.address, *common)
-        print(f"cluster of {self.nodes} node(s) up in {time.monotonic() - t0:.1f} s", flush=True)
-
-    def stop(self) -> None:
-        # Only this PID namespace's Ray processes are visible: the machine's others are safe.
-        subprocess.run([RAY, "stop", "--force"], capture_output=True, check=False)
-        shutil.rmtree(self.temp, ignore_errors=True)
-
-    def _ray(self, *args: str) -> None:
-        out = subprocess.run([RAY, *args], capture_output=True, text=True, check=False)
-        if out.returncode != 0:
-            raise RuntimeError(f"ray {' '.join(args)} failed:\n{out.stdout}\n{out.stderr}")
 
 
 def diplomat(*args: str) -> list[str]:
@@ -192,22 +127,18 @@ def _kill_a_game_worker() -> int | None:
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("scenario", choices=["match", "resume", "bench"])
+    p.add_argument("scenario", choices=["match", "resume"])
     p.add_argument("folder", nargs="?", type=Path, default=Path("/tmp/diplomat-ray"))
     p.add_argument("--nodes", type=int, default=2)
     p.add_argument("--cpus", type=int, default=1)
-    args, rest = p.parse_known_args()
+    args = p.parse_args()
     cluster = Cluster(args.nodes, args.cpus, args.folder / "cluster")
     try:
         cluster.start()
         if args.scenario == "match":
             print("RESULT " + json.dumps(match(args.folder, cluster)), flush=True)
-        elif args.scenario == "resume":
-            print("RESULT " + json.dumps(resume(args.folder, cluster)), flush=True)
         else:
-            rest = [a for a in rest if a != "--"]
-            bench = [sys.executable, str(ROOT / "bench" / "tournament.py"), *rest]
-            subprocess.run([*bench, "--address", cluster.address], cwd=ROOT, check=False)
+            print("RESULT " + json.dumps(resume(args.folder, cluster)), flush=True)
     finally:
         cluster.stop()
 

@@ -1,5 +1,6 @@
 """Tournaments on a real two-node Ray cluster on this machine (a head and a worker node on
-127.0.0.1), in a network namespace with only loopback (see ``raycluster.py``; needs root)."""
+127.0.0.1), in a network namespace with only loopback (see ``tournament/local_ray.py``; needs
+root)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.tournament.raycluster import ROOT, in_namespace, isolation_problem
+from tests.tournament.raycluster import ROOT
+from tournament.local_ray import in_namespace, isolation_problem
 
 problem = isolation_problem()
 pytestmark = pytest.mark.skipif(problem is not None, reason=f"a Ray cluster needs {problem}")
