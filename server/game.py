@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.convoy import with_route
 from engine.map import GameMap, load_map
@@ -51,7 +51,9 @@ from server.records import (
 from server.seating import Joiner, JoinRefused, Lobby, Seat, new_passcode
 from server.settings import JOIN_TIMEOUT, GameSettings
 from server.status import MasterStatus, PowerStatus
-from server.store import SavedGame
+
+if TYPE_CHECKING:
+    from server.store import SavedGame  # what a restart reads back (the shell reads it)
 
 
 class GameMaster:

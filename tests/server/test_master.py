@@ -5,6 +5,7 @@ the shell does); a game rebuilt from those records is the game the players were 
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from protocol import messages as m
@@ -17,6 +18,15 @@ from server.status import MasterStatus
 from server.store import Store
 
 CODEC = codec_for()
+ROOT = Path(__file__).resolve().parents[2]
+# The game master and the modules it is made of; what none of them may import, even inside a
+# function: a clock, sockets, the database, the async shell.
+MASTER = (
+    *("game", "clock", "draws", "seating", "status", "history", "ending", "press"),
+    *("effects", "records"),
+)
+DOES_IO = {"asyncio", "socket", "sqlite3", "subprocess", "time", "trio", "structlog"}
+DOES_IO |= {"server.app", "server.links", "server.logs", "server.store", "server.guard"}
 
 
 def _sent(effects: Effects, client: int) -> list[object]:
@@ -117,3 +127,31 @@ def _comparable(status: MasterStatus) -> tuple[object, ...]:
     deadline starts again."""
     powers = tuple((p.power, p.owes, p.complete, p.waiting, p.orders) for p in status.powers)
     return (status.phase, status.processed, powers)
+
+
+def test_the_game_master_imports_nothing_that_does_io() -> None:
+    for name in MASTER:
+        tree = ast.parse((ROOT / "server" / f"{name}.py").read_text())
+        for node in _runtime_nodes(tree):
+            if isinstance(node, ast.Import):
+                found = {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module is not None:
+                found = {node.module}
+            else:
+                continue
+            bad = {f for f in found if f in DOES_IO or f.split(".")[0] in DOES_IO}
+            assert not bad, f"server/{name}.py imports {bad}"
+
+
+def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node but those under ``if TYPE_CHECKING:`` (imports for annotations only)."""
+    out: list[ast.AST] = []
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            stack.extend(node.orelse)
+            continue
+        out.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return out
