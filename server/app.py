@@ -16,7 +16,6 @@ import math
 import random
 import shlex
 import subprocess
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -299,8 +298,9 @@ class Server:
         self.listeners: list[trio.SocketListener] = []
         self.log = get_logger()
         self.ready = trio.Event()
-        # ``clock`` (seconds) times passcode lockouts; tests pass a fake one to simulate hours.
-        self.guard = PasscodeGuard(clock=clock or time.monotonic, log=self.log)
+        # ``clock`` (seconds) times passcode lockouts: trio's clock unless given (a test's
+        # MockClock simulates a day of guessing).
+        self.guard = PasscodeGuard(clock=clock or trio.current_time, log=self.log)
 
     @property
     def address(self) -> tuple[str, int]:
@@ -392,6 +392,7 @@ class Server:
 
     def game_over(self, runner: GameRunner) -> None:
         self.games.pop(runner.id, None)
+        self.guard.forget_game(runner.id)
         if self.open_game is runner:
             self.open_game = None
 
@@ -474,6 +475,9 @@ class Server:
         finally:
             self.clients.pop(client.id, None)
             if client.game is not None:
+                power = client.game.master.power_of(client.id)
+                if power is not None:  # its address is trusted when it comes back (IAM)
+                    self.guard.trust(client.game.id, power, link.peer)
                 client.game.post("leave", client)
             with trio.CancelScope(shield=True):
                 await link.close()
@@ -688,7 +692,7 @@ class Server:
         ]
         for runner in candidates:
             if runner.master.can_rejoin(msg.power, msg.passcode):
-                self.guard.succeeded(runner.id, msg.power)
+                self.guard.succeeded(runner.id, msg.power, peer)
                 await client.inflight.acquire()
                 runner.post("iam", client, msg)
                 return
