@@ -71,6 +71,11 @@ MESSAGE_BURST = 200
 QUEUE_BYTES = 1 << 20
 SEND_QUEUE = 2048  # messages a client may have waiting before it counts as not reading
 JOIN_TIMEOUT = 60.0  # seconds a joined client has to accept the map before it is dropped
+# Seconds a connection may stay in no game (no NME, OBS or IAM accepted) after its first
+# message before the server sends OFF and closes it; connections at once from one address
+# (IPv6: one /64) on the server's port, beyond which a new one is turned away (OFF).
+LOBBY_TIMEOUT = 60.0
+PER_ADDRESS = 32
 TEXT_LINE_TIMEOUT = IM_TIMEOUT  # seconds a text client may leave a line unfinished
 
 # Passcode guesses (IAM, see server.guard): after IAM_FREE_GUESSES wrong ones for a power (from
@@ -91,8 +96,10 @@ __all__ = [
     "IAM_TRUSTED_CAP",
     "IM_TIMEOUT",
     "JOIN_TIMEOUT",
+    "LOBBY_TIMEOUT",
     "MESSAGE_BURST",
     "MESSAGE_RATE",
+    "PER_ADDRESS",
     "PRESS_LEVELS",
     "QUEUE_BYTES",
     "REJOIN_GRACE",
