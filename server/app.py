@@ -29,7 +29,7 @@ from protocol.lines import TextConnection
 from server.forming import Waiting, plan
 from server.game import ClientId, Drop, GameMaster, JoinRefused, Outgoing, mdf_for
 from server.guard import PasscodeGuard, peer_key
-from server.links import Link, accept_link, refuse
+from server.links import Link, accept_link, answer_http, refuse
 from server.logs import get_logger
 from server.settings import (
     DEFAULT_PORT,
@@ -510,11 +510,8 @@ class Server:
         if link is None:
             return
         if link.kind == "http":
-            await link.write(
-                b"HTTP/1.0 400 Bad Request\r\nContent-Type: text/plain\r\n\r\n"
-                b"This port speaks DAIDE (binary, or text lines), not HTTP.\r\n"
-            )
-            await link.close(final=False)
+            why = "This port speaks DAIDE (binary, or text lines), not HTTP."
+            await answer_http(link, "400 Bad Request", why)
             return
         await self.serve_link(link)
 

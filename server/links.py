@@ -170,15 +170,19 @@ async def accept_link(stream: trio.SocketStream, timeout: float = IM_TIMEOUT) ->
     return Link(stream, TextConnection(), "text", peer, buf, timeout)
 
 
+async def answer_http(link: Link, status: str, text: str) -> None:
+    """Answer an HTTP request on the DAIDE port with ``status`` and a line of text, and close."""
+    head = f"HTTP/1.0 {status}\r\nContent-Type: text/plain\r\n\r\n{text}\r\n"
+    await link.write(head.encode())
+    await link.close(final=False)
+
+
 async def refuse(link: Link, wait: float) -> None:
     """Turn a client away in its own wire form: binary, the RM its IM asks for, then OFF and
     FM; text, an OFF line; HTTP, a 503. Waits ``wait`` seconds at most for the IM."""
     if link.kind == "http":
-        await link.write(
-            b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain\r\n\r\n"
-            b"Too many connections from your address.\r\n"
-        )
-        await link.close(final=False)
+        why = "Too many connections from your address."
+        await answer_http(link, "503 Service Unavailable", why)
         return
     if isinstance(link.conn, ServerConnection):
         with trio.move_on_after(wait):
@@ -192,4 +196,13 @@ async def refuse(link: Link, wait: float) -> None:
     await link.close()
 
 
-__all__ = ["IM_TIMEOUT", "Link", "Send", "accept_link", "binary_link", "refuse", "text_link"]
+__all__ = [
+    "IM_TIMEOUT",
+    "Link",
+    "Send",
+    "accept_link",
+    "answer_http",
+    "binary_link",
+    "refuse",
+    "text_link",
+]
