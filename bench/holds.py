@@ -9,8 +9,9 @@ machine can connect from thousands of addresses):
    ``--guess-seconds``, every guess from a fresh connection from a fresh address
    (127.10.x.y), ``--concurrency`` at a time. The guesses leave out the passcode (what is
    measured is how many the server checks at all: each checked guess is a 1-in-8191 chance
-   for a real attacker). Prints the guesses made, how many the server checked, the bound for a day (from the guard's constants), and how
-   long the rightful player, from its own address, waits to get back in during the attack.
+   for a real attacker). Prints the guesses made, how many the server checked, the bound for
+   a day (from the guard's constants), and how long the rightful player, from its own
+   address, waits to get back in during the attack.
 2. Idle connections: ``--idle`` connections from ``--idle-addresses`` addresses send the IM
    and then nothing. Prints how many the server accepted and turned away (per-address cap),
    its open file descriptors before, at the peak and after the lobby timeout (shortened to
