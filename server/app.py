@@ -464,7 +464,7 @@ class Server:
         """A client of the server's port: at most :attr:`per_address` at once from one
         address (IPv6: one /64); one more is turned away in its own wire form (OFF)."""
         try:
-            address = peer_key(str(stream.socket.getpeername()[0]))
+            address = peer_key("{}:{}".format(*stream.socket.getpeername()[:2]))
         except OSError:
             address = "?"
         count = self._connections.get(address, 0)

@@ -519,7 +519,7 @@ class GameMaster:
 
     def _map_refused(self, client: ClientId, msg: m.Rej, now: float) -> Outgoing:
         self.drop_joiner(client)
-        return [(client, m.Off())]
+        return [(client, m.Off()), (client, Drop("it refused the map"))]
 
     def _refuse(self, client: ClientId, msg: Any, now: float) -> Outgoing:
         return [(client, m.Rej(msg))]

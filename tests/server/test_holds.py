@@ -119,3 +119,13 @@ async def test_bad_input_is_logged_once_with_a_count(make_server: Any, log: io.S
     (gone,) = await _wait_for(log, "disconnected")
     assert gone["unparsed"] == 200 and gone["received"] == 200
     assert len(_events(log, "unparsed")) == 1
+
+
+async def test_a_client_that_refuses_the_map_is_sent_off_and_closed(make_server: Any) -> None:
+    """REJ (MAP): OFF, and the connection is closed (it cannot stay on without a game)."""
+    server = await make_server()
+    c = await WireClient.connect(server.address[1])
+    await c.send(m.Nme("picky", "1"))
+    await c.send(m.Rej(await c.expect(m.Map)))
+    assert await c.expect(m.Off) == m.Off()
+    assert isinstance(await c.event(), Closed)
