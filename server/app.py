@@ -160,10 +160,13 @@ class GameRunner:
                     item = await self.inbox.receive()
                 now = trio.current_time()
                 done = len(master.history)
+                forming = not master.started
                 if item is None:
                     self._deliver(master.on_time(now))
                 else:
                     self._deliver(self._handle(item, now))
+                if forming and master.started:
+                    self._started()
                 self._watch(now)
                 for phase, _, after in master.history[done:]:
                     self.log.info("phase processed", phase=phase.name, next=after.phase.name)
@@ -250,6 +253,13 @@ class GameRunner:
             if kind in ("message", "nme", "obs", "iam"):
                 client.inflight.release()
         return []
+
+    def _started(self) -> None:
+        """The game has just started: each power is played from its client's address."""
+        for power, seat in self.master.seats.items():
+            client = self.server.clients.get(seat.client) if seat.client is not None else None
+            if client is not None:
+                self.server.played_from(self.id, power, client.link.peer)
 
     def _enter(self, client: Client) -> None:
         """The client is in this game now (a player, a joiner or an observer)."""
@@ -382,6 +392,8 @@ class Server:
                 self.store.set_status(row.id, "abandoned")
             elif row.status == "active":
                 master = GameMaster.restore(row.id, self.store, self.rng, now, self.rejoin_grace)
+                for power, address in self.store.addresses(row.id):
+                    self.guard.trust(row.id, power, address)
                 self._start_game(master)
                 self.log.info("resumed game", game=row.id, phase=master.state.phase.name)
 
@@ -538,9 +550,6 @@ class Server:
         finally:
             self.clients.pop(client.id, None)
             if client.game is not None:
-                power = client.game.master.power_of(client.id)
-                if power is not None:  # its address is trusted when it comes back (IAM)
-                    self.guard.trust(client.game.id, power, link.peer)
                 client.game.post("leave", client)
             with trio.CancelScope(shield=True):
                 await link.close()
@@ -775,6 +784,7 @@ class Server:
         for runner in candidates:
             if runner.master.can_rejoin(msg.power, msg.passcode):
                 self.guard.succeeded(runner.id, msg.power, peer)
+                self.played_from(runner.id, msg.power, peer)
                 await client.inflight.acquire()
                 runner.post("iam", client, msg)
                 return
@@ -782,6 +792,13 @@ class Server:
             client.iam_misses += 1
             self.guard.failed([r.id for r in candidates], msg.power, peer)
         self._queue(client, m.Rej(msg))
+
+    def played_from(self, game: int, power: str, peer: str) -> None:
+        """``power`` of ``game`` is played from ``peer`` (at the start, or back with IAM): its
+        address is trusted for the power's IAM (:mod:`server.guard`), kept in the database
+        for a restart."""
+        self.guard.trust(game, power, peer)
+        self.store.add_address(game, power, peer_key(peer))
 
     def _seat_for(self, client: Client) -> tuple[GameRunner | None, str | None, str | None]:
         """The game (and reserved power and label) a client's NME goes to: its own seat if it

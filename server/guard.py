@@ -5,7 +5,8 @@ could try them all in seconds, and an attacker may hold many addresses (a botnet
 with an IPv6 /48 holds 65,536 /64 networks). Three rules, per power of each game:
 
 * **The address a power was played from is trusted for it.** The server tells the guard
-  (:meth:`PasscodeGuard.trust`) when a player leaves and when one comes back; the rightful
+  (:meth:`PasscodeGuard.trust`) when a game starts and when a player comes back with IAM, and
+  keeps those addresses in its database for a restart; the rightful
   player returning from there is checked at once, however many guesses others make.
   Wrong guesses from a trusted address count on a record of that address for that power
   alone: after ``free`` of them a lockout starts, ``lockout`` seconds doubling up to
@@ -196,7 +197,9 @@ class PasscodeGuard:
 
 
 def peer_key(peer: str) -> str:
-    """The address part of ``host:port`` (IPv6: its /64 network)."""
+    """The address part of ``host:port`` (IPv6: its /64 network); a key is its own key."""
+    if "/" in peer:
+        return peer
     host = peer.rsplit(":", 1)[0] if peer.count(":") == 1 else peer
     if peer.count(":") > 1:
         host = peer.rsplit(":", 1)[0].strip("[]")

@@ -7,6 +7,7 @@ once it stops. The game's clock is trio's, a MockClock that the tests move on by
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -14,8 +15,10 @@ from trio.testing import MockClock
 
 from protocol import messages as m
 from server.game import MAX_PASSCODE
+from server.app import Server
 from server.guard import PasscodeGuard, chance_to_find, most_checked
-from server.settings import IAM_FREE_GUESSES, IAM_LOCKOUT_CAP, IAM_TRUSTED_CAP
+from server.settings import IAM_FREE_GUESSES, IAM_LOCKOUT_CAP, IAM_TRUSTED_CAP, GameSettings
+from server.store import Store
 
 from .daide_client import WireClient
 
@@ -109,7 +112,7 @@ async def test_guessing_from_many_addresses_for_a_day(
     # Its player comes back from its own address during the attack: in at once.
     owner = await WireClient.connect(port)
     await owner.send(m.Iam(power, passcode))
-    assert await owner.expect(m.Yes) == m.Yes(m.Iam(power, passcode))
+    assert await owner.event() == m.Yes(m.Iam(power, passcode))
     assert await players[1].expect(m.Not) == m.Not(m.Ccd(power))
     await owner.aclose()
     await players[1].expect(m.Ccd)
@@ -133,7 +136,7 @@ async def test_guessing_from_many_addresses_for_a_day(
     assert server.guard.locked_until(game, power) - trio.current_time() <= IAM_LOCKOUT_CAP
     owner = await WireClient.connect(port)
     await owner.send(m.Iam(power, passcode))
-    assert await owner.expect(m.Yes) == m.Yes(m.Iam(power, passcode))
+    assert await owner.event() == m.Yes(m.Iam(power, passcode))
 
 
 async def test_a_wrong_guesser_on_the_players_address_delays_it_minutes_at_most(
@@ -163,4 +166,32 @@ async def test_a_wrong_guesser_on_the_players_address_delays_it_minutes_at_most(
     mock_clock.jump(IAM_TRUSTED_CAP)  # ... IAM_TRUSTED_CAP at most: then it is in.
     owner = await WireClient.connect(port)
     await owner.send(m.Iam(power, passcode))
-    assert await owner.expect(m.Yes) == m.Yes(m.Iam(power, passcode))
+    assert await owner.event() == m.Yes(m.Iam(power, passcode))
+
+
+async def test_the_trusted_addresses_survive_a_restart(tmp_path: Path, mock_clock: MockClock) -> None:
+    """The server stops mid-game and starts again on its database: during an attack from
+    many addresses, the players, from the address they played from, are back in at once."""
+    store = Store(tmp_path / "game.sqlite")
+    try:
+        async with trio.open_nursery() as nursery:
+            first = Server(store, GameSettings(max_year=1901), port=0, seed=7)
+            await nursery.start(first.run)
+            _, hlos = await _game(first.address[1])
+            nursery.cancel_scope.cancel()
+        async with trio.open_nursery() as nursery:
+            second = Server(store, GameSettings(max_year=1901), port=0, seed=7)
+            await nursery.start(second.run)
+            port = second.address[1]
+            power, passcode = hlos[0].power or "", hlos[0].passcode or 0
+            addresses = _addresses()
+            for guess in range(1, 301):
+                if guess != passcode:
+                    assert isinstance(await _guess(port, next(addresses), power, guess), m.Rej)
+            assert second.guard.locked_until(min(second.games), power) > trio.current_time()
+            owner = await WireClient.connect(port)
+            await owner.send(m.Iam(power, passcode))
+            assert await owner.event() == m.Yes(m.Iam(power, passcode))
+            nursery.cancel_scope.cancel()
+    finally:
+        store.close()
