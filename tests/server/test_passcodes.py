@@ -14,8 +14,8 @@ import trio
 from trio.testing import MockClock
 
 from protocol import messages as m
-from server.game import MAX_PASSCODE
 from server.app import Server
+from server.game import MAX_PASSCODE
 from server.guard import PasscodeGuard, chance_to_find, most_checked
 from server.settings import IAM_FREE_GUESSES, IAM_LOCKOUT_CAP, IAM_TRUSTED_CAP, GameSettings
 from server.store import Store
@@ -169,7 +169,9 @@ async def test_a_wrong_guesser_on_the_players_address_delays_it_minutes_at_most(
     assert await owner.event() == m.Yes(m.Iam(power, passcode))
 
 
-async def test_the_trusted_addresses_survive_a_restart(tmp_path: Path, mock_clock: MockClock) -> None:
+async def test_the_trusted_addresses_survive_a_restart(
+    tmp_path: Path, mock_clock: MockClock
+) -> None:
     """The server stops mid-game and starts again on its database: during an attack from
     many addresses, the players, from the address they played from, are back in at once."""
     store = Store(tmp_path / "game.sqlite")
