@@ -197,7 +197,8 @@ class PasscodeGuard:
 
 
 def peer_key(peer: str) -> str:
-    """The address part of ``host:port`` (IPv6: its /64 network); a key is its own key."""
+    """The address part of ``host:port`` (IPv6: its /64 network; IPv4 mapped into IPv6: the
+    IPv4 address); a key is its own key."""
     if "/" in peer:
         return peer
     host = peer.rsplit(":", 1)[0] if peer.count(":") == 1 else peer
@@ -207,6 +208,8 @@ def peer_key(peer: str) -> str:
         addr = ipaddress.ip_address(host)
     except ValueError:
         return host
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        return str(addr.ipv4_mapped)  # an IPv4 client of a dual-stack listener
     if addr.version == 6:
         return str(ipaddress.ip_network(f"{addr}/64", strict=False))
     return str(addr)

@@ -16,7 +16,7 @@ from trio.testing import MockClock
 from protocol import messages as m
 from server.app import Server
 from server.game import MAX_PASSCODE
-from server.guard import PasscodeGuard, chance_to_find, most_checked
+from server.guard import PasscodeGuard, chance_to_find, most_checked, peer_key
 from server.settings import IAM_FREE_GUESSES, IAM_LOCKOUT_CAP, IAM_TRUSTED_CAP, GameSettings
 from server.store import Store
 
@@ -87,6 +87,14 @@ def test_a_day_of_guessing_finds_a_passcode_with_under_one_percent() -> None:
         now[0] = max(now[0] + 1, guard.locked_until(1, "FRA"))
     assert checked == most_checked(DAY)
     assert guard.may_try(1, "FRA", "10.0.0.1:5001")  # its player's address: at once
+
+
+def test_addresses_are_counted_by_host_and_ipv6_by_its_64() -> None:
+    assert peer_key("10.1.2.3:4000") == "10.1.2.3"
+    assert peer_key("2001:db8:1:2:3:4:5:6:80") == peer_key("2001:db8:1:2::9:81")
+    assert peer_key("2001:db8:1:2:3:4:5:6:80") == "2001:db8:1:2::/64"
+    assert peer_key("2001:db8:1:2::/64") == "2001:db8:1:2::/64"  # (as stored)
+    assert peer_key("::ffff:10.1.2.3:4000") == "10.1.2.3"  # IPv4 on a dual-stack listener
 
 
 async def test_guessing_from_many_addresses_for_a_day(
