@@ -158,8 +158,10 @@ async def guessing(args: argparse.Namespace, server: Server) -> None:
     wait = owner_wait[0] if owner_wait else float("nan")
     print(f"  the rightful player, from its own address mid-attack: "
           f"{'refused' if wait < 0 else f'back in {wait * 1000:.1f} ms'}")  # fmt: skip
-    print(f"  bound: {most_checked(24 * 3600)} checked guesses a day whatever the addresses: "
-          f"{chance_to_find(24 * 3600) * 100:.2f} % chance to find a passcode (1-8191)")
+    print(
+        f"  bound: {most_checked(24 * 3600)} checked guesses a day whatever the addresses: "
+        f"{chance_to_find(24 * 3600) * 100:.2f} % chance to find a passcode (1-8191)"
+    )
     for c in players[1:]:
         await c.aclose()
 
@@ -229,8 +231,10 @@ async def forming(server: Server) -> None:
     await players[6].send(m.Yes(m.Map("standard")))
     await players[6].expect(m.Hlo)
     took = time.perf_counter() - sent
-    print(f"forming: 3 stallers then 7 willing clients: the game starts {took * 1000:.1f} ms "
-          "after the seventh accepts the map (the join timeout is 60 s)")
+    print(
+        f"forming: 3 stallers then 7 willing clients: the game starts {took * 1000:.1f} ms "
+        "after the seventh accepts the map (the join timeout is 60 s)"
+    )
     for c in stallers + players:
         await c.aclose()
 

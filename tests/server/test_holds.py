@@ -70,9 +70,7 @@ async def test_a_connection_that_joins_no_game_is_closed(
     assert isinstance(await watching.expect(m.Now), m.Now)
 
 
-async def test_connections_from_one_address_are_capped(
-    make_server: Any, log: io.StringIO
-) -> None:
+async def test_connections_from_one_address_are_capped(make_server: Any, log: io.StringIO) -> None:
     """Four connections at once from 127.0.0.1 are served; the fifth and later ones are
     turned away in their own wire form (binary: RM, OFF, FM; text: an OFF line), with one log
     line for all of them; another address is served; once one of the four closes, a new one
