@@ -117,7 +117,7 @@ async def test_seven_willing_players_start_at_once_whoever_else_waits(
         hlos = [await c.expect(m.Hlo) for c in players]
         assert sorted(h.power for h in hlos) == sorted(STANDARD_POWERS)
         # The stallers wait in a forming game, without any of the seven.
-        waiting = {j.name for r in server.forming_open_games() for j in r.master.joiners}
+        waiting = {j.name for r in server.forming_open_games() for j in r.master.lobby.joiners}
         assert {f"stall{round}{i}" for i in range(3)} <= waiting
         assert not any(name.startswith("p") for name in waiting)
         for c in stalling:  # they leave, and come back in the next round to stall again

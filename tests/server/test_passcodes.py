@@ -15,8 +15,8 @@ from trio.testing import MockClock
 
 from protocol import messages as m
 from server.app import Server
-from server.game import MAX_PASSCODE
 from server.guard import PasscodeGuard, chance_to_find, most_checked, peer_key
+from server.seating import MAX_PASSCODE
 from server.settings import IAM_FREE_GUESSES, IAM_LOCKOUT_CAP, IAM_TRUSTED_CAP, GameSettings
 from server.store import Store
 
