@@ -355,6 +355,16 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
     assert not [p for p in bots if _alive(p)]
 
 
+def _ordered(db: Path) -> bool:
+    """Whether an order has been given in the first game of the database."""
+    store = Store(db)
+    try:
+        games = store.games()
+        return bool(games) and bool(store.submissions(games[0].id, "S1901M"))
+    finally:
+        store.close()
+
+
 def test_a_tcp_bot_stops_reconnecting_as_soon_as_its_tournament_is_killed(tmp_path: Path) -> None:
     """A TCP bot from a template (a bundled bot told to keep reconnecting for an hour) is
     playing when its tournament is killed with SIGKILL: its lifeline (DIPLOMAT_LIFELINE)
@@ -371,8 +381,7 @@ def test_a_tcp_bot_stops_reconnecting_as_soon_as_its_tournament_is_killed(tmp_pa
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:  # until the TCP bot has ordered (it has its HLO)
             assert first.poll() is None, err.read_text()
-            games = Store(db).games() if db.exists() else []
-            if games and Store(db).submissions(games[0].id, "S1901M"):
+            if db.exists() and _ordered(db):
                 break
             time.sleep(0.1)
         else:
