@@ -18,7 +18,7 @@ from cli.options import (
     port_number,
 )
 from cli.web_options import add_web_options, game_spec
-from server.settings import DEFAULT_PORT, REJOIN_GRACE, GameSettings
+from server.settings import DEFAULT_PORT, LOBBY_TIMEOUT, PER_ADDRESS, REJOIN_GRACE, GameSettings
 from server.store import Store
 
 
@@ -51,7 +51,23 @@ def register(sub: Any) -> None:
         f"(default {REJOIN_GRACE:g})",
     )
     p.add_argument(
-        "--seed", type=int, metavar="N", help="random seed (passcodes, power assignment)"
+        "--lobby-timeout",
+        type=float,
+        default=LOBBY_TIMEOUT,
+        metavar="SECONDS",
+        help="a connection that has joined no game (NME, OBS or IAM) this long after its "
+        f"first message is sent OFF and closed (default {LOBBY_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--per-address",
+        type=int,
+        default=PER_ADDRESS,
+        metavar="N",
+        help="connections at once from one address (IPv6: one /64); more are turned away "
+        f"with OFF (default {PER_ADDRESS})",
+    )
+    p.add_argument(
+        "--seed", type=int, metavar="N", help="random seed (power assignment; never passcodes)"
     )
     p.add_argument(
         "--log-level",
@@ -114,6 +130,8 @@ def _checked(args: argparse.Namespace) -> tuple[GameSettings, dict[str, Any] | N
         raise _Refused(first_error(exc)) from None
     if args.web_max_games is not None and args.web_max_games < 1:
         raise _Refused("--web-max-games must be at least 1")
+    if args.per_address < 1 or not args.lobby_timeout > 0:
+        raise _Refused("--per-address and --lobby-timeout must be positive")
     if args.play is None:
         return settings, None
     if args.no_web:
@@ -145,6 +163,8 @@ async def _host(
         port=args.port,
         seed=args.seed,
         rejoin_grace=args.rejoin_grace,
+        lobby_timeout=args.lobby_timeout,
+        per_address=args.per_address,
     )
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)

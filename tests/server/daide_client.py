@@ -42,8 +42,16 @@ class WireClient:
         self.closed: Closed | None = None
 
     @classmethod
-    async def connect(cls, port: int, text: bool = False, host: str = "127.0.0.1") -> WireClient:
-        stream = await trio.open_tcp_stream(host, port)
+    async def connect(
+        cls,
+        port: int,
+        text: bool = False,
+        host: str = "127.0.0.1",
+        local_address: str | None = None,
+    ) -> WireClient:
+        """A client connected to ``port`` (binary: its IM sent), from ``local_address`` if
+        given (any 127.x.y.z: Linux routes all of 127.0.0.0/8 to the loopback interface)."""
+        stream = await trio.open_tcp_stream(host, port, local_address=local_address)
         client = cls(stream, text)
         if not text:
             assert isinstance(client.conn, ClientConnection)
