@@ -127,8 +127,8 @@ def test_orders_that_break_an_agreement_are_found() -> None:
     units = [u for u in STATE.units.values() if u.loc != "BRE"] + [Unit("FRA", "F", "ECH")]
     state = make_state(GMAP, STATE.phase, units, dict(STATE.centres))
     attack = parse_order(GMAP, "F LON - ENG", "ENG", "movement", dict(state.units))
-    kinds = {type(a.arrangement).__name__ for a in breaches([attack], agreed, state, "ENG")[attack]}
-    assert "Pce" in kinds
+    attacked = {type(a.arrangement).__name__ for a in breaches([attack], agreed, state, "ENG")[attack]}
+    assert "Pce" in attacked
     # Another power's agreements are not this power's business.
     assert breaches([into_channel], agreed, STATE, "GER") == {}
 
