@@ -35,6 +35,8 @@ from engine.orders import (
 )
 from engine.state import GameState, Phase
 from protocol import messages as m
+from protocol.codec import codec_for
+from protocol.syntax import ParseError
 
 WAITING = "waiting"
 ACCEPTED = "accepted"
@@ -109,7 +111,7 @@ def proposals(items: Iterable[PressItem]) -> dict[int, Proposal]:
         word = REPLIES.get(type(press))
         if word is None:
             continue
-        quoted = press.inner if isinstance(press, m.Yes | m.Rej) else getattr(press, "press", None)
+        quoted = _quoted(press, item)
         if not isinstance(quoted, m.Prp):
             continue
         for proposer in item.recipients:
@@ -120,6 +122,21 @@ def proposals(items: Iterable[PressItem]) -> dict[int, Proposal]:
             if all(p.replies.get(r) == "yes" for r in p.item.recipients):
                 p.agreed_at = item.seq
     return found
+
+
+def _quoted(reply: Any, item: PressItem) -> Any:
+    """The press message a reply answers. A HUH quotes it as words with ``ERR`` inside
+    (a bot without press echoes the whole message): read back without the ``ERR``."""
+    if isinstance(reply, m.Yes | m.Rej):
+        return reply.inner
+    if isinstance(reply, m.Huh):
+        words = " ".join(w for w in reply.tokens if w != "ERR")
+        try:
+            snd = codec_for().parse_text(f"SND ( {item.recipients[0]} ) ( {words} )")
+        except ParseError:
+            return None
+        return snd.press if isinstance(snd, m.Snd) else None
+    return getattr(reply, "press", None)
 
 
 def _latest(

@@ -13,6 +13,7 @@ from protocol.pressbook import (
     ACCEPTED,
     CANCELLED,
     DECLINED,
+    NOT_UNDERSTOOD,
     REJECTED,
     WAITING,
     PressItem,
@@ -75,6 +76,17 @@ def test_no_not_now_and_cancel() -> None:
     assert agreements(log, "S1901M") == []
 
 
+def test_a_bot_without_press_did_not_understand() -> None:
+    # What a silent bundled bot answers: HUH with ERR before the whole message, then TRY ().
+    log = items(
+        "ENG > FRA: PRP (PCE (ENG FRA))",
+        "FRA > ENG: HUH (ERR PRP (PCE (ENG FRA)))",
+        "FRA > ENG: TRY ()",
+    )
+    p = proposals(log)[0]
+    assert p.state == NOT_UNDERSTOOD and p.replies == {"FRA": "huh"}
+
+
 def test_a_cancel_after_the_agreement_changes_nothing() -> None:
     log = items(
         "ENG > FRA: PRP (DMZ (ENG FRA) (ECH))",
@@ -127,7 +139,8 @@ def test_orders_that_break_an_agreement_are_found() -> None:
     units = [u for u in STATE.units.values() if u.loc != "BRE"] + [Unit("FRA", "F", "ECH")]
     state = make_state(GMAP, STATE.phase, units, dict(STATE.centres))
     attack = parse_order(GMAP, "F LON - ENG", "ENG", "movement", dict(state.units))
-    attacked = {type(a.arrangement).__name__ for a in breaches([attack], agreed, state, "ENG")[attack]}
+    found = breaches([attack], agreed, state, "ENG")
+    attacked = {type(a.arrangement).__name__ for a in found[attack]}
     assert "Pce" in attacked
     # Another power's agreements are not this power's business.
     assert breaches([into_channel], agreed, STATE, "GER") == {}
