@@ -52,7 +52,7 @@ def _parse(name: str, argv: list[str]) -> tuple[Any, Any]:
 
 
 def _play(cls: Any, args: Any, fd: int) -> int:
-    from bots.client import play
+    from bots.client import make_bot, play
     from bots.session import Session
     from protocol.connection import ClientConnection
 
@@ -61,7 +61,7 @@ def _play(cls: Any, args: Any, fd: int) -> int:
         level=level, stream=sys.stderr, format=f"%(asctime)s {cls.name} %(levelname)s %(message)s"
     )
     session = Session(
-        cls.from_arguments(args),
+        make_bot(cls, args),
         name=args.name,
         power=args.power,
         seed=args.seed,

@@ -52,6 +52,7 @@ class Decision:
 class Bordeaux(Bot):
     name = "Bordeaux"
     version = "1.0"
+    core_adapter = "bots.negotiator.cores:BordeauxCore"  # what --negotiate talks over
 
     def __init__(
         self,
@@ -92,9 +93,17 @@ class Bordeaux(Bot):
     # -- orders -------------------------------------------------------------------------------
 
     def orders(self, view: View) -> list[Order]:
-        budget = self.budget(view)
+        chosen, _ = self.decide(view, self.constraints, self.budget(view))
+        return [o for o in chosen if isinstance(o, Waive) or o.unit.power == view.power]
+
+    def decide(
+        self, view: View, c: Constraints, budget: Budget
+    ) -> tuple[list[Order], SearchStats | None]:
+        """One decision under constraints ``c`` within ``budget``: the orders of our whole
+        alliance (ours and our allies' units, as the search found them best for the
+        alliance) and, in a movement phase, the search's statistics (``values[0]``: our
+        alliance's value). The negotiator asks this with the constraints agreed in press."""
         state, power = view.state, view.power
-        c = self.constraints
         groups = c.alliances(power, state.map.powers)
         bound = c.bound(power)
         position = Position(state)
@@ -122,7 +131,6 @@ class Bordeaux(Bot):
         else:
             evaluator = Evaluator(state, groups, self.params)
             chosen = adjustment_orders(position, power, evaluator, self.params, c, bound, budget)
-        mine = [o for o in chosen if isinstance(o, Waive) or o.unit.power == power]
         decision = Decision(state.phase.name, view.kind, budget.elapsed(), budget.used, stats)
         self.decisions.append(decision)
         log.info(
@@ -135,7 +143,7 @@ class Bordeaux(Bot):
             if stats is not None and stats.values
             else "",
         )
-        return mine
+        return chosen, stats
 
     # -- the command line ---------------------------------------------------------------------
 
