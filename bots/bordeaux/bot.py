@@ -19,6 +19,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bots.argtypes import seconds
 from bots.base import Bot, View
 from bots.bordeaux.adapter import Position
 from bots.bordeaux.adjustments import adjustment_orders
@@ -156,7 +157,7 @@ class Bordeaux(Bot):
         group = parser.add_argument_group("Bordeaux")
         group.add_argument(
             "--think",
-            type=_seconds,
+            type=seconds,
             default=None,
             help=f"seconds of thought per phase, never exceeded (default {DEFAULT_THINK:g}; "
             "always less than the server's deadline)",
@@ -213,16 +214,6 @@ def _deadline(view: View) -> float | None:
         return None
     limit = {"movement": v.mtl, "retreat": v.rtl, "adjustment": v.btl}[view.kind]
     return float(limit) if limit else None
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value > 0 or math.isinf(value):
-        raise argparse.ArgumentTypeError(f"{text!r}: must be a positive number of seconds")
-    return value
 
 
 def _positive(text: str) -> int:

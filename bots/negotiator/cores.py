@@ -3,6 +3,7 @@ heuristic. Each answers the questions of :class:`bots.negotiator.core.Core`."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
@@ -71,13 +72,30 @@ def attacks(view: View, plan: Plan) -> frozenset[Order]:
     return frozenset(out)
 
 
-class BordeauxCore:
+class _Common:
+    """Common random numbers: every question of a phase draws from a source seeded the same
+    way (once a phase, from the game's seeded source), so that the difference between two
+    answers is the constraints', not the dice's."""
+
+    def __init__(self) -> None:
+        self._phase = ""
+        self._seed = 0
+
+    def _view(self, view: View) -> View:
+        if view.phase.name != self._phase:
+            self._phase = view.phase.name
+            self._seed = view.rng.getrandbits(64)
+        return replace(view, rng=random.Random(self._seed))
+
+
+class BordeauxCore(_Common):
     """The Bordeaux search: alliances are summed in its evaluator, constraints filter every
     power's candidate orders, and a question gets a share of ``--think`` (or ``--nodes``)."""
 
     name = "Bordeaux"
 
     def __init__(self, bot: Bordeaux) -> None:
+        super().__init__()
         self.bot = bot
 
     def think(self) -> float:
@@ -98,6 +116,7 @@ class BordeauxCore:
         return ev.values(view.state.units, fall=False)
 
     def best(self, view: View, plan: Plan, share: float) -> Answer:
+        view = self._view(view)
         c = constraints_for(plan, view)
         chosen, stats = self.bot.decide(view, c, self._budget(view, share))
         if stats is not None and stats.values:
@@ -114,7 +133,7 @@ class BordeauxCore:
         return tension(view.state, a, b)
 
 
-class DumbCore:
+class DumbCore(_Common):
     """DumbBot's heuristic as a core: allies' centres are no targets and their units no
     threat (``evaluate``'s ``friends``), zones agreed demilitarised are valued so low that no
     unit of ours goes or stays there, required orders replace the greedy ones, idle allied
@@ -124,6 +143,7 @@ class DumbCore:
     name = "DumbBot"
 
     def __init__(self, bot: DumbBot) -> None:
+        super().__init__()
         self.bot = bot
 
     def think(self) -> float:
@@ -161,6 +181,7 @@ class DumbCore:
         return out
 
     def value(self, view: View, groups: Sequence[frozenset[str]]) -> list[float]:
+        view = self._view(view)
         state = view.state
         if view.kind != "movement":
             return _held(state, state.units, groups)
@@ -174,6 +195,7 @@ class DumbCore:
         return _held(state, after.units, groups)
 
     def best(self, view: View, plan: Plan, share: float) -> Answer:
+        view = self._view(view)
         state, me = view.state, view.power
         alliance = frozenset({me, *plan.allies})
         groups = [alliance, *(frozenset({p}) for p in state.map.powers if p not in alliance)]

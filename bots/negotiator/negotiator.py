@@ -60,7 +60,6 @@ log = logging.getLogger("bots")
 
 PLAN_SHARE = 0.5  # of a decision's thinking, for the alliance's plan at the phase's start
 QUESTION_SHARE = 0.2  # for each "what does it cost" question
-TOLERANCE = 0.35  # centres of value we give up for an agreement asked of us
 NEAR_SOLO = 4  # never help a power within this many centres of a solo
 MAX_ALLIES = 2
 MAX_XDO = 2  # XDOs a phase in each direction
@@ -483,8 +482,6 @@ class Negotiator(Bot):
                 return "YES"  # a promise of theirs
             if owner != me:
                 return "BWX"
-            if view.kind == "movement" and self.ordered == view.phase:
-                return "REJ"  # our orders for this phase are made
             return "COST" if self._friendly(view, {sender}) else "REJ"
         if isinstance(arr, m.Dmz):
             if me not in arr.powers:
@@ -515,7 +512,7 @@ class Negotiator(Bot):
             return True
         extra = Plan(dmz=frozenset(zone), dmz_powers=frozenset(bound), required=tuple(required))
         price = cost(self.core, view, ledger.plan(view.state), extra, QUESTION_SHARE)
-        return price <= TOLERANCE
+        return price <= self.p.generosity
 
     # -- the end ---------------------------------------------------------------------------
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import math
 from dataclasses import dataclass
+
+from bots.argtypes import non_negative, seconds, share
 
 
 @dataclass(frozen=True)
@@ -14,26 +15,7 @@ class Personality:
     forgiveness: float = 0.1  # share of lost trust won back each year
     initiative: float = 0.5  # chance a phase of proposing an alliance when without one
     talk: float | None = None  # longest talk window of a movement phase (s); None: from think
-
-
-def _share(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be between 0 and 1")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value > 0 or math.isinf(value):
-        raise argparse.ArgumentTypeError(f"{text!r}: must be a positive number of seconds")
-    return value
+    generosity: float = 0.35  # value (centres) it gives up for an agreement asked of it
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,35 +29,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--honesty",
-        type=_share,
+        type=share,
         default=1.0,
         metavar="P",
         help="chance of keeping an agreement the core says is worth breaking (default 1)",
     )
     g.add_argument(
         "--trust",
-        type=_share,
+        type=share,
         default=0.6,
         metavar="P",
         help="how far others are believed at first; 0.5 and up is trusted (default 0.6)",
     )
     g.add_argument(
         "--forgiveness",
-        type=_share,
+        type=share,
         default=0.1,
         metavar="P",
         help="share of lost trust won back each year (default 0.1)",
     )
     g.add_argument(
         "--initiative",
-        type=_share,
+        type=share,
         default=0.5,
         metavar="P",
         help="chance each movement phase of proposing an alliance when without one (default 0.5)",
     )
     g.add_argument(
+        "--generosity",
+        type=non_negative,
+        default=0.35,
+        metavar="CENTRES",
+        help="value, in supply centres, it gives up for a DMZ or XDO asked of it, as its "
+        "core measures it (default 0.35)",
+    )
+    g.add_argument(
         "--talk",
-        type=_seconds,
+        type=seconds,
         default=None,
         metavar="SECONDS",
         help="longest talk window of a movement phase (default: from the thinking time; "
@@ -84,7 +74,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def from_arguments(args: argparse.Namespace) -> Personality:
-    return Personality(args.honesty, args.trust, args.forgiveness, args.initiative, args.talk)
+    return Personality(
+        args.honesty, args.trust, args.forgiveness, args.initiative, args.talk, args.generosity
+    )
 
 
 __all__ = ["Personality", "add_arguments", "from_arguments"]
