@@ -6,7 +6,8 @@ Each movement phase of a game with press (level 10 and up):
    (:func:`~bots.negotiator.agreements.breaches`): kept ones raise the partner's trust, a DMZ
    entered or an XDO not ordered lowers it, a friend's attack on our units or centres is a
    betrayal (trust to 0, every agreement with them ended, remembered);
-2. without an ally, with chance ``initiative``, it proposes ``ALY (us them) VSS (...)`` to the
+2. without an ally, with chance ``initiative`` (and, with ``pact``, to every power in its first
+   movement phase), it proposes ``ALY (us them) VSS (...)`` to the
    trusted power whose alliance the core values most (the value of the partition with the
    alliance less the two powers' values apart), never to a power near a solo and against the
    strongest others (balance of power);
@@ -93,6 +94,7 @@ class Negotiator(Bot):
         self.phase_began = 0.0
         self.ordered: Phase | None = None  # the phase whose orders are made
         self.stale = False  # an agreement came after the orders: order again
+        self.opened = False  # the first movement phase has begun
         self.last_movement: GameState | None = None
         self.judged: Phase | None = None
         self.year: int | None = None
@@ -163,9 +165,13 @@ class Negotiator(Bot):
         level = self._level(view)
         out: list[m.Snd] = []
         allies = ledger.allies()
-        if not allies and view.rng.random() < self.p.initiative:
+        first = not self.opened
+        self.opened = True
+        if not allies and ((first and self.p.pact) or view.rng.random() < self.p.initiative):
             ranked = self._candidates(view)
             tries = 1 if self.talkers else 1 + round(2 * self.p.initiative)
+            if first and self.p.pact:
+                tries = len(ranked)  # whoever answers is our ally
             for partner in ranked[:tries]:
                 versus = self._versus(view, {me, partner})
                 if versus:

@@ -16,6 +16,7 @@ class Personality:
     initiative: float = 0.5  # chance a phase of proposing an alliance when without one
     talk: float | None = None  # longest talk window of a movement phase (s); None: from think
     generosity: float = 0.35  # value (centres) it gives up for an agreement asked of it
+    pact: bool = False  # propose an alliance to every power at once (allies from the start)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,6 +65,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "core measures it (default 0.35)",
     )
     g.add_argument(
+        "--pact",
+        action="store_true",
+        help="in the first movement phase propose an alliance to every power: whoever "
+        "negotiates is an ally from the start (the ceiling of what talk can arrange)",
+    )
+    g.add_argument(
         "--talk",
         type=seconds,
         default=None,
@@ -75,7 +82,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def from_arguments(args: argparse.Namespace) -> Personality:
     return Personality(
-        args.honesty, args.trust, args.forgiveness, args.initiative, args.talk, args.generosity
+        args.honesty,
+        args.trust,
+        args.forgiveness,
+        args.initiative,
+        args.talk,
+        args.generosity,
+        args.pact,
     )
 
 
