@@ -284,3 +284,85 @@ def test_a_gunboat_game_offers_no_press(browser: Any, tmp_path: Path) -> None:
         context.close()
     finally:
         stop_server(server)
+
+
+def _answered(page: Any, seq: str) -> str:
+    """Waits until a proposal of this seat is no longer waiting; returns its state."""
+    li = f"document.querySelector(\"#conv li[data-seq='{seq}']\")"
+    _wait_view(page, f"{li} && {li}.dataset.state !== 'waiting'")
+    return str(page.get_attribute(f"#conv li[data-seq='{seq}']", "data-state"))
+
+
+def test_negotiating_with_the_bundled_negotiators(
+    browser: Any, tmp_path: Path, artifacts: Path
+) -> None:
+    """Against six ``dumbbot --negotiate`` at level 30: their proposals come and get a one-click
+    answer; peace, a demilitarised zone and an order picked on the map, each proposed to a bot,
+    get theirs within the phase."""
+    server = start_server(tmp_path / "negotiators.sqlite")
+    try:
+        context = browser.new_context(viewport={"width": 1280, "height": 1000}, bypass_csp=True)
+        page = context.new_page()
+        watch = Watch(page)
+        page.goto(server.url)
+        page.wait_for_selector("#f-power option[value=FRA]", state="attached")
+        offered = page.eval_on_selector_all(
+            "#f-opponents select >> nth=0 >> option", "os => os.map(o => [o.value, o.text])"
+        )
+        assert ["bordeaux --negotiate", "bordeaux, negotiating"] in offered
+        assert ["dumbbot --negotiate", "dumbbot, negotiating"] in offered
+        _create(page, server, 30, ["dumbbot --negotiate"] * 6)
+        _wait_view(page, "document.body.dataset.stage === 'playing'")
+        assert page.is_visible("#press")
+
+        # Peace proposed to Germany: the negotiator answers (yes, no or not now).
+        page.click("#press")  # the person looks at the press
+        _to(page, "GER", True)
+        _add(page, "pce")
+        _wait_view(page, "document.querySelectorAll('#press-parts li').length === 1")
+        page.click("#conv-tabs button[data-key=GER]")
+        peace = _propose(page, _mine_count(page))
+        assert _answered(page, peace) in ("accepted", "rejected", "declined")
+        reply = page.query_selector("#conv li.theirs[title*='PRP ( PCE']")
+        assert reply is not None
+        assert re.match(r"Germany → France: (I agree to|I reject|Not now)", reply.inner_text())
+
+        # A demilitarised zone in Burgundy, and an order for a German unit picked on the map.
+        _add(page, "dmz")
+        _wait_view(page, "document.querySelector('#menu button[data-id=done]') !== null")
+        _click_loc(page, "BUR")
+        _wait_view(page, "document.querySelector('#prompt').textContent.includes('Burgundy')")
+        page.click("#menu button[data-id=done]")
+        _wait_view(page, "document.querySelectorAll('#press-parts li').length === 1")
+        dmz = _propose(page, _mine_count(page))
+        assert _answered(page, dmz) in ("accepted", "rejected", "declined")
+        _add(page, "xdo")
+        _wait_view(page, "document.querySelector('#prompt').textContent.includes('click a unit')")
+        _click_loc(page, "MUN")
+        _wait_view(page, "document.querySelector('#menu button[data-id=move]') !== null")
+        _click_loc(page, "RUH")  # A MUN - RUH, with the clicks of one's own orders
+        _wait_view(page, "document.querySelectorAll('#press-parts li').length === 1")
+        assert "Germany ordering A MUN - RUH" in page.inner_text("#press-parts")
+        xdo = _propose(page, _mine_count(page))
+        assert _answered(page, xdo) in ("accepted", "rejected", "declined")
+
+        # Their own proposals: answered in one click, whatever the bots chose to propose.
+        _wait_view(page, "document.querySelector('#conv-tabs button.unread, "
+                   "#conv li button[data-answer]') !== null")  # fmt: skip
+        if page.query_selector("#conv li button[data-answer]") is None:
+            key = page.get_attribute("#conv-tabs button.unread", "data-key")
+            page.click(f"#conv-tabs button[data-key={key}]")
+        _wait_view(page, "document.querySelector('#conv li button[data-answer]') !== null")
+        item = page.query_selector("#conv li:has(button[data-answer])")
+        assert item is not None
+        seq = str(item.get_attribute("data-seq"))
+        before = _mine_count(page)
+        page.click(f"#conv li[data-seq='{seq}'] button[data-answer=yes]")
+        _wait_view(page, f"document.querySelectorAll('#conv li.mine').length > {before}")
+        assert "I agree to" in page.inner_text("#conv li.mine >> nth=-1")
+        _wait_view(page, f"document.querySelector(\"#conv li[data-seq='{seq}'] button\") === null")
+        _shot(page, artifacts / "web-press-negotiators.png")
+        assert not watch.errors, watch.errors
+        context.close()
+    finally:
+        stop_server(server)
