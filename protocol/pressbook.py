@@ -167,12 +167,32 @@ def agreements(items: Sequence[PressItem], phase: str) -> list[Agreement]:
         parts = p.arrangement.arrangements if isinstance(p.arrangement, m.And) else (p.arrangement,)
         for arr in parts:
             if isinstance(arr, m.Nar):
-                out = [a for a in out if a.arrangement != arr.inner]
+                out = [a for a in out if not same(a.arrangement, arr.inner)]
                 continue
             if isinstance(arr, m.Xdo) and xdo_phase(arr.order, Phase.parse(p.item.phase)) != now:
                 continue
+            if any(same(a.arrangement, arr) for a in out):
+                continue  # agreed again (each side proposed it): once is enough
             out.append(Agreement(arr, parties, p.item.phase, p.item.seq))
     return out
+
+
+def same(a: Any, b: Any) -> bool:
+    """Whether two arrangements say the same, whatever order their powers and provinces
+    are listed in (``PCE (FRA GER)`` is ``PCE (GER FRA)``)."""
+    return _key(a) == _key(b)
+
+
+def _key(a: Any) -> Any:
+    if isinstance(a, m.Pce):
+        return ("PCE", frozenset(a.powers))
+    if isinstance(a, m.Aly):
+        return ("ALY", frozenset(a.allies), frozenset(a.versus))
+    if isinstance(a, m.Dmz):
+        return ("DMZ", frozenset(a.powers), frozenset(a.provinces))
+    if isinstance(a, m.Drw):
+        return ("DRW", frozenset(a.powers) if a.powers else None)
+    return a
 
 
 def xdo_phase(order: Order, proposed: Phase) -> Phase:
@@ -311,5 +331,6 @@ __all__ = [
     "order_kind",
     "outcomes",
     "proposals",
+    "same",
     "xdo_phase",
 ]

@@ -108,6 +108,16 @@ def test_and_counts_as_its_parts_and_nar_ends_an_agreement() -> None:
     assert [type(a.arrangement) for a in agreements(log, "S1901M")] == [m.Pce]
 
 
+def test_an_agreement_made_twice_counts_once() -> None:
+    log = items(
+        "ENG > FRA: PRP (PCE (ENG FRA))",
+        "FRA > ENG: YES (PRP (PCE (ENG FRA)))",
+        "FRA > ENG: PRP (PCE (FRA ENG))",
+        "ENG > FRA: YES (PRP (PCE (FRA ENG)))",
+    )
+    assert len(agreements(log, "S1901M")) == 1
+
+
 def test_an_xdo_holds_for_its_phase_only() -> None:
     log = items(
         "ENG > FRA: PRP (XDO ((FRA AMY PAR) MTO BUR))",
