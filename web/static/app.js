@@ -384,9 +384,7 @@ function renderResults(v) {
       section.append(el("p", { class: "away" }, "You gave no orders in this phase (you were " +
         "away): your units held, dislodged units disbanded, builds were waived."));
     }
-    const list = el("ul", { class: "results" });
-    resultItems(list, g.lines);
-    section.append(list);
+    // What the phase did to the agreements first (a DMZ kept or broken, an XDO done or not).
     if (g.agreements && g.agreements.length) {
       const agreed = el("ul", { class: "agreed" });
       for (const a of g.agreements) {
@@ -394,6 +392,9 @@ function renderResults(v) {
       }
       section.append(agreed);
     }
+    const list = el("ul", { class: "results" });
+    resultItems(list, g.lines);
+    section.append(list);
     if (g.index !== null && g.index !== undefined) {
       section.append(el("button", { type: "button", class: "show", id: k === 0 ? "results-show" : null,
         onclick: () => send({ t: "history", index: g.index }) }, "Show them on the map"));
