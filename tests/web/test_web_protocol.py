@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -371,6 +372,10 @@ async def test_coming_back_the_page_says_what_happened_while_away(web: WebHub) -
         await cm.__aexit__(None, None, None)
 
 
+def _noticed(page: Page, view: dict[str, Any]) -> bool:
+    return bool(page.notices)
+
+
 def _press(v: dict[str, Any]) -> dict[str, Any]:
     press: dict[str, Any] = v.get("press") or {}
     return press
@@ -434,7 +439,7 @@ async def test_press_offers_only_what_the_games_level_allows(web: WebHub) -> Non
                 view = await page.until(lambda v: len(_press(v)["parts"]) == 2)
                 assert _press(view)["combine"]
             else:
-                await page.until(lambda v, p=page: bool(p.notices))
+                await page.until(partial(_noticed, page))
                 assert "press level" in page.notices[-1]["text"]
         finally:
             await cm.__aexit__(None, None, None)
