@@ -129,9 +129,10 @@ class Bot:
         """Press to send as the phase begins (only in games with press)."""
         return ()
 
-    def press(self, view: View, incoming: Incoming) -> Sequence[m.Snd] | None:
-        """Answer one press message (a ``FRM``): the messages to send, or None for the
-        library's answer (HUH then TRY to anything that is not itself a reply)."""
+    def press(self, view: View, incoming: Incoming) -> Sequence[m.Snd | m.Drw] | None:
+        """Answer one press message (a ``FRM``): the messages to send (press, or a ``DRW``
+        vote to the server), or None for the library's answer (HUH then TRY to anything that
+        is not itself a reply)."""
         return None
 
     def revise(self, view: View) -> bool:

@@ -354,11 +354,17 @@ class Session:
         kind = state.phase.kind
         return not ((v.npr and kind == "retreat") or (v.npb and kind == "adjustment"))
 
-    def _send_press(self, messages: Sequence[m.Snd]) -> list[Any]:
-        """The bot's press, less anything the game does not allow: nothing above its press
-        level (the server would answer HUH), nothing in a game without press."""
+    def _send_press(self, messages: Sequence[m.Snd | m.Drw]) -> list[Any]:
+        """The bot's press (and its draw votes: ``DRW``, partial only in PDA games), less
+        anything the game does not allow: nothing above its press level (the server would
+        answer HUH), nothing in a game without press."""
         out: list[Any] = []
         for snd in messages:
+            if isinstance(snd, m.Drw):
+                pda = self.variant is not None and self.variant.pda
+                if snd.powers is None or (pda and self.press_level >= 10):
+                    out.append(snd)
+                continue
             if not isinstance(snd, m.Snd) or not snd.recipients:
                 continue
             need = level_of(snd)

@@ -65,6 +65,7 @@ NEAR_SOLO = 4  # never help a power within this many centres of a solo
 MAX_ALLIES = 2
 MAX_XDO = 2  # XDOs a phase in each direction
 DMZ_SIZE = 2
+STALLED = 2  # years without a centre changing hands in our alliance before we offer a draw
 TENSION_WORTH = 0.5  # value of a centre within a neighbour's reach, freed by peace
 
 
@@ -95,6 +96,7 @@ class Negotiator(Bot):
         self.ordered: Phase | None = None  # the phase whose orders are made
         self.stale = False  # an agreement came after the orders: order again
         self.opened = False  # the first movement phase has begun
+        self.history: list[int] = []  # our alliance's centres each Spring
         self.last_movement: GameState | None = None
         self.judged: Phase | None = None
         self.year: int | None = None
@@ -179,7 +181,23 @@ class Negotiator(Bot):
                     out.append(to((partner,), propose(arr)))
         if allies and level >= 20:
             out += self._coordinate(view, allies, level)
+        out += self._draw(view)
         return self._send(view, out)
+
+    def _draw(self, view: View) -> list[m.Snd]:
+        """A draw proposed to every survivor when our alliance's centres have not changed for
+        STALLED years and every survivor talks (a draw needs them all)."""
+        me, ledger, _ = self._setup(view)
+        if view.phase.season != "SPR":
+            return []
+        counts = view.state.centre_counts()
+        ours = sum(counts.get(p, 0) for p in ledger.allies() | {me})
+        self.history.append(ours)
+        others = self._alive(view)
+        stalled = len(self.history) > STALLED and len(set(self.history[-STALLED - 1 :])) == 1
+        if not stalled or not others or not set(others) <= self.talkers - self.silent:
+            return []
+        return [to(others, propose(m.Drw()))]
 
     def _candidates(self, view: View) -> list[str]:
         """Powers we would ally with, best first: alive, talking (or not yet known silent),
@@ -355,7 +373,7 @@ class Negotiator(Bot):
 
     # -- press -----------------------------------------------------------------------------
 
-    def press(self, view: View, incoming: Incoming) -> Sequence[m.Snd] | None:
+    def press(self, view: View, incoming: Incoming) -> Sequence[m.Snd | m.Drw] | None:
         _me, _ledger, _ = self._setup(view)
         sender, press = incoming.sender, incoming.press
         if isinstance(press, m.Try):
@@ -369,8 +387,7 @@ class Negotiator(Bot):
         if isinstance(press, m.Yes | m.Rej | m.Bwx):
             self.talkers.add(sender)
             self.silent.discard(sender)
-            self._reply(view, incoming)
-            return []
+            return self._reply(view, incoming)
         if incoming.is_reply:
             return []
         self.talkers.add(sender)
@@ -392,7 +409,7 @@ class Negotiator(Bot):
         known = [t for t in LEVEL_30_TOKENS if TOKEN_LEVEL[t] <= level]
         return [incoming.huh(LEVEL_30_TOKENS), incoming.try_(known)]
 
-    def _reply(self, view: View, incoming: Incoming) -> None:
+    def _reply(self, view: View, incoming: Incoming) -> list[m.Drw]:
         """A YES/REJ/BWX to one of our proposals, or another party's YES to a proposal we
         accepted."""
         _me, ledger, _ = self._setup(view)
@@ -402,8 +419,10 @@ class Negotiator(Bot):
                 self.stats["proposals_agreed"] += 1
                 ledger.add(p.arrangement, p.recipients, view.phase)
                 self._late(view, p.arrangement)
+                if isinstance(p.arrangement, m.Drw):
+                    return [p.arrangement]  # everyone agreed: vote for it
                 log.info("agreed with %s: %s", ",".join(p.recipients), type(p.arrangement).__name__)
-            return
+            return []
         press = incoming.press
         if isinstance(press, m.Yes) and isinstance(press.inner, m.Prp):
             for (proposer, arr), seen in list(self.pending.items()):
@@ -413,6 +432,9 @@ class Negotiator(Bot):
                     if parties - {proposer} <= seen:
                         ledger.add(arr, parties, view.phase)
                         del self.pending[(proposer, arr)]
+                        if isinstance(arr, m.Drw):
+                            return [arr]
+        return []
 
     def _answer(self, view: View, incoming: Incoming) -> list[m.Snd]:
         me, ledger, _ = self._setup(view)

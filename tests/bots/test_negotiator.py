@@ -261,3 +261,25 @@ def test_level_0_orders_are_the_cores_own(core: str) -> None:
         assert [type(x) for x in out] == [m.Sub]
         subs.append(out[0])
     assert subs[0] == subs[1]
+
+
+def test_a_stalled_alliance_proposes_a_draw_and_votes_for_it() -> None:
+    clock = Clock()
+    bot = negotiator(clock=clock)
+    link = playing(bot, clock=clock)
+    others = ["AUS", "ENG", "GER", "ITA", "RUS", "TUR"]
+    units = OPENING_NOW.split(" ) ", 1)[1]
+    draws = []
+    for year in (1901, 1902, 1903):
+        out = link.feed(f"NOW ( SPR {year} ) {units}")
+        for p in others:  # everyone talks to us
+            link.feed(f"FRM ( {p} ) ( FRA ) ( PRP ( PCE ( FRA {p} ) ) )")
+        draws = [s for s in out if isinstance(s, m.Snd) and s.press == m.Prp(m.Drw())]
+        clock.now += 600
+        link._take(link.session.tick())
+    (draw,) = draws  # the third Spring with the same centres
+    assert sorted(draw.recipients) == others
+    sent = []
+    for p in others:
+        sent += link.feed(f"FRM ( {p} ) ( FRA ) ( YES ( PRP ( DRW ) ) )")
+    assert sent == [m.Drw()]
