@@ -92,6 +92,12 @@ class PressDesk:
         self.items: list[PressItem] = []
         self.draft = Draft()
 
+    def new_phase(self) -> None:
+        """A new phase: a zone or an order being picked on the old board is dropped (the
+        recipients and the parts chosen stay)."""
+        d = self.draft
+        d.mode, d.picked, d.xdo = None, [], None
+
     # -- what may be sent --------------------------------------------------------------------
 
     def kinds(self) -> list[str]:

@@ -424,6 +424,8 @@ class WebSession(Link):
             self._incoming = []
         if new_phase:
             self.builder = OrderBuilder(state, self.power)
+            if self.desk is not None:
+                self.desk.new_phase()
             name = state.phase.name
             if name not in self.history:
                 self.history.append(name)
