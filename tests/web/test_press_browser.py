@@ -7,6 +7,7 @@ A gunboat game offers no press at all."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -346,12 +347,32 @@ def test_negotiating_with_the_bundled_negotiators(
         xdo = _propose(page, _mine_count(page))
         assert _answered(page, xdo) in ("accepted", "rejected", "declined")
 
-        # Their own proposals: answered in one click, whatever the bots chose to propose.
-        _wait_view(page, "document.querySelector('#conv-tabs button.unread, "
-                   "#conv li button[data-answer]') !== null")  # fmt: skip
-        if page.query_selector("#conv li button[data-answer]") is None:
-            key = page.get_attribute("#conv-tabs button.unread", "data-key")
-            page.click(f"#conv-tabs button[data-key={key}]")
+        # Their own proposals: answered in one click. A negotiator proposes an alliance when it
+        # has none with a chance each phase, to whom it chooses: once every bot has ordered
+        # (its talk for the phase done), look for one, else play on to the next phase.
+        waiting = "[]"
+        for _ in range(6):
+            _wait_view(
+                page,
+                "document.body.dataset.stage !== 'playing' || game.view.powers.every(p => "
+                "p.you || ['ready', 'ordered', 'out', 'idle'].includes(p.state))",
+            )
+            waiting = page.evaluate(
+                "JSON.stringify(game.view.press.conversations.flatMap(c => c.messages"
+                ".filter(m => m.can_reply).map(m => c.key)))"
+            )
+            if waiting != "[]" or page.evaluate("document.body.dataset.stage") != "playing":
+                break
+            phase = page.eval_on_selector("#map svg", "s => s.dataset.phase")
+            page.click("#ready")
+            _wait_view(
+                page,
+                "document.body.dataset.stage !== 'playing' || "
+                f"document.querySelector('#map svg').dataset.phase !== '{phase}'",
+            )
+        assert waiting != "[]", "no negotiator proposed anything to France all game"
+        key = json.loads(waiting)[0]
+        page.click(f"#conv-tabs button[data-key={key}]")
         _wait_view(page, "document.querySelector('#conv li button[data-answer]') !== null")
         item = page.query_selector("#conv li:has(button[data-answer])")
         assert item is not None
