@@ -151,7 +151,7 @@ class PressDesk:
         op = data.get("op")
         d = self.draft
         power = str(data.get("power", "")).upper()
-        if op == "to" and power in reachable and power != self.power:
+        if op == "to" and (power in reachable or power in d.to) and power != self.power:
             d.to = [p for p in d.to if p != power] if power in d.to else [*d.to, power]
             d.to = [p for p in self.gmap.powers if p in d.to]
             d.picked = [p for p in d.picked if p not in d.to]
