@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from bots.base import View
-from engine.orders import Order, order_power
+from engine.orders import Order, Waive, order_power
 from engine.state import GameState
 
 
@@ -50,7 +50,7 @@ class Plan:
     ) -> Plan:
         """This plan with more constraints (a required order replaces one for the same
         unit)."""
-        units = {o.unit for o in required if hasattr(o, "unit")}
+        units = {o.unit for o in required if not isinstance(o, Waive)}
         kept = tuple(o for o in self.required if getattr(o, "unit", None) not in units)
         return replace(
             self,

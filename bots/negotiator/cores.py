@@ -29,6 +29,7 @@ from engine.orders import (
     Move,
     Order,
     SupportMove,
+    Waive,
     order_power,
 )
 from engine.state import GameState
@@ -266,7 +267,7 @@ def _held(
 def _require(out: dict[str, list[Order]], required: Sequence[Order], state: GameState) -> None:
     for order in required:
         p = order_power(order)
-        if p not in out or not hasattr(order, "unit"):
+        if p not in out or isinstance(order, Waive):
             continue
         unit = order.unit
         if state.units.get(unit.province) != unit:

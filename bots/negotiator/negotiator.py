@@ -52,7 +52,7 @@ from bots.press import (
     to,
     xdo,
 )
-from engine.orders import Order, SupportHold, SupportMove, order_power
+from engine.orders import Order, SupportHold, SupportMove, Waive, order_power
 from engine.state import GameState, Phase
 from protocol import messages as m
 from protocol.levels import TOKEN_LEVEL
@@ -340,9 +340,9 @@ class Negotiator(Bot):
                 owner = view.state.centres.get(dest.split("/")[0])
                 if (holder is not None and holder.power in friends) or owner in friends:
                     return True
-        mine = {o.unit: o for o in orders if hasattr(o, "unit")}
+        mine = {o.unit: o for o in orders if not isinstance(o, Waive)}
         return any(
-            order_power(r) == view.power and mine.get(r.unit) != r  # type: ignore[union-attr]
+            order_power(r) == view.power and not isinstance(r, Waive) and mine.get(r.unit) != r
             for r in plan.required
         )
 
