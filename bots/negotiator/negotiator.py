@@ -161,8 +161,8 @@ class Negotiator(Bot):
         ledger.lapse(view.phase)
         for gone in set(view.map.powers) - set(view.state.alive()):
             ledger.end_with(gone)
-        if view.kind != "movement":
-            return []
+        if view.kind != "movement" or me not in view.state.alive():
+            return []  # an eliminated power may not send press (the server refuses it)
         self.last_movement = view.state
         level = self._level(view)
         out: list[m.Snd] = []
@@ -374,8 +374,10 @@ class Negotiator(Bot):
     # -- press -----------------------------------------------------------------------------
 
     def press(self, view: View, incoming: Incoming) -> Sequence[m.Snd | m.Drw] | None:
-        _me, _ledger, _ = self._setup(view)
+        me, _ledger, _ = self._setup(view)
         sender, press = incoming.sender, incoming.press
+        if me not in view.state.alive():
+            return []  # out of the game: nothing we say would be delivered
         if isinstance(press, m.Try):
             if not press.tokens:
                 self.silent.add(sender)

@@ -283,3 +283,20 @@ def test_a_stalled_alliance_proposes_a_draw_and_votes_for_it() -> None:
     for p in others:
         sent += link.feed(f"FRM ( {p} ) ( FRA ) ( YES ( PRP ( DRW ) ) )")
     assert sent == [m.Drw()]
+
+
+def test_negotiate_on_the_command_line() -> None:
+    from bots.client import build_parser, make_bot
+    from bots.randombot import RandomBot
+
+    args = build_parser(Bordeaux).parse_args(["--negotiate", "--honesty", "0", "--think", "0.2"])
+    made = make_bot(Bordeaux, args)
+    assert isinstance(made, Negotiator) and isinstance(made.core, BordeauxCore)
+    assert made.p.honesty == 0.0 and made.core.think() == 0.2
+    dumb = make_bot(DumbBot, build_parser(DumbBot).parse_args(["--negotiate", "--pact"]))
+    assert isinstance(dumb, Negotiator) and isinstance(dumb.core, DumbCore) and dumb.p.pact
+    assert isinstance(make_bot(DumbBot, build_parser(DumbBot).parse_args([])), DumbBot)
+    with pytest.raises(SystemExit):
+        build_parser(DumbBot).parse_args(["--negotiate", "--trust", "2"])
+    with pytest.raises(SystemExit):
+        build_parser(RandomBot).parse_args(["--negotiate"])  # no core to talk over
