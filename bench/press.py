@@ -150,7 +150,9 @@ def run_figure(figure: str, args: argparse.Namespace) -> None:
           f"{args.think} s, load {load_before:.1f} -> {load_after:.1f} on {os.cpu_count()} "
           "cores")  # fmt: skip
     record: dict[str, object] = {"figure": figure, "games": len(results), "think": args.think,
-                                 "load": [load_before, load_after], "bots": {}}  # fmt: skip
+                                 "load": [load_before, load_after]}  # fmt: skip
+    per_bot: dict[str, object] = {}
+    record["bots"] = per_bot
     for label in labels:
         b = bots[label]
         sos = b.estimate("sos")
@@ -173,7 +175,7 @@ def run_figure(figure: str, args: argparse.Namespace) -> None:
             entry["talk"] = tk.__dict__ | {"trouble": len(tk.trouble)}
             for trouble in tk.trouble[:3]:
                 line += f"\n            ! {trouble}"
-        record["bots"][label] = entry  # type: ignore[index]
+        per_bot[label] = entry
         print(line)
     silent = bots.get("bx")
     if silent is not None and figure != "pool":
