@@ -18,7 +18,11 @@ from .daide_client import PATIENCE, MakeServer, WireClient
 from .test_reliability import _units
 
 
-async def _start(db: Path, grace: float = PATIENCE) -> tuple[subprocess.Popen[str], int]:
+async def _start(
+    db: Path, grace: float = PATIENCE, level: int = 10
+) -> tuple[subprocess.Popen[str], int]:
+    """``diplomat serve`` on ``db``; a press game (``level`` 10) unless told otherwise, which
+    serve gives deadlines: a game without deadlines is a game without press."""
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -30,7 +34,7 @@ async def _start(db: Path, grace: float = PATIENCE) -> tuple[subprocess.Popen[st
             "--db",
             str(db),
             "--level",
-            "10",
+            str(level),
             "--max-year",
             "1901",
             "--rejoin-grace",
@@ -107,7 +111,7 @@ async def test_after_the_grace_absent_players_are_in_disorder_and_the_game_waits
     are in civil disorder on the wire and in the database; the game (no deadlines) goes on
     with the one who came back, and when that one leaves too, it waits for them."""
     db = tmp_path / "game.sqlite"
-    proc, port = await _start(db)
+    proc, port = await _start(db, level=0)
     try:
         clients = [await WireClient.connect(port, text=True) for _ in range(7)]
         for i, c in enumerate(clients):
@@ -121,7 +125,7 @@ async def test_after_the_grace_absent_players_are_in_disorder_and_the_game_waits
     # The grace is the timer under test, short enough to wait out; long enough that the one
     # player who comes back is surely back before it ends (it learns of the others' disorder
     # only if it is connected when the grace ends), however loaded the machine.
-    proc, port = await _start(db, grace=20)
+    proc, port = await _start(db, grace=20, level=0)
     store = Store(db)
     try:
         back = await WireClient.connect(port)
