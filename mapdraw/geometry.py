@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from engine.map import GameMap, province_of
+from mapdraw.embed import embed
 from mapdraw.layout import LAYOUTS, Layout
 
 Point = tuple[float, float]
@@ -149,8 +150,22 @@ def voronoi(
     seeds: Sequence[Point], box: tuple[float, float, float, float]
 ) -> list[list[tuple[Point, int]]]:
     """The Voronoi cell of each seed within ``box`` (x0, y0, x1, y1), as vertices labelled with
-    the index of the seed across the edge starting there (or FRAME)."""
+    the index of the seed across the edge starting there (or FRAME).
+
+    Each cell starts as the box and is cut by the bisectors with other seeds, nearest first.
+    The seeds are bucketed in a grid, so the search visits rings of buckets outwards and stops
+    when no seed in the next ring can reach the cell: a computed map has thousands of seeds."""
     x0, y0, x1, y1 = box
+    n = len(seeds)
+    size = max(math.sqrt((x1 - x0) * (y1 - y0) / max(n, 1)), 1e-9)
+    buckets: dict[tuple[int, int], list[int]] = {}
+    for j, q in enumerate(seeds):
+        buckets.setdefault((math.floor(q[0] / size), math.floor(q[1] / size)), []).append(j)
+    spread = (
+        max((max(abs(gx), abs(gy)) for gx, gy in buckets), default=0)
+        + max(math.ceil(max(abs(x0), abs(x1), abs(y0), abs(y1)) / size), 0)
+        + 2
+    )
     cells = []
     for i, p in enumerate(seeds):
         cell: list[tuple[Point, int]] = [
@@ -159,17 +174,33 @@ def voronoi(
             ((x1, y1), FRAME),
             ((x1, y0), FRAME),
         ]
-        others = sorted(
-            (((q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2, j) for j, q in enumerate(seeds) if j != i)
-        )
-        for d2, j in others:
-            # A bisector farther than every vertex cannot cut the cell, nor can any later one.
+        cx, cy = math.floor(p[0] / size), math.floor(p[1] / size)
+        ring = 0
+        while cell and ring <= 2 * spread:
+            # Seeds in this ring are at least (ring - 1) buckets away.
             reach = max((v[0] - p[0]) ** 2 + (v[1] - p[1]) ** 2 for v, _ in cell)
-            if d2 / 4 > reach:
+            if ring > 1 and ((ring - 1) * size) ** 2 / 4 > reach:
                 break
-            cell = _clip(cell, p, seeds[j], j)
-            if not cell:
-                break
+            found = []
+            for gx in range(cx - ring, cx + ring + 1):
+                for gy in range(cy - ring, cy + ring + 1):
+                    if max(abs(gx - cx), abs(gy - cy)) != ring:
+                        continue
+                    for j in buckets.get((gx, gy), ()):
+                        if j != i:
+                            q = seeds[j]
+                            found.append(((q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2, j))
+            found.sort()
+            for d2, j in found:
+                # A bisector farther than every vertex cannot cut the cell, nor can any
+                # later one of this ring.
+                if d2 / 4 > reach:
+                    break
+                cell = _clip(cell, p, seeds[j], j)
+                if not cell:
+                    break
+                reach = max((v[0] - p[0]) ** 2 + (v[1] - p[1]) ** 2 for v, _ in cell)
+            ring += 1
         cells.append(cell)
     return cells
 
@@ -297,45 +328,58 @@ FRAME_MARGIN = 0.06
 FRAME_SAMPLES = 20
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What the drawing grows from, in plane coordinates before scaling to the frame: the seeds
+    and the region each grows, where each location's unit would ideally stand, the fillers
+    (name -> title, and where a filler's name goes), the layout hints and the frame."""
+
+    seed_pts: list[Point]
+    seed_region: list[str]
+    given: dict[str, Point]
+    fillers: dict[str, tuple[str, Point | None]]
+    layout: Layout
+    frame: tuple[float, float, float, float]  # x0, x1, y0, y1
+
+
+# A computed drawing's regions that are no province are called this in their tooltip.
+VOID_TITLE = "No province"
+
+
 @cache
 def geometry(gmap: GameMap) -> Geometry:
     """The drawing's shapes for ``gmap``: seeds, their Voronoi cells, the borders between
     regions smoothed once and shared by both sides, the outlines they close, and where units,
-    names and centre markers go."""
-    layout = LAYOUTS.get(gmap.name, Layout())
-    proj = Projection(lenses=layout.lenses)
-    positions = gmap.positions
-    missing = [p for p in gmap.provinces if p not in positions]
-    if missing:
-        raise ValueError(f"map {gmap.name} has no display position for {', '.join(missing)}")
-
-    seed_pts, seed_region = _seeds(gmap, layout, proj)
-    fx0, fx1, fy0, fy1 = _frame(layout, proj, seed_pts)
+    names and centre markers go. A map with display positions for all its provinces is drawn
+    from them (projected, with the hints of :mod:`mapdraw.layout`); any other map from the
+    positions :mod:`mapdraw.embed` computes from its adjacencies."""
+    if gmap.provinces and all(p in gmap.positions for p in gmap.provinces):
+        plan = _projected_plan(gmap)
+    else:
+        plan = _computed_plan(gmap)
+    fx0, fx1, fy0, fy1 = plan.frame
     scale = WIDTH / (fx1 - fx0)
     height = round((fy1 - fy0) * scale, 1)
 
     def to_svg(p: Point) -> Point:
         return ((p[0] - fx0) * scale, (p[1] - fy0) * scale)
 
-    seeds = [to_svg(p) for p in seed_pts]
+    seeds = [to_svg(p) for p in plan.seed_pts]
     cells = voronoi(seeds, (0.0, 0.0, WIDTH, height))
-    edges = _cell_edges(cells, seed_region)
+    edges = _cell_edges(cells, plan.seed_region)
     net = _BorderNet(gmap, edges, height)
     outlines = {
         region: _outline_loops(out_edges, net.chains, net.junction)
         for region, out_edges in edges.by_region.items()
     }
-
-    given = {
-        loc: to_svg(proj(*positions[loc]))
-        for loc in positions
-        if province_of(loc) in gmap.provinces
-    }
-    anchors, labels, centres, asides = _place(gmap, layout, outlines, net.borders, given, height)
-    fillers = {name: title for name, (title, _) in layout.fillers.items()}
-    for name, (_title, fpts) in layout.fillers.items():
-        if fpts:
-            labels[name] = to_svg(proj(*fpts[0]))
+    given = {loc: to_svg(p) for loc, p in plan.given.items()}
+    anchors, labels, centres, asides = _place(
+        gmap, plan.layout, outlines, net.borders, given, height
+    )
+    fillers = {name: title for name, (title, _) in plan.fillers.items()}
+    for name, (_title, at) in plan.fillers.items():
+        if at is not None:
+            labels[name] = to_svg(at)
     return Geometry(
         WIDTH,
         height,
@@ -346,8 +390,43 @@ def geometry(gmap: GameMap) -> Geometry:
         centres,
         fillers,
         net.touching,
-        list(zip(seed_region, seeds, strict=True)),
+        list(zip(plan.seed_region, seeds, strict=True)),
         asides,
+    )
+
+
+def _projected_plan(gmap: GameMap) -> _Plan:
+    """A map with display positions: they and the layout's hints, projected."""
+    layout = LAYOUTS.get(gmap.name, Layout())
+    proj = Projection(lenses=layout.lenses)
+    seed_pts, seed_region = _seeds(gmap, layout, proj)
+    given = {
+        loc: proj(*pos) for loc, pos in gmap.positions.items() if province_of(loc) in gmap.provinces
+    }
+    fillers: dict[str, tuple[str, Point | None]] = {
+        name: (title, proj(*fpts[0]) if fpts else None)
+        for name, (title, fpts) in layout.fillers.items()
+    }
+    return _Plan(seed_pts, seed_region, given, fillers, layout, _frame(layout, proj, seed_pts))
+
+
+def _computed_plan(gmap: GameMap) -> _Plan:
+    """A map without display positions: the drawing :mod:`mapdraw.embed` computes."""
+    emb = embed(gmap)
+    seed_pts: list[Point] = []
+    seed_region: list[str] = []
+    seen: set[Point] = set()
+    for region, p in emb.seeds:
+        if p not in seen:  # two seeds at one point would have no bisector between them
+            seen.add(p)
+            seed_pts.append(p)
+            seed_region.append(region)
+    fillers: dict[str, tuple[str, Point | None]] = {
+        name: (VOID_TITLE, None) for name in emb.fillers
+    }
+    layout = Layout()
+    return _Plan(
+        seed_pts, seed_region, dict(emb.positions), fillers, layout, _frame(layout, None, seed_pts)
     )
 
 
@@ -375,11 +454,11 @@ def _seeds(gmap: GameMap, layout: Layout, proj: Projection) -> tuple[list[Point]
 
 
 def _frame(
-    layout: Layout, proj: Projection, seed_pts: list[Point]
+    layout: Layout, proj: Projection | None, seed_pts: list[Point]
 ) -> tuple[float, float, float, float]:
     """The frame (x0, x1, y0, y1) in projected coordinates: the extremes of the layout's
     frame edges, or the seeds' extent with a margin."""
-    if layout.frame is not None:
+    if layout.frame is not None and proj is not None:
         south, west, north, east = layout.frame
         steps = [k / FRAME_SAMPLES for k in range(FRAME_SAMPLES + 1)]
         fx0 = min(proj(south + t * (north - south), west)[0] for t in steps)

@@ -1,0 +1,421 @@
+"""Where to draw the provinces of a map that has no display positions: a plane drawing of its
+adjacency graph.
+
+Only the standard map comes with positions (latitude and longitude). For any other map the
+drawing is computed from the adjacencies alone, deterministically:
+
+1. The province graph (two provinces are joined when a unit of either type can move between
+   them) is made planar: if it is not, the adjacencies that are least local (fewest common
+   neighbours) are left out one at a time until it is. Region maps are planar, so a drawing
+   whose neighbours share borders can show every kept adjacency and no dropped one.
+2. A planar embedding gives the faces; the largest becomes the rim of the board. Every inner
+   face with more than three sides gets a hidden vertex joined to its sides, so that all inner
+   faces are triangles (then the drawing below has no crossing edges).
+3. Tutte's barycentric drawing: the rim on an ellipse, every other vertex at the weighted mean
+   of its neighbours, solved as a linear system. Reweighting each edge by its length a few times
+   evens out the sizes (the plain drawing crowds the middle).
+4. Seeds for :mod:`mapdraw.geometry`: each province's point and points along the first part of
+   each of its edges, so that the Voronoi cells of two neighbours meet at the middle of their
+   edge; a face of five sides or more holds a region that is no province (hatched, as
+   Switzerland is on the standard board), so that provinces around it that are not neighbours
+   do not touch.
+
+Coordinates are in an abstract plane (the rim's ellipse has half-axes ``ASPECT`` and 1);
+:mod:`mapdraw.geometry` scales them to the frame.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import networkx as nx
+import numpy as np
+
+from engine.map import GameMap, province_of
+
+Point = tuple[float, float]
+Edge = tuple[str, str]
+
+# The rim's ellipse: half-width over half-height (the page is wider than tall).
+ASPECT = 1.3
+# Reweighting rounds of the barycentric drawing, and how strongly a long edge pulls (weight =
+# length ** REWEIGHT_POWER).
+REWEIGHT_ROUNDS = 4
+REWEIGHT_POWER = 1.0
+# The rim's superellipse exponent (2: an ellipse; higher: nearer a rectangle).
+RIM_ROUNDNESS = 4.0
+# Spreading the drawing: rounds, the largest step (share of the ideal edge length, falling to
+# nothing), how strongly vertices repel, and the thinnest triangle allowed (share of an ideal
+# triangle's area).
+RELAX_ROUNDS = 300
+RELAX_STEP = 0.3
+REPULSION = 0.1
+SPRING = 0.2
+ATTRACTION = 1.0
+MIN_TRIANGLE = 0.08
+# Stress majorization rounds; the gap left between the stress drawing and the rim.
+STRESS_ROUNDS = 60
+RIM_MARGIN = 0.12
+# Where along an edge (as a share of its length, from the province's end) its shaping seeds go.
+EDGE_SEEDS: tuple[float, ...] = (0.25, 0.44)
+# A face with at least this many sides holds a region that is no province.
+FILLER_FACE = 5
+# Hidden vertices are named this and a number (lower case: never a province token).
+HIDDEN = "void"
+
+
+@dataclass(frozen=True, slots=True)
+class Embedding:
+    """A computed drawing of a map's provinces."""
+
+    positions: dict[str, Point]  # location (province or coast) -> point
+    seeds: tuple[tuple[str, Point], ...]  # (region, point): provinces' and fillers' seeds
+    fillers: dict[str, Point]  # region that is no province -> where its name would go
+    dropped: frozenset[frozenset[str]]  # adjacencies the plane drawing leaves out
+
+
+def province_edges(gmap: GameMap) -> list[Edge]:
+    """Every pair of neighbouring provinces, each once, sorted."""
+    return sorted({(a, b) if a < b else (b, a) for a, ns in gmap.neighbours.items() for b in ns})
+
+
+def planar_subgraph(nodes: Sequence[str], edges: Sequence[Edge]) -> tuple[nx.Graph, list[Edge]]:
+    """A planar graph on ``nodes`` keeping as many of ``edges`` as a greedy pass can: the
+    edges with most common neighbours first (the local ones), and each edge that would make
+    the graph non-planar left out. Returns the graph and the edges left out."""
+    graph = nx.Graph()
+    graph.add_nodes_from(nodes)
+    graph.add_edges_from(edges)
+    if nx.check_planarity(graph)[0]:
+        return graph, []
+    common = {e: len(set(graph[e[0]]) & set(graph[e[1]])) for e in edges}
+    order = sorted(edges, key=lambda e: (-common[e], e))
+    kept = nx.Graph()
+    kept.add_nodes_from(nodes)
+    dropped: list[Edge] = []
+    start = 0
+    while start < len(order):
+        # The longest prefix of what is left that keeps the graph planar (binary search).
+        lo, hi = start, len(order)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            trial = kept.copy()
+            trial.add_edges_from(order[start:mid])
+            if nx.check_planarity(trial)[0]:
+                lo = mid
+            else:
+                hi = mid - 1
+        kept.add_edges_from(order[start:lo])
+        if lo < len(order):
+            dropped.append(order[lo])
+        start = lo + 1
+    return kept, dropped
+
+
+def _connect_components(graph: nx.Graph) -> None:
+    """Join separate parts of the graph (islands nothing reaches) by one edge each, so that
+    the drawing has one rim."""
+    parts = sorted((sorted(c) for c in nx.connected_components(graph)), key=lambda c: c[0])
+    for a, b in itertools.pairwise(parts):
+        graph.add_edge(a[0], b[0])
+
+
+def faces(embedding: nx.PlanarEmbedding) -> list[list[str]]:
+    """The faces of a planar embedding, each as its cycle of vertices, in a fixed order."""
+    seen: set[tuple[str, str]] = set()
+    out: list[list[str]] = []
+    for v in sorted(embedding.nodes):
+        for w in embedding.neighbors_cw_order(v):
+            if (v, w) not in seen:
+                out.append(list(embedding.traverse_face(v, w, mark_half_edges=seen)))
+    return out
+
+
+def _distinct(cycle: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(cycle))
+
+
+def _face_key(face: list[str]) -> tuple[int, list[str]]:
+    return (len(set(face)), sorted(face))
+
+
+@dataclass
+class _Triangulated:
+    graph: nx.Graph  # the planar graph plus hidden vertices
+    rim: list[str]  # the hidden ring outside the rim, in order
+    hidden: dict[str, list[str]]  # hidden vertex -> the face it sits in
+    triangles: list[tuple[str, str, str]]  # the inner faces, all triangles now
+
+
+def _triangulate(graph: nx.Graph) -> _Triangulated:
+    """The rim (largest face) and a hidden vertex in every other face that is not a
+    triangle."""
+    ok, embedding = nx.check_planarity(graph)
+    assert ok
+    all_faces = faces(embedding)
+    if not all_faces:  # a single province, or none
+        return _Triangulated(graph.copy(), sorted(graph.nodes), {}, [])
+    rim_face = max(all_faces, key=_face_key)
+    out = graph.copy()
+    # A ring of hidden vertices outside the rim, one per rim edge: the ring is pinned to the
+    # frame and the rim provinces stay free (pinning them would squash a rim province whose
+    # two rim neighbours are neighbours too into a sliver).
+    ring = [f"{HIDDEN}r{k}" for k in range(len(rim_face))]
+    triangles: list[tuple[str, str, str]] = []
+    for k, (a, b) in enumerate(zip(rim_face, rim_face[1:] + rim_face[:1], strict=True)):
+        here, after = ring[k], ring[(k + 1) % len(ring)]
+        out.add_edges_from(((here, a), (here, b), (here, after)))
+        triangles += [(here, a, b), (here, after, b)]
+    hidden: dict[str, list[str]] = {}
+    for face in all_faces:
+        if face is rim_face:
+            continue
+        corners = _distinct(face)
+        if len(corners) > 3:
+            name = f"{HIDDEN}{len(hidden)}"
+            hidden[name] = corners
+            out.add_edges_from((name, c) for c in corners)
+            triangles += [(name, a, b) for a, b in zip(face, face[1:] + face[:1], strict=True)]
+        elif len(corners) == 3:
+            triangles.append((corners[0], corners[1], corners[2]))
+    return _Triangulated(out, ring, hidden, triangles)
+
+
+def _rim_points(rim: list[str]) -> dict[str, Point]:
+    """The rim's vertices evenly spaced along a superellipse (a rounded rectangle: the rim
+    provinces line the frame, the corners are not left to a few of them)."""
+    samples = 720
+    curve = []
+    for k in range(samples + 1):
+        t = 2 * math.pi * k / samples + math.pi / 2
+        c, s = math.cos(t), math.sin(t)
+        curve.append(
+            (
+                ASPECT * math.copysign(abs(c) ** (2 / RIM_ROUNDNESS), c),
+                -math.copysign(abs(s) ** (2 / RIM_ROUNDNESS), s),
+            )
+        )
+    run = [0.0]
+    for a, b in itertools.pairwise(curve):
+        run.append(run[-1] + math.dist(a, b))
+    out: dict[str, Point] = {}
+    k = 0
+    for i, v in enumerate(rim):
+        target = run[-1] * i / len(rim)
+        while run[k + 1] < target:
+            k += 1
+        out[v] = curve[k]
+    return out
+
+
+def relax(
+    graph: nx.Graph,
+    pos: dict[str, Point],
+    fixed: Iterable[str],
+    triangles: Sequence[tuple[str, str, str]],
+    target: dict[str, Point],
+    rounds: int = RELAX_ROUNDS,
+) -> dict[str, Point]:
+    """Spread a plane drawing out: every vertex repels every other, each edge pulls towards
+    a common length, and a step that would flip a triangle (or make it too thin) is taken
+    back, so the drawing stays plane."""
+    nodes = sorted(graph.nodes)
+    index = {v: k for k, v in enumerate(nodes)}
+    p = np.array([pos[v] for v in nodes], dtype=float)
+    goal = np.array([target.get(v, pos[v]) for v in nodes], dtype=float)
+    n = len(nodes)
+    if n < 4 or not triangles:
+        return dict(pos)
+    movable = np.ones(n, dtype=bool)
+    for v in fixed:
+        movable[index[v]] = False
+    edges = np.array(sorted((index[a], index[b]) for a, b in graph.edges), dtype=int)
+    tri = np.array([(index[a], index[b], index[c]) for a, b, c in triangles], dtype=int)
+
+    def areas(q: np.ndarray) -> np.ndarray:
+        a, b, c = q[tri[:, 0]], q[tri[:, 1]], q[tri[:, 2]]
+        return 0.5 * (
+            (b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0])
+        )
+
+    start = areas(p)
+    sign = np.sign(start)
+    total = float(np.abs(start).sum())
+    ideal = math.sqrt(4 * total / max(len(tri), 1) / math.sqrt(3))
+    # The thinnest each triangle may become: a share of an ideal triangle, or (for one that
+    # starts thinner) half its start; never flipped.
+    floor = np.minimum(MIN_TRIANGLE * ideal * ideal, 0.5 * start * sign)
+    for it in range(rounds):
+        temp = ideal * RELAX_STEP * (1 - it / rounds)
+        delta = p[:, None, :] - p[None, :, :]
+        d2 = (delta**2).sum(axis=2) + np.eye(n)
+        push = (delta * (ideal**2 / d2 * (d2 < (3 * ideal) ** 2))[:, :, None]).sum(axis=1)
+        ev = p[edges[:, 1]] - p[edges[:, 0]]
+        el = np.sqrt((ev**2).sum(axis=1)) + 1e-12
+        pull = ev * ((el - ideal) / el)[:, None]
+        force = push * REPULSION + (goal - p) * ATTRACTION
+        np.add.at(force, edges[:, 0], pull * SPRING)
+        np.subtract.at(force, edges[:, 1], pull * SPRING)
+        length = np.sqrt((force**2).sum(axis=1)) + 1e-12
+        step = force * (np.minimum(length, temp) / length)[:, None]
+        step[~movable] = 0.0
+        trial = p + step
+        for _ in range(12):
+            bad = (areas(trial) * sign) < floor
+            if not bad.any():
+                break
+            # Halve the steps of the vertices of every triangle that went too thin.
+            back = np.unique(tri[bad].ravel())
+            step[back] *= 0.5
+            trial = p + step
+        else:
+            bad = (areas(trial) * sign) < floor
+            trial[np.unique(tri[bad].ravel())] = p[np.unique(tri[bad].ravel())]
+            if ((areas(trial) * sign) < floor).any():
+                trial = p
+        p = trial
+    return {v: (float(p[k, 0]), float(p[k, 1])) for v, k in index.items()}
+
+
+def tutte(
+    graph: nx.Graph, fixed: dict[str, Point], rounds: int = REWEIGHT_ROUNDS
+) -> dict[str, Point]:
+    """Tutte's barycentric drawing with ``fixed`` vertices pinned, then ``rounds`` of
+    reweighting each edge by its length (which evens out edge lengths)."""
+    nodes = sorted(graph.nodes)
+    free = [v for v in nodes if v not in fixed]
+    index = {v: k for k, v in enumerate(free)}
+    edges = sorted(tuple(sorted(e)) for e in graph.edges)
+    weight = {e: 1.0 for e in edges}
+    pos = dict(fixed)
+    for _ in range(rounds + 1):
+        n = len(free)
+        lap = np.zeros((n, n))
+        rhs = np.zeros((n, 2))
+        for (a, b), w in weight.items():
+            for u, v in ((a, b), (b, a)):
+                if u not in index:
+                    continue
+                i = index[u]
+                lap[i, i] += w
+                if v in index:
+                    lap[i, index[v]] -= w
+                else:
+                    rhs[i] += w * np.array(fixed[v])
+        sol = np.linalg.solve(lap, rhs) if n else np.zeros((0, 2))
+        for v, k in index.items():
+            pos[v] = (float(sol[k, 0]), float(sol[k, 1]))
+        lengths = {e: math.dist(pos[e[0]], pos[e[1]]) for e in edges}
+        mean = sum(lengths.values()) / len(lengths) if lengths else 1.0
+        weight = {e: max(lengths[e] / mean, 0.05) ** REWEIGHT_POWER for e in edges}
+    return pos
+
+
+def stress_layout(
+    graph: nx.Graph, start: dict[str, Point], rounds: int = STRESS_ROUNDS
+) -> dict[str, Point]:
+    """Stress majorization: positions whose distances match the graph's hop distances (each
+    pair weighted by 1/d^2), from ``start``. Crowding goes, but edges may cross."""
+    nodes = sorted(graph.nodes)
+    n = len(nodes)
+    if n < 3:
+        return dict(start)
+    index = {v: k for k, v in enumerate(nodes)}
+    dist = np.zeros((n, n))
+    for v, lengths in nx.all_pairs_shortest_path_length(graph):
+        for u, d in lengths.items():
+            dist[index[v], index[u]] = d
+    far = dist.max() + 1
+    dist[dist == 0] = far  # other parts of the graph: far away
+    np.fill_diagonal(dist, 0)
+    w = np.zeros((n, n))
+    mask = dist > 0
+    w[mask] = dist[mask] ** -2.0
+    lw = -w.copy()
+    np.fill_diagonal(lw, w.sum(axis=1))
+    lw_inv = np.linalg.pinv(lw)
+    x = np.array([start[v] for v in nodes], dtype=float)
+    # Scale the start so that edges are about one unit long.
+    el = [math.dist(start[a], start[b]) for a, b in graph.edges]
+    x *= 1.0 / max(sum(el) / max(len(el), 1), 1e-9)
+    for _ in range(rounds):
+        delta = x[:, None, :] - x[None, :, :]
+        cur = np.sqrt((delta**2).sum(axis=2))
+        ratio = np.zeros((n, n))
+        nz = cur > 1e-12
+        ratio[nz] = w[nz] * dist[nz] / cur[nz]
+        b = -ratio
+        np.fill_diagonal(b, 0.0)
+        np.fill_diagonal(b, -b.sum(axis=1))
+        x = lw_inv @ (b @ x)
+    return {v: (float(x[k, 0]), float(x[k, 1])) for v, k in index.items()}
+
+
+def _fit(pos: dict[str, Point], margin: float) -> dict[str, Point]:
+    """``pos`` scaled (keeping its shape) and centred to fill the rim's superellipse less
+    ``margin``."""
+    xs = [p[0] for p in pos.values()]
+    ys = [p[1] for p in pos.values()]
+    cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+    # The largest scale that keeps every point inside the superellipse.
+    worst = max(
+        ((abs(x - cx) / ASPECT) ** RIM_ROUNDNESS + abs(y - cy) ** RIM_ROUNDNESS)
+        ** (1 / RIM_ROUNDNESS)
+        for x, y in pos.values()
+    )
+    k = (1 - margin) / max(worst, 1e-9)
+    return {v: ((x - cx) * k, (y - cy) * k) for v, (x, y) in pos.items()}
+
+
+def _coast_points(gmap: GameMap, pos: dict[str, Point]) -> dict[str, Point]:
+    """A split coast's point: from its province's point towards the seas that coast reaches."""
+    out: dict[str, Point] = {}
+    for prov, info in gmap.provinces.items():
+        for coast in info.coasts:
+            loc = f"{prov}/{coast}"
+            seas = sorted({province_of(d) for d in gmap.fleet_adj.get(loc, ())})
+            px, py = pos[prov]
+            if seas:
+                sx = sum(pos[s][0] for s in seas) / len(seas)
+                sy = sum(pos[s][1] for s in seas) / len(seas)
+                out[loc] = (px + 0.35 * (sx - px), py + 0.35 * (sy - py))
+            else:
+                out[loc] = (px, py)
+    return out
+
+
+@cache
+def embed(gmap: GameMap) -> Embedding:
+    """The computed drawing of ``gmap`` (cached per map)."""
+    nodes = sorted(gmap.provinces)
+    graph, dropped = planar_subgraph(nodes, province_edges(gmap))
+    _connect_components(graph)
+    tri = _triangulate(graph)
+    inner = tri.graph.subgraph([v for v in tri.graph.nodes if v not in set(tri.rim)])
+    ring = _rim_points(tri.rim)
+    start = tutte(tri.graph, ring)
+    target = _fit(stress_layout(inner, start), RIM_MARGIN)
+    pos = relax(tri.graph, start, ring, tri.triangles, target)
+    seeds: list[tuple[str, Point]] = [(v, pos[v]) for v in nodes]
+    for a, b in sorted(tuple(sorted(e)) for e in graph.edges):
+        pa, pb = pos[a], pos[b]
+        for t in EDGE_SEEDS:
+            seeds.append((a, (pa[0] + t * (pb[0] - pa[0]), pa[1] + t * (pb[1] - pa[1]))))
+            seeds.append((b, (pb[0] + t * (pa[0] - pb[0]), pb[1] + t * (pa[1] - pb[1]))))
+    fillers: dict[str, Point] = {}
+    for name, corners in tri.hidden.items():
+        if len(corners) >= FILLER_FACE:
+            fillers[name] = pos[name]
+            seeds.append((name, pos[name]))
+    positions = {v: pos[v] for v in nodes}
+    positions.update(_coast_points(gmap, pos))
+    return Embedding(
+        positions,
+        tuple(seeds),
+        fillers,
+        frozenset(frozenset(e) for e in dropped),
+    )
