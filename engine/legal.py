@@ -335,7 +335,7 @@ def _adjustments(state: GameState) -> dict[str, tuple[Order, ...]]:
     units, centres = state.units, state.centres
     for p, need in state.adjustments().items():
         if need > 0:
-            for site in state.map.homes[p]:
+            for site in state.map.build_centres[p]:
                 if centres.get(site) == p and site not in units:
                     out[site] = builds.get((p, site)) or _builds(state.map, builds, p, site)
             waives.append(Waive(p))
