@@ -21,7 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    from cli import daide, engine, games, render, serve, tournament, tune
+    from cli import daide, engine, games, maps, render, serve, tournament, tune
 
     serve.register(sub)
     games.register(sub)
@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     engine.register(sub)
     daide.register(sub)
     render.register(sub)
+    maps.register(sub)
     for command in sub.choices.values():
         command.set_defaults(command_parser=command)
     return parser

@@ -24,9 +24,11 @@ from typing import Any
 
 import trio
 
+from engine.map import load_map
 from protocol import messages as m
 from protocol.connection import Closed, Received, Send, Unparsed
 from protocol.lines import TextConnection
+from protocol.mdf import table_for_map
 from server.game import ClientId, Drop, GameMaster, JoinRefused, Outgoing, mdf_for
 from server.guard import PasscodeGuard
 from server.links import Link, accept_link
@@ -283,6 +285,8 @@ class Server:
         self.send_queue = send_queue
         self.store = store
         self.settings = settings
+        # The map's token table: every connection's RM and text names. One server, one map.
+        self.table = table_for_map(load_map(settings.map))
         self.host = host
         self.port = port
         self.rng = random.Random(seed)
@@ -440,7 +444,7 @@ class Server:
     # -- clients -----------------------------------------------------------------------------
 
     async def _serve_tcp(self, stream: trio.SocketStream) -> None:
-        link = await accept_link(stream, self.im_timeout)
+        link = await accept_link(stream, self.im_timeout, self.table)
         if link is None:
             return
         if link.kind == "http":
@@ -725,7 +729,7 @@ class Server:
         port = listeners[0].socket.getsockname()[1]
 
         async def handler(stream: trio.SocketStream) -> None:
-            link = await accept_link(stream, self.im_timeout)
+            link = await accept_link(stream, self.im_timeout, self.table)
             if link is not None:
                 await self.serve_link(link, (runner, None, None))
 
@@ -752,7 +756,7 @@ class Server:
         )
         assert proc.stdin is not None and proc.stdout is not None
         stream = trio.StapledStream(proc.stdin, proc.stdout)
-        link = Link(stream, TextConnection(), "pipe", f"pid {proc.pid}")
+        link = Link(stream, TextConnection(self.table), "pipe", f"pid {proc.pid}")
         task_status.started(proc)
         try:
             await self.serve_link(link, seat)

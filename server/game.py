@@ -28,7 +28,7 @@ from engine.turn import PhaseResult, process
 from protocol import messages as m
 from protocol.codec import Codec, codec_for
 from protocol.levels import level_error, trim_try
-from protocol.mdf import MapDefinition
+from protocol.mdf import MapDefinition, table_for_map
 from protocol.syntax import ParseError
 from server.settings import JOIN_TIMEOUT, GameSettings
 from server.store import Store
@@ -111,7 +111,7 @@ class GameMaster:
         self.store = store
         self.rng = rng
         self.map = gmap or load_map(settings.map)
-        self.codec: Codec = codec_for()
+        self.codec: Codec = codec_for(table_for_map(self.map))
         self.state: GameState = initial_state(self.map)
         self.book = OrderSet(self.state)
         self.seats: dict[str, Seat] = {}

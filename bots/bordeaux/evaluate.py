@@ -85,7 +85,10 @@ class Evaluator:
         self.supply_centres = tuple(sorted(gmap.supply_centres))
         self.reach = centres_reached(gmap)
         self.worth: dict[str, list[float]] = {
-            s: [1.0 + (params.home_bonus if gmap.home_of.get(s) in g else 0.0) for g in self.groups]
+            s: [
+                1.0 + (params.home_bonus if any(p in g for p in gmap.homes_of.get(s, ())) else 0.0)
+                for g in self.groups
+            ]
             for s in self.supply_centres
         }
         dumb = dumb or {}
