@@ -62,6 +62,13 @@ STRESS_ROUNDS = 60
 RIM_MARGIN = 0.12
 # Where along an edge (as a share of its length, from the province's end) its shaping seeds go.
 EDGE_SEEDS: tuple[float, ...] = (0.25, 0.44)
+# A split coast's point: this share of the way from its province's point to the middle of
+# the provinces that coast reaches.
+COAST_PULL = 0.35
+# A map whose largest face has fewer than this many times the square root of its number of
+# provinces is cut open along a seam; crossing costs by how many of the two sides are seas.
+RIM_SHARE = 1.0
+SEAM_COST = (9.0, 3.0, 1.0)
 # A face with at least this many sides holds a region that is no province.
 FILLER_FACE = 5
 # Hidden vertices are named this and a number (lower case: never a province token).
@@ -133,6 +140,47 @@ def faces(embedding: nx.PlanarEmbedding) -> list[list[str]]:
             if (v, w) not in seen:
                 out.append(list(embedding.traverse_face(v, w, mark_half_edges=seen)))
     return out
+
+
+def open_up(graph: nx.Graph, seas: frozenset[str]) -> list[Edge]:
+    """Cut a map that closes on itself (a world map: every face small, no natural rim) along
+    a seam, as a world map is cut along a meridian: the dual path between two faces as far
+    apart as the map allows, choosing the cheapest crossings (between two seas, then a sea and
+    a coast), and remove the adjacencies it crosses. Returns them (none when the largest face
+    is already a fair rim)."""
+    ok, embedding = nx.check_planarity(graph)
+    assert ok
+    face_of: dict[tuple[str, str], int] = {}
+    sizes: list[int] = []
+    for v in sorted(embedding.nodes):
+        for w in embedding.neighbors_cw_order(v):
+            if (v, w) not in face_of:
+                walk = list(embedding.traverse_face(v, w))
+                for a, b in zip(walk, walk[1:] + walk[:1], strict=True):
+                    face_of[(a, b)] = len(sizes)
+                sizes.append(len(set(walk)))
+    n = graph.number_of_nodes()
+    if not sizes or max(sizes) >= RIM_SHARE * math.sqrt(n):
+        return []
+    dual = nx.Graph()
+    for a, b in sorted(tuple(sorted(e)) for e in graph.edges):
+        f, g = face_of[(a, b)], face_of[(b, a)]
+        cost = SEAM_COST[(a in seas) + (b in seas)]
+        if f != g and (not dual.has_edge(f, g) or dual[f][g]["cost"] > cost):
+            dual.add_edge(f, g, cost=cost, edge=(a, b))
+    if dual.number_of_nodes() < 2:
+        return []
+
+    def farthest(f: int) -> int:
+        hops = nx.single_source_shortest_path_length(dual, f)
+        return max(sorted(hops), key=lambda k: hops[k])
+
+    start = farthest(max(range(len(sizes)), key=lambda k: (sizes[k], -k)))
+    end = farthest(start)
+    path = nx.dijkstra_path(dual, start, end, weight="cost")
+    cut = [dual[f][g]["edge"] for f, g in itertools.pairwise(path)]
+    graph.remove_edges_from(cut)
+    return cut
 
 
 def _distinct(cycle: Iterable[str]) -> list[str]:
@@ -371,29 +419,55 @@ def _fit(pos: dict[str, Point], margin: float) -> dict[str, Point]:
     return {v: ((x - cx) * k, (y - cy) * k) for v, (x, y) in pos.items()}
 
 
-def _coast_points(gmap: GameMap, pos: dict[str, Point]) -> dict[str, Point]:
-    """A split coast's point: from its province's point towards the seas that coast reaches."""
+@dataclass(frozen=True, slots=True)
+class MapShape:
+    """What a computed drawing depends on: the provinces, which are neighbours, and which
+    provinces each split coast reaches. Maps with the same shape (a variant and the map it
+    is based on) share one drawing."""
+
+    provinces: tuple[str, ...]
+    edges: tuple[Edge, ...]
+    coasts: tuple[tuple[str, tuple[str, ...]], ...]  # coast location -> provinces it reaches
+    seas: frozenset[str]
+
+
+def shape_of(gmap: GameMap) -> MapShape:
+    coasts = tuple(
+        (loc, tuple(sorted({province_of(d) for d in gmap.fleet_adj.get(loc, ())})))
+        for prov, info in sorted(gmap.provinces.items())
+        for loc in (f"{prov}/{c}" for c in info.coasts)
+    )
+    seas = frozenset(p for p, info in gmap.provinces.items() if info.type == "sea")
+    return MapShape(tuple(sorted(gmap.provinces)), tuple(province_edges(gmap)), coasts, seas)
+
+
+def _coast_points(shape: MapShape, pos: dict[str, Point]) -> dict[str, Point]:
+    """A split coast's point: from its province's point towards the provinces that coast
+    reaches."""
     out: dict[str, Point] = {}
-    for prov, info in gmap.provinces.items():
-        for coast in info.coasts:
-            loc = f"{prov}/{coast}"
-            seas = sorted({province_of(d) for d in gmap.fleet_adj.get(loc, ())})
-            px, py = pos[prov]
-            if seas:
-                sx = sum(pos[s][0] for s in seas) / len(seas)
-                sy = sum(pos[s][1] for s in seas) / len(seas)
-                out[loc] = (px + 0.35 * (sx - px), py + 0.35 * (sy - py))
-            else:
-                out[loc] = (px, py)
+    for loc, reach in shape.coasts:
+        px, py = pos[province_of(loc)]
+        if reach:
+            sx = sum(pos[r][0] for r in reach) / len(reach)
+            sy = sum(pos[r][1] for r in reach) / len(reach)
+            out[loc] = (px + COAST_PULL * (sx - px), py + COAST_PULL * (sy - py))
+        else:
+            out[loc] = (px, py)
     return out
 
 
-@cache
 def embed(gmap: GameMap) -> Embedding:
-    """The computed drawing of ``gmap`` (cached per map)."""
-    nodes = sorted(gmap.provinces)
-    graph, dropped = planar_subgraph(nodes, province_edges(gmap))
+    """The computed drawing of ``gmap`` (cached per shape of map)."""
+    return embed_shape(shape_of(gmap))
+
+
+@cache
+def embed_shape(shape: MapShape) -> Embedding:
+    """The computed drawing of a map's shape."""
+    nodes = list(shape.provinces)
+    graph, dropped = planar_subgraph(nodes, shape.edges)
     _connect_components(graph)
+    dropped += open_up(graph, shape.seas)
     tri = _triangulate(graph)
     inner = tri.graph.subgraph([v for v in tri.graph.nodes if v not in set(tri.rim)])
     ring = _rim_points(tri.rim)
@@ -412,7 +486,7 @@ def embed(gmap: GameMap) -> Embedding:
             fillers[name] = pos[name]
             seeds.append((name, pos[name]))
     positions = {v: pos[v] for v in nodes}
-    positions.update(_coast_points(gmap, pos))
+    positions.update(_coast_points(shape, pos))
     return Embedding(
         positions,
         tuple(seeds),

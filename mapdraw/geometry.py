@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
-from engine.map import GameMap, province_of
+from engine.map import GameMap, bundled_maps, load_map, province_of
 from mapdraw.embed import embed
 from mapdraw.layout import LAYOUTS, Layout
 
@@ -353,10 +353,8 @@ def geometry(gmap: GameMap) -> Geometry:
     names and centre markers go. A map with display positions for all its provinces is drawn
     from them (projected, with the hints of :mod:`mapdraw.layout`); any other map from the
     positions :mod:`mapdraw.embed` computes from its adjacencies."""
-    if gmap.provinces and all(p in gmap.positions for p in gmap.provinces):
-        plan = _projected_plan(gmap)
-    else:
-        plan = _computed_plan(gmap)
+    source = drawing_source(gmap)
+    plan = _projected_plan(gmap, source) if source is not None else _computed_plan(gmap)
     fx0, fx1, fy0, fy1 = plan.frame
     scale = WIDTH / (fx1 - fx0)
     height = round((fy1 - fy0) * scale, 1)
@@ -395,13 +393,33 @@ def geometry(gmap: GameMap) -> Geometry:
     )
 
 
-def _projected_plan(gmap: GameMap) -> _Plan:
-    """A map with display positions: they and the layout's hints, projected."""
-    layout = LAYOUTS.get(gmap.name, Layout())
+def drawing_source(gmap: GameMap) -> GameMap | None:
+    """The map whose display positions draw ``gmap``: ``gmap`` itself when it has a position
+    for every province, else the map it is based on (Chaos is the standard board with other
+    powers) when that one has them and the same provinces and neighbours; None when the
+    drawing must be computed."""
+    if gmap.provinces and all(p in gmap.positions for p in gmap.provinces):
+        return gmap
+    base = gmap.to_dict().get("base")
+    if not isinstance(base, str) or base == gmap.name or base not in bundled_maps():
+        return None
+    other = load_map(base)
+    same = other.neighbours == gmap.neighbours and all(
+        other.provinces[p].coasts == info.coasts for p, info in gmap.provinces.items()
+    )
+    return drawing_source(other) if same else None
+
+
+def _projected_plan(gmap: GameMap, source: GameMap) -> _Plan:
+    """A map with display positions (its own or its base map's): they and the layout's hints,
+    projected."""
+    layout = LAYOUTS.get(source.name, Layout())
     proj = Projection(lenses=layout.lenses)
-    seed_pts, seed_region = _seeds(gmap, layout, proj)
+    seed_pts, seed_region = _seeds(source, layout, proj)
     given = {
-        loc: proj(*pos) for loc, pos in gmap.positions.items() if province_of(loc) in gmap.provinces
+        loc: proj(*pos)
+        for loc, pos in source.positions.items()
+        if province_of(loc) in gmap.provinces
     }
     fillers: dict[str, tuple[str, Point | None]] = {
         name: (title, proj(*fpts[0]) if fpts else None)

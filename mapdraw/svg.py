@@ -12,9 +12,10 @@ root's ``dipmap`` class, so the document can be inlined in a page.
 
 from __future__ import annotations
 
+import colorsys
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 from xml.sax.saxutils import escape, quoteattr
@@ -51,6 +52,17 @@ POWER_COLOURS: dict[str, str] = {
     "TUR": "#F0E442",  # yellow
 }
 _SPARE_COLOURS = ("#E69F00", "#8C564B", "#7F7F7F", "#17BECF", "#BCBD22")
+# Powers named after a colour (Chromatic's) are drawn in it.
+NAMED_COLOURS: dict[str, str] = {
+    "red": "#D55E00",
+    "blue": "#0072B2",
+    "yellow": "#F0E442",
+    "green": "#009E73",
+    "dark": "#4A4A4A",
+    "light": "#F4F4F4",
+    "orange": "#E69F00",
+    "purple": "#CC79A7",
+}
 LAND = "#EFE6CF"
 SEA = "#B9D5EA"
 # The land a power owns. Each keeps its units' hue, and every pair of these, the sea and
@@ -99,12 +111,32 @@ AnyResult = Result | NotedResult
 
 
 def power_colours(gmap: GameMap) -> dict[str, str]:
-    """A colour per power: the standard ones by token, spares for other maps' powers."""
-    out: dict[str, str] = {}
-    spare = iter(_SPARE_COLOURS * 4)
+    """A colour per power, all different: the standard ones by token; a power named after a
+    colour (Chromatic's Red, Blue, ...) in that colour; the others from the standard colours
+    not taken, then the spares, then as many more hues as a map needs (Chaos has 34 powers)."""
+    out = {p: POWER_COLOURS[p] for p in gmap.powers if p in POWER_COLOURS}
+    used = set(out.values())
+    palette = itertools.chain(POWER_COLOURS.values(), _SPARE_COLOURS, _more_colours())
     for p in gmap.powers:
-        out[p] = POWER_COLOURS.get(p) or next(spare)
+        if p in out:
+            continue
+        colour = NAMED_COLOURS.get(gmap.power_info[p].name.lower())
+        if colour is None or colour in used:
+            colour = next(c for c in palette if c not in used)
+        out[p] = colour
+        used.add(colour)
     return out
+
+
+def _more_colours() -> Iterator[str]:
+    """Endless distinct colours: hues a golden angle apart, at three lightnesses in turn."""
+    k = 0
+    while True:
+        hue = (0.1 + k * 0.381966) % 1.0
+        light = (0.45, 0.32, 0.6)[k % 3]
+        r, g, b = colorsys.hls_to_rgb(hue, light, 0.75)
+        yield f"#{round(r * 255):02X}{round(g * 255):02X}{round(b * 255):02X}"
+        k += 1
 
 
 def land_colour(power: str, unit_colour: str) -> str:
