@@ -16,13 +16,21 @@ def register(sub: Any) -> None:
         help="draw the map of a stored game's phase as SVG",
         description="Write the map as a standalone SVG: a stored game's phase with its orders "
         "and results drawn (moves, supports, convoys, bounces, dislodgements, retreats, "
-        "builds), or, with no GAME, the standard map's starting position.",
+        "builds), or, with no GAME, a map's starting position (--map: the standard map, or "
+        "any of diplomat map list; a map without display positions is laid out from its "
+        "adjacencies).",
     )
     p.add_argument(
         "game",
         nargs="?",
         type=int,
-        help="game id (see diplomat games); omitted: the standard starting position",
+        help="game id (see diplomat games); omitted: the starting position of --map",
+    )
+    p.add_argument(
+        "--map",
+        metavar="NAME",
+        help="with no GAME: the map whose starting position is drawn (default: standard; a "
+        "bundled map's name or a map file's path). A game is drawn on its own map.",
     )
     p.add_argument(
         "--phase",
@@ -41,7 +49,7 @@ def register(sub: Any) -> None:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from engine.map import load_map
+    from engine.map import MapError, load_map
     from engine.state import initial_state
     from mapdraw.svg import render_map
 
@@ -49,7 +57,11 @@ def _render(args: argparse.Namespace) -> int:
         if args.phase is not None:
             print("error: --phase needs a GAME", file=sys.stderr)
             return 2
-        gmap = load_map("standard")
+        try:
+            gmap = load_map(args.map or "standard")
+        except MapError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
         svg = render_map(gmap, initial_state(gmap), legend=not args.no_legend)
     else:
         svg_or_status = _render_game(args)
@@ -109,6 +121,13 @@ def _render_game(args: argparse.Namespace) -> str | int:
                 results.append((msg.order, msg.result))
     finally:
         store.close()
+    if args.map is not None and args.map != state.map.name:
+        print(
+            f"error: game {row.id} is played on the map {state.map.name!r}, not {args.map!r} "
+            "(a game is drawn on its own map: leave out --map)",
+            file=sys.stderr,
+        )
+        return 2
     title = f"Game {row.id}: {row.name}"
     return render_map(state.map, state, results=results, title=title, legend=not args.no_legend)
 

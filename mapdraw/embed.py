@@ -53,13 +53,9 @@ RIM_ROUNDNESS = 4.0
 # triangle's area).
 RELAX_ROUNDS = 300
 RELAX_STEP = 0.3
-REPULSION = 0.1
-SPRING = 0.2
-ATTRACTION = 1.0
+AREA_WEIGHT = 1.0
+SPRING = 0.5
 MIN_TRIANGLE = 0.08
-# Stress majorization rounds; the gap left between the stress drawing and the rim.
-STRESS_ROUNDS = 60
-RIM_MARGIN = 0.12
 # Where along an edge (as a share of its length, from the province's end) its shaping seeds go.
 EDGE_SEEDS: tuple[float, ...] = (0.25, 0.44)
 # A split coast's point: this share of the way from its province's point to the middle of
@@ -67,7 +63,7 @@ EDGE_SEEDS: tuple[float, ...] = (0.25, 0.44)
 COAST_PULL = 0.35
 # A map whose largest face has fewer than this many times the square root of its number of
 # provinces is cut open along a seam; crossing costs by how many of the two sides are seas.
-RIM_SHARE = 1.0
+RIM_SHARE = 0.6
 SEAM_COST = (9.0, 3.0, 1.0)
 # A face with at least this many sides holds a region that is no province.
 FILLER_FACE = 5
@@ -265,16 +261,15 @@ def relax(
     pos: dict[str, Point],
     fixed: Iterable[str],
     triangles: Sequence[tuple[str, str, str]],
-    target: dict[str, Point],
     rounds: int = RELAX_ROUNDS,
 ) -> dict[str, Point]:
-    """Spread a plane drawing out: every vertex repels every other, each edge pulls towards
-    a common length, and a step that would flip a triangle (or make it too thin) is taken
-    back, so the drawing stays plane."""
+    """Even out a plane drawing: every triangle is pushed towards the same area (small ones
+    grow, large ones shrink) and every edge towards the same length, by gradient steps; a
+    step that would make a triangle too thin (or flip it) is halved until it does not, so the
+    drawing stays plane. Tutte's drawing crowds the middle; this spreads it."""
     nodes = sorted(graph.nodes)
     index = {v: k for k, v in enumerate(nodes)}
     p = np.array([pos[v] for v in nodes], dtype=float)
-    goal = np.array([target.get(v, pos[v]) for v in nodes], dtype=float)
     n = len(nodes)
     if n < 4 or not triangles:
         return dict(pos)
@@ -283,31 +278,38 @@ def relax(
         movable[index[v]] = False
     edges = np.array(sorted((index[a], index[b]) for a, b in graph.edges), dtype=int)
     tri = np.array([(index[a], index[b], index[c]) for a, b, c in triangles], dtype=int)
+    ta, tb, tc = tri[:, 0], tri[:, 1], tri[:, 2]
 
     def areas(q: np.ndarray) -> np.ndarray:
-        a, b, c = q[tri[:, 0]], q[tri[:, 1]], q[tri[:, 2]]
+        a, b, c = q[ta], q[tb], q[tc]
         return 0.5 * (
             (b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0])
         )
 
     start = areas(p)
     sign = np.sign(start)
+    sign[sign == 0] = 1.0
     total = float(np.abs(start).sum())
-    ideal = math.sqrt(4 * total / max(len(tri), 1) / math.sqrt(3))
+    goal_area = total / len(tri)
+    ideal = math.sqrt(4 * goal_area / math.sqrt(3))
     # The thinnest each triangle may become: a share of an ideal triangle, or (for one that
     # starts thinner) half its start; never flipped.
-    floor = np.minimum(MIN_TRIANGLE * ideal * ideal, 0.5 * start * sign)
+    floor = np.minimum(MIN_TRIANGLE * goal_area, 0.5 * start * sign)
     for it in range(rounds):
-        temp = ideal * RELAX_STEP * (1 - it / rounds)
-        delta = p[:, None, :] - p[None, :, :]
-        d2 = (delta**2).sum(axis=2) + np.eye(n)
-        push = (delta * (ideal**2 / d2 * (d2 < (3 * ideal) ** 2))[:, :, None]).sum(axis=1)
+        temp = ideal * RELAX_STEP * (1 - it / rounds) + ideal * 0.01
+        # Area: the gradient of sum((A / goal - 1)^2) for each corner of each triangle.
+        err = (areas(p) * sign / goal_area - 1) * sign / goal_area
+        a, b, c = p[ta], p[tb], p[tc]
+        force = np.zeros_like(p)
+        for corner, u, v in ((ta, b, c), (tb, c, a), (tc, a, b)):
+            grad = 0.5 * np.stack([u[:, 1] - v[:, 1], v[:, 0] - u[:, 0]], axis=1)
+            np.subtract.at(force, corner, grad * err[:, None] * AREA_WEIGHT)
         ev = p[edges[:, 1]] - p[edges[:, 0]]
         el = np.sqrt((ev**2).sum(axis=1)) + 1e-12
-        pull = ev * ((el - ideal) / el)[:, None]
-        force = push * REPULSION + (goal - p) * ATTRACTION
+        pull = ev * ((el - ideal) / el / ideal)[:, None]
         np.add.at(force, edges[:, 0], pull * SPRING)
         np.subtract.at(force, edges[:, 1], pull * SPRING)
+        force *= ideal
         length = np.sqrt((force**2).sum(axis=1)) + 1e-12
         step = force * (np.minimum(length, temp) / length)[:, None]
         step[~movable] = 0.0
@@ -317,14 +319,10 @@ def relax(
             if not bad.any():
                 break
             # Halve the steps of the vertices of every triangle that went too thin.
-            back = np.unique(tri[bad].ravel())
-            step[back] *= 0.5
+            step[np.unique(tri[bad].ravel())] *= 0.5
             trial = p + step
         else:
-            bad = (areas(trial) * sign) < floor
-            trial[np.unique(tri[bad].ravel())] = p[np.unique(tri[bad].ravel())]
-            if ((areas(trial) * sign) < floor).any():
-                trial = p
+            trial = p
         p = trial
     return {v: (float(p[k, 0]), float(p[k, 1])) for v, k in index.items()}
 
@@ -361,62 +359,6 @@ def tutte(
         mean = sum(lengths.values()) / len(lengths) if lengths else 1.0
         weight = {e: max(lengths[e] / mean, 0.05) ** REWEIGHT_POWER for e in edges}
     return pos
-
-
-def stress_layout(
-    graph: nx.Graph, start: dict[str, Point], rounds: int = STRESS_ROUNDS
-) -> dict[str, Point]:
-    """Stress majorization: positions whose distances match the graph's hop distances (each
-    pair weighted by 1/d^2), from ``start``. Crowding goes, but edges may cross."""
-    nodes = sorted(graph.nodes)
-    n = len(nodes)
-    if n < 3:
-        return dict(start)
-    index = {v: k for k, v in enumerate(nodes)}
-    dist = np.zeros((n, n))
-    for v, lengths in nx.all_pairs_shortest_path_length(graph):
-        for u, d in lengths.items():
-            dist[index[v], index[u]] = d
-    far = dist.max() + 1
-    dist[dist == 0] = far  # other parts of the graph: far away
-    np.fill_diagonal(dist, 0)
-    w = np.zeros((n, n))
-    mask = dist > 0
-    w[mask] = dist[mask] ** -2.0
-    lw = -w.copy()
-    np.fill_diagonal(lw, w.sum(axis=1))
-    lw_inv = np.linalg.pinv(lw)
-    x = np.array([start[v] for v in nodes], dtype=float)
-    # Scale the start so that edges are about one unit long.
-    el = [math.dist(start[a], start[b]) for a, b in graph.edges]
-    x *= 1.0 / max(sum(el) / max(len(el), 1), 1e-9)
-    for _ in range(rounds):
-        delta = x[:, None, :] - x[None, :, :]
-        cur = np.sqrt((delta**2).sum(axis=2))
-        ratio = np.zeros((n, n))
-        nz = cur > 1e-12
-        ratio[nz] = w[nz] * dist[nz] / cur[nz]
-        b = -ratio
-        np.fill_diagonal(b, 0.0)
-        np.fill_diagonal(b, -b.sum(axis=1))
-        x = lw_inv @ (b @ x)
-    return {v: (float(x[k, 0]), float(x[k, 1])) for v, k in index.items()}
-
-
-def _fit(pos: dict[str, Point], margin: float) -> dict[str, Point]:
-    """``pos`` scaled (keeping its shape) and centred to fill the rim's superellipse less
-    ``margin``."""
-    xs = [p[0] for p in pos.values()]
-    ys = [p[1] for p in pos.values()]
-    cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
-    # The largest scale that keeps every point inside the superellipse.
-    worst = max(
-        ((abs(x - cx) / ASPECT) ** RIM_ROUNDNESS + abs(y - cy) ** RIM_ROUNDNESS)
-        ** (1 / RIM_ROUNDNESS)
-        for x, y in pos.values()
-    )
-    k = (1 - margin) / max(worst, 1e-9)
-    return {v: ((x - cx) * k, (y - cy) * k) for v, (x, y) in pos.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -469,11 +411,8 @@ def embed_shape(shape: MapShape) -> Embedding:
     _connect_components(graph)
     dropped += open_up(graph, shape.seas)
     tri = _triangulate(graph)
-    inner = tri.graph.subgraph([v for v in tri.graph.nodes if v not in set(tri.rim)])
     ring = _rim_points(tri.rim)
-    start = tutte(tri.graph, ring)
-    target = _fit(stress_layout(inner, start), RIM_MARGIN)
-    pos = relax(tri.graph, start, ring, tri.triangles, target)
+    pos = relax(tri.graph, tutte(tri.graph, ring), ring, tri.triangles)
     seeds: list[tuple[str, Point]] = [(v, pos[v]) for v in nodes]
     for a, b in sorted(tuple(sorted(e)) for e in graph.edges):
         pa, pb = pos[a], pos[b]

@@ -760,17 +760,25 @@ LABEL_PLACES: tuple[tuple[float, float, float], ...] = (
 UNIT_HALF = 15.0
 
 
-def _label_box(name: str, at: Point) -> Box:
+def label_box(name: str, at: Point) -> Box:
     half = len(name) * 4.6 + 2
     return (at[0] - half, at[1] - 8, at[0] + half, at[1] + 8)
 
 
-def _unit_box(at: Point) -> Box:
+def unit_box(at: Point) -> Box:
     return (at[0] - UNIT_HALF, at[1] - UNIT_HALF, at[0] + UNIT_HALF, at[1] + UNIT_HALF - 2)
 
 
-def _dot_box(at: Point) -> Box:
+def dot_box(at: Point) -> Box:
     return (at[0] - 6, at[1] - 6, at[0] + 6, at[1] + 6)
+
+
+# A split coast's click target: a circle this wide around its spot.
+COAST_HALF = 15.0
+
+
+def coast_box(at: Point) -> Box:
+    return (at[0] - COAST_HALF, at[1] - COAST_HALF, at[0] + COAST_HALF, at[1] + COAST_HALF)
 
 
 class _Obstacles:
@@ -913,10 +921,10 @@ class _Placer:
                 sx, sy = self.layout.centre[prov]
                 sc = (lp[0] + sx, lp[1] + sy)
             self.centres[prov] = sc if sc is not None else (lp[0] + sc_dx, lp[1])
-            self.placed.boxes.append(_dot_box(self.centres[prov]))
+            self.placed.boxes.append(dot_box(self.centres[prov]))
         self.anchors[prov] = at
         self.labels[prov] = lp
-        self.placed.boxes += [_unit_box(at), _label_box(prov, lp)]
+        self.placed.boxes += [unit_box(at), label_box(prov, lp)]
 
     def _arrangement(
         self,
@@ -945,7 +953,7 @@ class _Placer:
             + bonus
         )
         placed = self.placed
-        value -= placed.cost(_unit_box(p), nearby) + placed.cost(_label_box(prov, lp), nearby)
+        value -= placed.cost(unit_box(p), nearby) + placed.cost(label_box(prov, lp), nearby)
         sc = None
         if sc_dx:
             best_side, sc = self._marker_side(region, lp, dx, sc_dx, nearby)
@@ -961,7 +969,7 @@ class _Placer:
         best_side, sc = NO_ROOM, None
         for k, side in enumerate(sides):
             q = (lp[0] + side * sc_dx, lp[1])
-            room = min(region.clearance(q), MARKER_ROOM_CAP) - self.placed.cost(_dot_box(q), nearby)
+            room = min(region.clearance(q), MARKER_ROOM_CAP) - self.placed.cost(dot_box(q), nearby)
             room -= MARKER_SECOND_SIDE_PENALTY * k
             if abs(dx) > 0 and side * dx < 0:
                 room -= MARKER_BETWEEN_PENALTY  # not between the name and its unit
@@ -991,13 +999,13 @@ class _Placer:
             if c < MIN_COAST_ROOM:
                 return NO_ROOM
             crowd = max(0.0, COAST_CROWD_DISTANCE - math.dist(p, main)) + placed.cost(
-                _unit_box(p), nearby
+                unit_box(p), nearby
             )
             return min(c, COAST_ROOM_CAP) - COAST_DRIFT_PENALTY * math.dist(p, target) - crowd
 
         at = pos if loc in self.layout.anchor else _best(target, COAST_SEARCH_RADIUS, coast_score)
         self.anchors[loc] = at
-        self.placed.boxes.append(_unit_box(at))
+        self.placed.boxes.append(unit_box(at))
 
     def aside(self, loc: str, at: Point) -> Point:
         """Where a dislodged unit steps aside from the unit that took its place, staying in
@@ -1010,7 +1018,7 @@ class _Placer:
             if abs(b[0] - at[0]) < ASIDE_NEARBY and abs(b[1] - at[1]) < ASIDE_NEARBY
         ]
         best_value, best_at = NO_ROOM, (at[0] + ASIDE_DEFAULT[0], at[1] + ASIDE_DEFAULT[1])
-        own = _unit_box(at)
+        own = unit_box(at)
         for k in range(ASIDE_STEPS):
             angle = math.radians(ASIDE_FIRST_ANGLE + ASIDE_ANGLE_STEP * k)
             q = (at[0] + ASIDE_DISTANCE * math.cos(angle), at[1] + ASIDE_DISTANCE * math.sin(angle))

@@ -23,7 +23,7 @@ import trio
 from pydantic import ValidationError
 
 from bots.registry import BUNDLED, bundled_command
-from engine.map import GameMap, load_map
+from engine.map import GameMap, bundled_maps, load_map
 from engine.orders import Order
 from engine.state import GameState
 from mapdraw.svg import render_map
@@ -56,6 +56,12 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+def default_max_year(gmap: GameMap) -> int:
+    """The year a game on ``gmap`` ends in by default: as many years in as 1910 is on the
+    standard map."""
+    return gmap.start_year + DEFAULTS["max_year"] - 1901
+
+
 class SpecError(ValueError):
     """A game the page asked for that cannot be made."""
 
@@ -83,7 +89,7 @@ def read_spec(spec: Any, gmap: GameMap) -> GameSpec:
     power = str(spec.get("power") or "random").upper()
     if power not in powers and power != RANDOM:
         raise SpecError(f"no power {power}: choose one of {', '.join(powers)} or random")
-    opponents = spec.get("opponents", DEFAULTS["opponents"])
+    opponents = spec.get("opponents", ["dumbbot"] * (len(powers) - 1))
     if not isinstance(opponents, list) or len(opponents) != len(powers) - 1:
         raise SpecError(f"choose {len(powers) - 1} opponents")
     names = [str(o).strip().lower() for o in opponents]
@@ -97,7 +103,7 @@ def read_spec(spec: Any, gmap: GameMap) -> GameSpec:
             "move_time": _seconds(spec, "move_time"),
             "retreat_time": _seconds(spec, "retreat_time"),
             "build_time": _seconds(spec, "build_time"),
-            "max_year": _number(spec, "max_year"),
+            "max_year": _number(spec, "max_year") if "max_year" in spec else default_max_year(gmap),
         }
     )
     title = str(spec.get("name") or "").strip()[:60] or None
@@ -197,6 +203,37 @@ class WebHub:
             self.maps[name] = load_map(name)
         return self.maps[name]
 
+    def map_names(self) -> list[str]:
+        """The maps the page offers: the server's own (``--map``) first, then every bundled
+        map."""
+        default = self.server.settings.map
+        return [default, *(n for n in bundled_maps() if n != default)]
+
+    def spec_map(self, spec: Any) -> GameMap:
+        """The map a requested game names (``map``, one of :meth:`map_names`), or the
+        server's."""
+        name = spec.get("map") if isinstance(spec, Mapping) else None
+        if name is None or name == "":
+            return self.map_named(self.server.settings.map)
+        if not isinstance(name, str) or name not in self.map_names():
+            raise SpecError(f"unknown map {name!r}: choose one of {', '.join(self.map_names())}")
+        return self.map_named(name)
+
+    def map_summary(self, name: str) -> dict[str, Any]:
+        """What the lobby shows of a map: its powers, size, first year and designer."""
+        gmap = self.map_named(name)
+        return {
+            "name": name,
+            "title": gmap.title,
+            "description": gmap.description,
+            "designer": gmap.designer,
+            "powers": [{"id": p, "name": gmap.power_info[p].name} for p in gmap.powers],
+            "provinces": len(gmap.provinces),
+            "centres": len(gmap.supply_centres),
+            "first_year": gmap.start_year,
+            "max_year": default_max_year(gmap),
+        }
+
     # -- the JSON API ----------------------------------------------------------------------------
 
     async def api(self, req: Request) -> Response:
@@ -205,8 +242,9 @@ class WebHub:
             return Response.of_json(
                 {
                     "powers": [{"id": p, "name": gmap.power_info[p].name} for p in gmap.powers],
+                    "maps": [self.map_summary(n) for n in self.map_names()],
                     "bots": list(BUNDLED),
-                    "defaults": DEFAULTS,
+                    "defaults": {**DEFAULTS, "map": self.server.settings.map},
                 }
             )
         if req.path == "/api/games":
@@ -270,7 +308,7 @@ class WebHub:
         """A gunboat game for one person against bots; see ``DEFAULTS`` for the fields.
         Once the request is found valid: :class:`Refused` (503) when ``max_games`` web
         games already run, or (429) when ``peer``'s address has created too many."""
-        wanted = read_spec(spec, self.map_named(self.server.settings.map))
+        wanted = read_spec(spec, self.spec_map(spec))
         powers = list(wanted.gmap.powers)
         power = self.rng.choice(powers) if wanted.power == RANDOM else wanted.power
         others = [p for p in powers if p != power]
