@@ -203,7 +203,7 @@ WAT=FLT AAA BBB (SPL NCS) (SPL SCS)
         (VariantFiles("mini", MINI_MDF, rem=MINI_REM), "no starting units"),
         (VariantFiles("mini", "NOW (SPR 1901)", rem=MINI_REM), "expected a MDF"),
         (VariantFiles("mini", MINI_MDF, MINI_NOW, None, MINI_REM, "[variant]\njudge=x"), "judge"),
-        (VariantFiles("mini", MINI_MDF, MINI_NOW, None, MINI_REM, "[variant]\nstart=FAL 1"), "start"),
+        (VariantFiles("mini", MINI_MDF, MINI_NOW, None, MINI_REM, "[variant]\nstart=X 1"), "start"),
         (VariantFiles("mini", MINI_MDF, MINI_NOW, None, MINI_REM, "orphan=1"), "section"),
     ],
 )  # fmt: skip
