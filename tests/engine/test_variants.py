@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import copy
 import random
+from pathlib import Path
 
 import pytest
 
+from engine.datc import run_file
 from engine.legal import WAIVE_KEY, legal_orders
 from engine.map import GameMap, MapError, bundled_maps, load_map
 from engine.orders import Build, Move, Note, Waive
@@ -19,6 +21,7 @@ from engine.turn import process
 from engine.validate import Position, check_order
 
 VARIANTS = [n for n in bundled_maps() if n != "standard"]
+DATC_VARIANTS = Path(__file__).parent.parent / "datc" / "variants"
 
 
 def test_every_aiserver_variant_is_bundled() -> None:
@@ -183,6 +186,13 @@ def test_micro_centres_are_home_to_two_powers_each() -> None:
     assert micro.victory_centres == 2
     state = initial_state(micro)
     assert state.centres == {"YEL": "BLU", "MAG": "GRE", "CYA": "RED"}
+
+
+@pytest.mark.parametrize("name", ["hundred3", "chaos"])
+def test_variant_rules_cases(name: str) -> None:
+    """tests/datc/variants: DATC-style cases on a variant's own board."""
+    results = run_file(DATC_VARIANTS / f"{name}.txt", load_map(name))
+    assert results and all(r.passed for r in results), [r.problems for r in results]
 
 
 def test_start_season_and_centres_are_checked() -> None:

@@ -14,6 +14,7 @@ from cli.main import main
 from engine.map import load_map
 from server.settings import GameSettings
 from server.store import Store
+from tests.tournament.test_tournament import PY
 from tournament.runner import LineupError, Tournament, parse_lineup
 
 
@@ -54,7 +55,9 @@ def test_lineups_and_pools_count_the_maps_powers() -> None:
 
 async def test_a_pool_on_a_four_power_variant(tmp_path: Path) -> None:
     store = Store(tmp_path / "t.sqlite")
-    seats = parse_lineup(["holdbot:3", "randombot:3"], pool=True, powers=4)
+    # One seat a pipe bot speaking DAIDE text: it learns Sail Ho's names from the map.
+    pipe = f"pipe={PY} -m bots.randombot --stdio --seed {{seed}}"
+    seats = parse_lineup(["holdbot:3", "randombot:2", pipe], pool=True, powers=4)
     settings = GameSettings(map="sailho", max_year=1902, move_time=20, retreat_time=10,
                             build_time=10)  # fmt: skip
     t = Tournament(store, seats, settings, games=3, parallel=2, seed=1, pool=True)
