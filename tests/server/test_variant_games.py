@@ -9,6 +9,7 @@ import pytest
 import trio
 
 from engine.map import load_map
+from engine.state import Unit
 from protocol import messages as m
 from protocol.connection import ClientConnection
 from protocol.mdf import MapDefinition, table_for_map
@@ -46,8 +47,8 @@ async def test_three_players_play_hundred_to_the_year_limit(make_server) -> None
         assert isinstance(hlo, m.Hlo)
         powers.add(hlo.power)
         now = next(e for e in log if isinstance(e, m.Now))
-        assert now.turn.name == "S1425M"
-        assert {u.loc for u in now.units} == {loc for us in hundred.start_units.values()
+        assert now.turn is not None and now.turn.name == "S1425M"
+        assert {u.loc for u in now.units if isinstance(u, Unit)} == {loc for us in hundred.start_units.values()
                                               for _, loc in us}  # fmt: skip
         smr = next(e for e in log if isinstance(e, m.Smr))
         assert {e.power for e in smr.entries} == set(hundred.powers)
