@@ -48,8 +48,8 @@ async def test_three_players_play_hundred_to_the_year_limit(make_server) -> None
         powers.add(hlo.power)
         now = next(e for e in log if isinstance(e, m.Now))
         assert now.turn is not None and now.turn.name == "S1425M"
-        assert {u.loc for u in now.units if isinstance(u, Unit)} == {loc for us in hundred.start_units.values()
-                                              for _, loc in us}  # fmt: skip
+        start = {loc for us in hundred.start_units.values() for _, loc in us}
+        assert {u.loc for u in now.units if isinstance(u, Unit)} == start
         smr = next(e for e in log if isinstance(e, m.Smr))
         assert {e.power for e in smr.entries} == set(hundred.powers)
     assert powers == set(hundred.powers)
