@@ -71,6 +71,14 @@ def test_datc_on_variants(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["datc", "--map", "atlantis", str(DATC_VARIANTS / "hundred3.txt")]) == 2
 
 
+def test_render_with_map(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "s.svg"
+    assert main(["render", "--map", "standard", "-o", str(out)]) == 0
+    assert out.read_text().startswith("<svg")
+    assert main(["render", "--map", "atlantis", "-o", str(out)]) == 2
+    assert "unknown map 'atlantis'" in capsys.readouterr().err
+
+
 def test_demo_and_replay_with_map(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--map", "world3", "--max-year", "1902"]) == 0
     assert "game over: no solo by 1902" in capsys.readouterr().out
