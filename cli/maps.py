@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.map import GameMap, MapError, bundled_maps, load_map
-from protocol.mapfiles import VariantError, VariantFiles, import_variant
+from protocol.mapfiles import VariantError, VariantFiles, export_variant, import_variant
+from protocol.tokens import TableError
 
 _SUFFIXES = ("mdf", "now", "sco", "rem", "cfg")
 
@@ -17,7 +18,7 @@ _SUFFIXES = ("mdf", "now", "sco", "rem", "cfg")
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "map",
-        help="list the maps, show one, or import a variant from DAIDE files",
+        help="list the maps, show one, import a variant from DAIDE files or export one",
         description="Maps are data (engine/maps/NAME.json). 'list' shows the bundled ones; "
         "'show NAME' describes one; 'import FILE.mdf' (or FILE.cfg) turns a variant's DAIDE "
         "files (.mdf with .now, .sco and .rem beside it, and a Parlance .cfg for names, "
@@ -46,6 +47,15 @@ def register(sub: Any) -> None:
         help="where to write it ('-': standard output; default NAME.json here)",
     )
     imp.set_defaults(handler=_import)
+    exp = verbs.add_parser(
+        "export",
+        help="write a map as DAIDE files (.mdf, .now, .sco, .rem)",
+        description="Write NAME.mdf, NAME.now, NAME.sco and NAME.rem (the RM's token table) "
+        "for a map, as another DAIDE server or a client's test wants them.",
+    )
+    exp.add_argument("name", help="a bundled map's name or a map file (.json)")
+    exp.add_argument("-o", "--dir", type=Path, default=Path("."), help="folder (default: here)")
+    exp.set_defaults(handler=_export)
 
 
 def read_variant_files(path: Path, name: str | None = None) -> VariantFiles:
@@ -110,6 +120,21 @@ def _import(args: argparse.Namespace) -> int:
         Path(out).write_text(text, encoding="utf-8")
         gmap = GameMap.from_dict(data)
         print(f"wrote {out}: {_summary(gmap)} (use it with --map {out})")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    try:
+        gmap = load_map(args.name)
+        files = export_variant(gmap)
+        args.dir.mkdir(parents=True, exist_ok=True)
+        for suffix in ("mdf", "now", "sco", "rem"):
+            text = getattr(files, suffix)
+            (args.dir / f"{gmap.name}.{suffix}").write_text(text, encoding="ascii")
+    except (OSError, MapError, TableError) as exc:
+        print(f"diplomat map export: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {gmap.name}.mdf, .now, .sco and .rem in {args.dir}")
     return 0
 
 

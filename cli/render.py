@@ -16,21 +16,13 @@ def register(sub: Any) -> None:
         help="draw the map of a stored game's phase as SVG",
         description="Write the map as a standalone SVG: a stored game's phase with its orders "
         "and results drawn (moves, supports, convoys, bounces, dislodgements, retreats, "
-        "builds), or, with no GAME, a map's starting position (--map: the standard map, or "
-        "any of diplomat map list; a map without display positions is laid out from its "
-        "adjacencies).",
+        "builds), or, with no GAME, a map's starting position (--map, default standard).",
     )
     p.add_argument(
         "game",
         nargs="?",
         type=int,
         help="game id (see diplomat games); omitted: the starting position of --map",
-    )
-    p.add_argument(
-        "--map",
-        metavar="NAME",
-        help="with no GAME: the map whose starting position is drawn (default: standard; a "
-        "bundled map's name or a map file's path). A game is drawn on its own map.",
     )
     p.add_argument(
         "--phase",
@@ -45,6 +37,13 @@ def register(sub: Any) -> None:
         help="where to write the SVG ('-', the default: standard output)",
     )
     p.add_argument("--no-legend", action="store_true", help="leave out the table of centres")
+    p.add_argument(
+        "--map",
+        default="standard",
+        metavar="NAME",
+        help="with no GAME: the map whose starting position is drawn (default: standard); "
+        "a stored game is drawn on its own map",
+    )
     p.set_defaults(handler=_render)
 
 
@@ -58,11 +57,11 @@ def _render(args: argparse.Namespace) -> int:
             print("error: --phase needs a GAME", file=sys.stderr)
             return 2
         try:
-            gmap = load_map(args.map or "standard")
-        except MapError as exc:
+            gmap = load_map(args.map)
+            svg = render_map(gmap, initial_state(gmap), legend=not args.no_legend)
+        except (MapError, ValueError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        svg = render_map(gmap, initial_state(gmap), legend=not args.no_legend)
     else:
         svg_or_status = _render_game(args)
         if isinstance(svg_or_status, int):
@@ -72,11 +71,13 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _render_game(args: argparse.Namespace) -> str | int:
+    from engine.map import MapError, load_map
     from engine.orders import Order
     from engine.state import GameState, Phase, StateError
     from mapdraw.svg import AnyResult, render_map
     from protocol import messages as m
     from protocol.codec import parse_text
+    from protocol.mdf import table_for_map
 
     opened = open_game(args)
     if opened is None:
@@ -106,14 +107,18 @@ def _render_game(args: argparse.Namespace) -> str | int:
             index = names.index(wanted)
         phase_name, state_json = states[index]
         try:
-            state = GameState.from_json(state_json)
+            gmap = load_map(row.settings.get("map", "standard"))
+            state = GameState.from_json(state_json, gmap)
+        except MapError as exc:
+            print(f"error: the game's map cannot be loaded: {exc}", file=sys.stderr)
+            return 2
         except StateError as exc:
             print(f"error: the stored state of {phase_name} is unreadable: {exc}", file=sys.stderr)
             return 2
         results: list[tuple[Order, AnyResult]] = []
         for _, _power, text in store.results(row.id, phase_name):
             try:
-                msg = parse_text(text)
+                msg = parse_text(text, table_for_map(gmap))
             except Exception as exc:  # a damaged row should not stop the drawing
                 print(f"warning: skipping unreadable result {text!r}: {exc}", file=sys.stderr)
                 continue
@@ -121,13 +126,6 @@ def _render_game(args: argparse.Namespace) -> str | int:
                 results.append((msg.order, msg.result))
     finally:
         store.close()
-    if args.map is not None and args.map != state.map.name:
-        print(
-            f"error: game {row.id} is played on the map {state.map.name!r}, not {args.map!r} "
-            "(a game is drawn on its own map: leave out --map)",
-            file=sys.stderr,
-        )
-        return 2
     title = f"Game {row.id}: {row.name}"
     return render_map(state.map, state, results=results, title=title, legend=not args.no_legend)
 

@@ -267,8 +267,10 @@ class GameMap:
                 )
                 parsed.append((utype, loc))
             self.start_units[power] = tuple(parsed)
+        # Default: each power owns the home centres that are its alone.
+        own_homes = {p: [h for h in hs if self.home_of.get(h) == p] for p, hs in self.homes.items()}
         self.start_centres: dict[str, tuple[str, ...]] = {
-            p: tuple(c) for p, c in start.get("centres", self.homes).items()
+            p: tuple(c) for p, c in start.get("centres", own_homes).items()
         }
         owned: set[str] = set()
         for power, centres in self.start_centres.items():

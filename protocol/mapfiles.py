@@ -31,8 +31,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.map import GameMap, MapError
+from engine.state import initial_state
 from protocol import messages as m
-from protocol.codec import parse_text
+from protocol.codec import parse_text, render_text
 from protocol.mdf import (
     AdjacencyEntry,
     CentreGroup,
@@ -40,6 +41,7 @@ from protocol.mdf import (
     ProvinceAdjacency,
     table_for_map,
 )
+from protocol.syntax import ParseError
 from protocol.tokens import COAST_NAME, STANDARD, TableError, TokenTable
 
 UNO = "UNO"
@@ -223,11 +225,28 @@ def table_from_rem(text: str) -> TokenTable:
 def _message(text: str, table: TokenTable, kind: type, label: str) -> Any:
     try:
         msg = parse_text(" ".join(text.split()), table)
-    except ValueError as exc:
-        raise VariantError(f"{label}: {exc}") from None
+    except (ValueError, ParseError) as exc:
+        raise VariantError(f"{label}: {exc} (does the .rem name every token?)") from None
     if not isinstance(msg, kind):
         raise VariantError(f"{label}: expected a {kind.__name__.upper()} message")
     return msg
+
+
+def export_variant(gmap: GameMap) -> VariantFiles:
+    """A map as DAIDE files: its MDF, starting NOW and SCO, and its RM as a ``.rem`` (what
+    another DAIDE server or a test of a client needs). No cfg: names and credits stay in the
+    project's JSON."""
+    table = table_for_map(gmap)
+    state = initial_state(gmap)
+    records = table.records()
+    rem = "\n".join([str(len(records)), *(f"{v:04X}:{n}" for v, n in records)]) + "\n"
+    return VariantFiles(
+        gmap.name,
+        mdf=render_text(m.Mdf(MapDefinition.from_map(gmap)), table) + "\n",
+        now=render_text(m.Now.from_state(state), table) + "\n",
+        sco=render_text(m.Sco.from_centres(state.centres, gmap), table) + "\n",
+        rem=rem,
+    )
 
 
 # -- the whole variant -------------------------------------------------------------------------

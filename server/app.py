@@ -756,7 +756,9 @@ class Server:
         )
         assert proc.stdin is not None and proc.stdout is not None
         stream = trio.StapledStream(proc.stdin, proc.stdout)
-        link = Link(stream, TextConnection(self.table), "pipe", f"pid {proc.pid}")
+        # A bot for a known game speaks that game's map; otherwise the server's.
+        table = table_for_map(seat[0].master.map) if seat is not None else self.table
+        link = Link(stream, TextConnection(table), "pipe", f"pid {proc.pid}")
         task_status.started(proc)
         try:
             await self.serve_link(link, seat)

@@ -28,7 +28,8 @@ from engine.orders import Order
 from engine.state import GameState
 from mapdraw.svg import render_map
 from protocol import messages as m
-from protocol.codec import Codec, codec_for
+from protocol.codec import codec_for
+from protocol.mdf import table_for_map
 from server.guard import peer_key
 from server.logs import get_logger
 from server.settings import GameSettings
@@ -150,7 +151,6 @@ class WebHub:
         self.sessions: dict[str, WebSession] = {}
         self.open_ports: dict[int, int] = {}  # game -> the port its open seats connect to
         self.rng = random.Random(server.rng.random())
-        self.codec: Codec = codec_for()
         self.maps: dict[str, GameMap] = {}
         self.listeners: list[trio.SocketListener] = []
         self.log = get_logger(web=True)
@@ -492,10 +492,13 @@ class WebHub:
 
     # -- history ---------------------------------------------------------------------------------
 
-    def stored_results(self, game_id: int, phase: str) -> list[tuple[Order, Any]]:
+    def stored_results(
+        self, game_id: int, phase: str, gmap: GameMap
+    ) -> list[tuple[Order, Any]]:
         out: list[tuple[Order, Any]] = []
+        codec = codec_for(table_for_map(gmap))  # the game's map's names
         for _, _, text in self.store.results(game_id, phase):
-            msg = self.codec.parse_text(text)
+            msg = codec.parse_text(text)
             if isinstance(msg, m.Ord) and msg.order is not None:
                 out.append((msg.order, msg.result))
         return out
@@ -514,7 +517,7 @@ class WebHub:
             return self._history[key]
         name, data = states[i]
         state = GameState.from_json(data, session.gmap)
-        results = self.stored_results(gid, name) if processed else []
+        results = self.stored_results(gid, name, session.gmap) if processed else []
         view = {
             "t": "history",
             "index": i,
