@@ -65,7 +65,9 @@ def test_a_game_on_a_three_power_variant(browser: Any, tmp_path: Path, artifacts
         assert targets and set(targets) <= set(gmap.reach("A", "NMD"))
         _click_loc(page, targets[0])
         _wait_view(page, "document.querySelector('#map #pending-NMD.move') !== null")
-        given = page.eval_on_selector_all("#orders li.given .order", "els => els.map(e => e.textContent)")
+        given = page.eval_on_selector_all(
+            "#orders li.given .order", "els => els.map(e => e.textContent)"
+        )
         assert given == [f"A NMD - {targets[0]}"]
 
         # Then the whole (one-year) game by clicking, to the year limit.
