@@ -54,6 +54,7 @@ RIM_ROUNDNESS = 4.0
 RELAX_ROUNDS = 300
 RELAX_STEP = 0.3
 AREA_WEIGHT = 1.0
+FILL = 0.95
 SPRING = 0.5
 MIN_TRIANGLE = 0.08
 # Where along an edge (as a share of its length, from the province's end) its shaping seeds go.
@@ -290,7 +291,10 @@ def relax(
     sign = np.sign(start)
     sign[sign == 0] = 1.0
     total = float(np.abs(start).sum())
-    goal_area = total / len(tri)
+    # Triangles with a pinned corner (the hidden ring's) only keep from flipping; the others
+    # share the board (less a strip along the frame for the rim provinces) evenly.
+    inner = movable[ta] & movable[tb] & movable[tc]
+    goal_area = total * FILL / max(int(inner.sum()), 1)
     ideal = math.sqrt(4 * goal_area / math.sqrt(3))
     # The thinnest each triangle may become: a share of an ideal triangle, or (for one that
     # starts thinner) half its start; never flipped.
@@ -298,7 +302,7 @@ def relax(
     for it in range(rounds):
         temp = ideal * RELAX_STEP * (1 - it / rounds) + ideal * 0.01
         # Area: the gradient of sum((A / goal - 1)^2) for each corner of each triangle.
-        err = (areas(p) * sign / goal_area - 1) * sign / goal_area
+        err = (areas(p) * sign / goal_area - 1) * sign / goal_area * inner
         a, b, c = p[ta], p[tb], p[tc]
         force = np.zeros_like(p)
         for corner, u, v in ((ta, b, c), (tb, c, a), (tc, a, b)):
@@ -313,17 +317,14 @@ def relax(
         length = np.sqrt((force**2).sum(axis=1)) + 1e-12
         step = force * (np.minimum(length, temp) / length)[:, None]
         step[~movable] = 0.0
-        trial = p + step
-        for _ in range(12):
-            bad = (areas(trial) * sign) < floor
+        for attempt in range(len(p) + 12):
+            bad = (areas(p + step) * sign) < floor
             if not bad.any():
                 break
-            # Halve the steps of the vertices of every triangle that went too thin.
-            step[np.unique(tri[bad].ravel())] *= 0.5
-            trial = p + step
-        else:
-            trial = p
-        p = trial
+            # The vertices of every triangle that went too thin: their steps halved a few
+            # times, then dropped (the old positions were valid, so this ends).
+            step[np.unique(tri[bad].ravel())] *= 0.5 if attempt < 12 else 0.0
+        p = p + step
     return {v: (float(p[k, 0]), float(p[k, 1])) for v, k in index.items()}
 
 

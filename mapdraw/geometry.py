@@ -340,8 +340,12 @@ class _Plan:
     fillers: dict[str, tuple[str, Point | None]]
     layout: Layout
     frame: tuple[float, float, float, float]  # x0, x1, y0, y1
+    width: float = WIDTH  # the drawing's width in SVG units (names and units keep their size)
 
 
+# A computed drawing up to this many provinces is WIDTH wide; a larger one wider, in
+# proportion to the square root of its number of provinces.
+PROVINCES_PER_WIDTH = 90
 # A computed drawing's regions that are no province are called this in their tooltip.
 VOID_TITLE = "No province"
 
@@ -356,30 +360,31 @@ def geometry(gmap: GameMap) -> Geometry:
     source = drawing_source(gmap)
     plan = _projected_plan(gmap, source) if source is not None else _computed_plan(gmap)
     fx0, fx1, fy0, fy1 = plan.frame
-    scale = WIDTH / (fx1 - fx0)
+    width = plan.width
+    scale = width / (fx1 - fx0)
     height = round((fy1 - fy0) * scale, 1)
 
     def to_svg(p: Point) -> Point:
         return ((p[0] - fx0) * scale, (p[1] - fy0) * scale)
 
     seeds = [to_svg(p) for p in plan.seed_pts]
-    cells = voronoi(seeds, (0.0, 0.0, WIDTH, height))
+    cells = voronoi(seeds, (0.0, 0.0, width, height))
     edges = _cell_edges(cells, plan.seed_region)
-    net = _BorderNet(gmap, edges, height)
+    net = _BorderNet(gmap, edges, width, height)
     outlines = {
         region: _outline_loops(out_edges, net.chains, net.junction)
         for region, out_edges in edges.by_region.items()
     }
     given = {loc: to_svg(p) for loc, p in plan.given.items()}
     anchors, labels, centres, asides = _place(
-        gmap, plan.layout, outlines, net.borders, given, height
+        gmap, plan.layout, outlines, net.borders, given, width, height
     )
     fillers = {name: title for name, (title, _) in plan.fillers.items()}
     for name, (_title, at) in plan.fillers.items():
         if at is not None:
             labels[name] = to_svg(at)
     return Geometry(
-        WIDTH,
+        width,
         height,
         outlines,
         net.borders,
@@ -443,9 +448,10 @@ def _computed_plan(gmap: GameMap) -> _Plan:
         name: (VOID_TITLE, None) for name in emb.fillers
     }
     layout = Layout()
-    return _Plan(
-        seed_pts, seed_region, dict(emb.positions), fillers, layout, _frame(layout, None, seed_pts)
-    )
+    # A larger map is drawn wider, so that its provinces keep room for a unit and a name.
+    width = WIDTH * max(1.0, math.sqrt(len(gmap.provinces) / PROVINCES_PER_WIDTH))
+    frame = _frame(layout, None, seed_pts)
+    return _Plan(seed_pts, seed_region, dict(emb.positions), fillers, layout, frame, width)
 
 
 def _seeds(gmap: GameMap, layout: Layout, proj: Projection) -> tuple[list[Point], list[str]]:
@@ -527,8 +533,9 @@ class _BorderNet:
     """The border lines: chains of cell edges between junctions (vertices where more than two
     border edges meet, or on the frame), each smoothed once so neighbours share one curve."""
 
-    def __init__(self, gmap: GameMap, edges: _CellEdges, height: float) -> None:
+    def __init__(self, gmap: GameMap, edges: _CellEdges, width: float, height: float) -> None:
         self.gmap = gmap
+        self.width = width
         self.pts = edges.points
         self.sides = edges.sides
         self.height = height
@@ -559,7 +566,7 @@ class _BorderNet:
 
     def _on_frame(self, k: int) -> bool:
         x, y = self.pts[k]
-        return min(abs(x), abs(y), abs(x - WIDTH), abs(y - self.height)) < 1e-6
+        return min(abs(x), abs(y), abs(x - self.width), abs(y - self.height)) < 1e-6
 
     def _trace(self, start: int, nxt: int) -> list[int]:
         path = [start, nxt]
@@ -873,12 +880,13 @@ class _Placer:
         layout: Layout,
         outlines: dict[str, list[list[Point]]],
         given: dict[str, Point],
+        width: float,
         height: float,
     ) -> None:
         self.gmap = gmap
         self.layout = layout
         self.given = given
-        self.raster = _Raster(outlines, WIDTH, height, RASTER_STEP)
+        self.raster = _Raster(outlines, width, height, RASTER_STEP)
         self.placed = _Obstacles()
         self.anchors: dict[str, Point] = {}
         self.labels: dict[str, Point] = {}
@@ -1036,11 +1044,12 @@ def _place(
     outlines: dict[str, list[list[Point]]],
     borders: list[Border],
     given: dict[str, Point],
+    width: float,
     height: float,
 ) -> tuple[dict[str, Point], dict[str, Point], dict[str, Point], dict[str, Point]]:
     """Anchors, labels, centre markers and asides (see :class:`_Placer`): provinces smallest
     first, then coasts, then where each unit steps aside when dislodged."""
-    placer = _Placer(gmap, layout, outlines, given, height)
+    placer = _Placer(gmap, layout, outlines, given, width, height)
     for prov in placer.smallest_first():
         placer.province(prov)
     for loc, pos in given.items():

@@ -71,8 +71,9 @@ async function lobby() {
       opps.append(sel);
     }
     $("#f-others").textContent = String(m.powers.length - 1);
-    $("#f-about").textContent = [m.description, m.designer ? `Designed by ${m.designer}.` : ""]
-      .filter(Boolean).join(" ");
+    const sentence = (text) => (text || "").replace(/([^.!?])$/, "$1.");
+    $("#f-about").textContent = [sentence(m.description),
+      m.designer ? sentence(`Designed by ${m.designer}`) : ""].filter(Boolean).join(" ");
     const year = form.elements.max_year;
     year.min = String(m.first_year);
     year.value = first && m.name === d.map ? (d.max_year ?? "") : String(m.max_year);
