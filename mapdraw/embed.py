@@ -51,10 +51,12 @@ RIM_ROUNDNESS = 4.0
 # Spreading the drawing: rounds, the largest step (share of the ideal edge length, falling to
 # nothing), how strongly vertices repel, and the thinnest triangle allowed (share of an ideal
 # triangle's area).
-RELAX_ROUNDS = 300
-RELAX_STEP = 0.3
+RELAX_ROUNDS = 1000
+RELAX_STEP = 0.5
 AREA_WEIGHT = 1.0
 FILL = 0.95
+# A province's weight in the area it gets: 1, and this much more per split coast.
+COAST_WEIGHT = 0.6
 SPRING = 0.5
 MIN_TRIANGLE = 0.08
 # Where along an edge (as a share of its length, from the province's end) its shaping seeds go.
@@ -68,6 +70,8 @@ RIM_SHARE = 0.6
 SEAM_COST = (9.0, 3.0, 1.0)
 # A face with at least this many sides holds a region that is no province.
 FILLER_FACE = 5
+# Where along each spoke of a filler (from its middle to a corner) its seeds go.
+FILLER_SEEDS: tuple[float, ...] = (0.25, 0.45)
 # Hidden vertices are named this and a number (lower case: never a province token).
 HIDDEN = "void"
 
@@ -262,6 +266,7 @@ def relax(
     pos: dict[str, Point],
     fixed: Iterable[str],
     triangles: Sequence[tuple[str, str, str]],
+    weight: dict[str, float] | None = None,
     rounds: int = RELAX_ROUNDS,
 ) -> dict[str, Point]:
     """Even out a plane drawing: every triangle is pushed towards the same area (small ones
@@ -294,7 +299,11 @@ def relax(
     # Triangles with a pinned corner (the hidden ring's) only keep from flipping; the others
     # share the board (less a strip along the frame for the rim provinces) evenly.
     inner = movable[ta] & movable[tb] & movable[tc]
-    goal_area = total * FILL / max(int(inner.sum()), 1)
+    # Each triangle's share: the mean of its corners' weights (a province with split coasts
+    # needs room for their targets).
+    w = np.array([(weight or {}).get(v, 1.0) for v in nodes])
+    share = (w[ta] + w[tb] + w[tc]) / 3
+    goal_area = total * FILL / max(float((share * inner).sum()), 1e-9)
     ideal = math.sqrt(4 * goal_area / math.sqrt(3))
     # The thinnest each triangle may become: a share of an ideal triangle, or (for one that
     # starts thinner) half its start; never flipped.
@@ -302,7 +311,8 @@ def relax(
     for it in range(rounds):
         temp = ideal * RELAX_STEP * (1 - it / rounds) + ideal * 0.01
         # Area: the gradient of sum((A / goal - 1)^2) for each corner of each triangle.
-        err = (areas(p) * sign / goal_area - 1) * sign / goal_area * inner
+        goal = goal_area * share
+        err = (areas(p) * sign / goal - 1) * sign / goal * inner
         a, b, c = p[ta], p[tb], p[tc]
         force = np.zeros_like(p)
         for corner, u, v in ((ta, b, c), (tb, c, a), (tc, a, b)):
@@ -413,7 +423,10 @@ def embed_shape(shape: MapShape) -> Embedding:
     dropped += open_up(graph, shape.seas)
     tri = _triangulate(graph)
     ring = _rim_points(tri.rim)
-    pos = relax(tri.graph, tutte(tri.graph, ring), ring, tri.triangles)
+    weight = {v: 1.0 for v in nodes}
+    for loc, _ in shape.coasts:
+        weight[province_of(loc)] += COAST_WEIGHT
+    pos = relax(tri.graph, tutte(tri.graph, ring), ring, tri.triangles, weight)
     seeds: list[tuple[str, Point]] = [(v, pos[v]) for v in nodes]
     for a, b in sorted(tuple(sorted(e)) for e in graph.edges):
         pa, pb = pos[a], pos[b]
@@ -423,8 +436,15 @@ def embed_shape(shape: MapShape) -> Embedding:
     fillers: dict[str, Point] = {}
     for name, corners in tri.hidden.items():
         if len(corners) >= FILLER_FACE:
+            # A star reaching towards each corner, so that corners that are not neighbours
+            # are kept apart across the face.
             fillers[name] = pos[name]
             seeds.append((name, pos[name]))
+            px, py = pos[name]
+            for c in corners:
+                cx, cy = pos[c]
+                for t in FILLER_SEEDS:
+                    seeds.append((name, (px + t * (cx - px), py + t * (cy - py))))
     positions = {v: pos[v] for v in nodes}
     positions.update(_coast_points(shape, pos))
     return Embedding(
