@@ -763,6 +763,10 @@ LABEL_PLACES: tuple[tuple[float, float, float], ...] = (
     (0.0, 25.0, 0.0),
     (35.0, 0.0, -2.0),
     (-35.0, 0.0, -2.0),
+    (30.0, -20.0, -3.0),
+    (-30.0, -20.0, -3.0),
+    (30.0, 22.0, -3.5),
+    (-30.0, 22.0, -3.5),
 )
 UNIT_HALF = 15.0
 
@@ -788,6 +792,10 @@ def coast_box(at: Point) -> Box:
     return (at[0] - COAST_HALF, at[1] - COAST_HALF, at[0] + COAST_HALF, at[1] + COAST_HALF)
 
 
+# An overlap of this many square units costs one point of an arrangement's score.
+OVERLAP_AREA = 10.0
+
+
 class _Obstacles:
     """What has been placed so far, so later names and units keep clear of it."""
 
@@ -810,7 +818,7 @@ class _Obstacles:
         for b0, b1, b2, b3 in nearby:
             if b0 < x1 and x0 < b2 and b1 < y1 and y0 < b3:
                 total += (min(x1, b2) - max(x0, b0)) * (min(y1, b3) - max(y0, b1))
-        return total / 40.0
+        return total / OVERLAP_AREA
 
 
 def _first(
@@ -844,6 +852,9 @@ MARKER_GAP = 7.0
 # half of it counts towards the arrangement.
 MARKER_SECOND_SIDE_PENALTY = 0.5
 MARKER_BETWEEN_PENALTY = 20.0
+MARKER_ABOVE = 15.0
+MIN_MARKER_ROOM = 2.0
+MARKER_OUTSIDE_PENALTY = 15.0
 MARKER_WEIGHT = 0.5
 # Scores that rule an arrangement out.
 NO_ROOM = -1e9
@@ -975,11 +986,15 @@ class _Placer:
         unit when the name is beside it."""
         sides = [1.0, -1.0] if dx >= 0 else [-1.0, 1.0]
         best_side, sc = NO_ROOM, None
-        for k, side in enumerate(sides):
-            q = (lp[0] + side * sc_dx, lp[1])
-            room = min(region.clearance(q), MARKER_ROOM_CAP) - self.placed.cost(dot_box(q), nearby)
+        spots = [(lp[0] + side * sc_dx, lp[1]) for side in sides]
+        spots.append((lp[0], lp[1] - MARKER_ABOVE))  # above the name, where no side has room
+        for k, q in enumerate(spots):
+            clear = region.clearance(q)
+            room = min(clear, MARKER_ROOM_CAP) - self.placed.cost(dot_box(q), nearby)
             room -= MARKER_SECOND_SIDE_PENALTY * k
-            if abs(dx) > 0 and side * dx < 0:
+            if clear < MIN_MARKER_ROOM:
+                room -= MARKER_OUTSIDE_PENALTY  # a marker belongs inside its province
+            if k < 2 and abs(dx) > 0 and sides[k] * dx < 0:
                 room -= MARKER_BETWEEN_PENALTY  # not between the name and its unit
             if room > best_side:
                 best_side, sc = room, q
