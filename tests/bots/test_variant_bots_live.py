@@ -50,5 +50,5 @@ async def test_bundled_bots_play_a_map_file_they_do_not_have(
         assert "game over: SMR" in text and "Traceback" not in text, text
     (row,) = server.store.games()
     assert row.status == "finished" and row.result is not None
-    assert [p for p, _ in server.store.states(row.id)][0] == "S1425M"
+    assert server.store.states(row.id)[0][0] == "S1425M"
     assert {p.power for p in server.store.players(row.id)} == {"BUR", "ENG", "FRA"}
