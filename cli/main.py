@@ -43,6 +43,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Told by the subcommand, with its own usage (not the top-level one).
         args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     handler: Handler = args.handler
+    if isinstance(getattr(args, "map", None), str):
+        # --map FILE.mdf: the variant's DAIDE files, imported into the project's format.
+        from cli.maps import resolve_map_option
+        from engine.map import MapError
+        from protocol.mapfiles import VariantError
+
+        try:
+            args.map = resolve_map_option(args.map)
+        except (OSError, VariantError, MapError) as exc:
+            print(f"error: --map: {exc}", file=sys.stderr)
+            return 2
     try:
         return handler(args)
     except KeyboardInterrupt:

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import platformdirs
+
 from engine.map import GameMap, MapError, bundled_maps, load_map
 from protocol.mapfiles import VariantError, VariantFiles, export_variant, import_variant
 from protocol.tokens import TableError
@@ -76,6 +78,26 @@ def import_files(path: Path, name: str | None = None) -> dict[str, Any]:
     files = read_variant_files(path, name)
     bases = {n: load_map(n) for n in bundled_maps()}
     return import_variant(files, bases)
+
+
+def imported_maps_dir() -> Path:
+    """Where ``--map FILE.mdf`` keeps the maps it imports (the user's data directory)."""
+    return Path(platformdirs.user_data_dir("diplomat", appauthor=False)) / "maps"
+
+
+def resolve_map_option(value: str) -> str:
+    """A ``--map`` value as the commands take it: a bundled name or a ``.json`` file is kept;
+    a variant's DAIDE ``.mdf`` (or Parlance ``.cfg``) is imported once into
+    :func:`imported_maps_dir` and that file's path is returned. Raises VariantError/OSError."""
+    path = Path(value)
+    if path.suffix.lower() not in (".mdf", ".cfg"):
+        return value
+    data = import_files(path)
+    folder = imported_maps_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / f"{data['name']}.json"
+    out.write_text(map_json(data), encoding="utf-8")
+    return str(out)
 
 
 def map_json(data: dict[str, Any]) -> str:

@@ -19,7 +19,8 @@ def add_game_options(p: argparse.ArgumentParser) -> None:
         "--map",
         default="standard",
         metavar="NAME",
-        help="a bundled map (diplomat map list) or a map file, PATH.json (default: standard)",
+        help="a bundled map (diplomat map list), a map file PATH.json, or a variant's DAIDE "
+        "PATH.mdf (imported; .now, .sco, .rem and .cfg beside it) (default: standard)",
     )
     g.add_argument(
         "--level", type=int, default=0, metavar="LEVEL", help="press level (0 = no press)"

@@ -286,7 +286,8 @@ class Server:
         self.store = store
         self.settings = settings
         # The map's token table: every connection's RM and text names. One server, one map.
-        self.table = table_for_map(load_map(settings.map))
+        self.map = load_map(settings.map)
+        self.table = table_for_map(self.map)
         self.host = host
         self.port = port
         self.rng = random.Random(seed)
@@ -665,7 +666,7 @@ class Server:
         elif t is m.Iam:
             await self._iam(client, msg)
         elif t is m.Map and msg.name is None:
-            self._queue(client, m.Map(self.settings.map))
+            self._queue(client, m.Map(self.map.name))  # the map's name, not a file's path
         elif t is m.Mdf and msg.definition is None:
             master = self.open_game.master if self.open_game else None
             if master is not None:

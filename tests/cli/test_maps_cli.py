@@ -92,3 +92,16 @@ def test_demo_and_replay_with_map(capsys: pytest.CaptureFixture[str]) -> None:
     assert "unknown power" in capsys.readouterr().err
     assert main(["replay", "--map", "atlantis", str(REPLAY_DIR / "fleet_rome_7.json")]) == 2
     assert "unknown map" in capsys.readouterr().err
+
+
+def test_map_option_takes_daide_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert main(["map", "export", "hundred3", "-o", str(tmp_path)]) == 0
+    capsys.readouterr()
+    assert main(["demo", "--map", str(tmp_path / "hundred3.mdf"), "--max-year", "1426"]) == 0
+    assert "game over: no solo by 1426" in capsys.readouterr().out
+    assert (tmp_path / "data" / "diplomat" / "maps" / "hundred3.json").is_file()
+    assert main(["demo", "--map", str(tmp_path / "nothing.mdf")]) == 2
+    assert "--map: " in capsys.readouterr().err

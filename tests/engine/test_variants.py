@@ -46,13 +46,13 @@ def test_variant_metadata(name: str) -> None:
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_random_game_on_variant(name: str) -> None:
-    """Random legal orders for six years: every order listed is accepted as it stands, every
+    """Random legal orders for ten years: every order listed is accepted as it stands, every
     random choice is accepted by a fresh order book, and the game ends (a solo or the year
     limit) with every centre owned by a power of the map."""
     gmap = load_map(name)
     rng = random.Random(7)
     state = initial_state(gmap)
-    last_year = gmap.start_year + 5
+    last_year = gmap.start_year + 9
     phases = 0
     while state.phase.year <= last_year and state.winner() is None:
         if phases % 3 == 0:
