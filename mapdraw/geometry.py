@@ -792,8 +792,10 @@ def coast_box(at: Point) -> Box:
     return (at[0] - COAST_HALF, at[1] - COAST_HALF, at[0] + COAST_HALF, at[1] + COAST_HALF)
 
 
-# An overlap of this many square units costs one point of an arrangement's score.
+# An overlap of this many square units costs one point of an arrangement's score; covering
+# a name costs this many times more.
 OVERLAP_AREA = 10.0
+NAME_WEIGHT = 4.0
 
 
 class _Obstacles:
@@ -801,6 +803,7 @@ class _Obstacles:
 
     def __init__(self) -> None:
         self.boxes: list[Box] = []
+        self.weight: dict[Box, float] = {}  # boxes that cost more to cover (names)
 
     def near(self, p: Point, radius: float) -> list[Box]:
         return [
@@ -809,15 +812,17 @@ class _Obstacles:
             if b[0] - radius < p[0] < b[2] + radius and b[1] - radius < p[1] < b[3] + radius
         ]
 
-    @staticmethod
-    def cost(box: Box, nearby: list[Box]) -> float:
-        """The area ``box`` shares with ``nearby`` boxes, scaled to score points. (Inlined:
-        placement asks this about a hundred thousand times.)"""
+    def cost(self, box: Box, nearby: list[Box]) -> float:
+        """The area ``box`` shares with ``nearby`` boxes (a name's counting NAME_WEIGHT
+        times), scaled to score points. (Inlined: placement asks this about a hundred
+        thousand times.)"""
         x0, y0, x1, y1 = box
         total = 0.0
-        for b0, b1, b2, b3 in nearby:
+        for b in nearby:
+            b0, b1, b2, b3 = b
             if b0 < x1 and x0 < b2 and b1 < y1 and y0 < b3:
-                total += (min(x1, b2) - max(x0, b0)) * (min(y1, b3) - max(y0, b1))
+                area = (min(x1, b2) - max(x0, b0)) * (min(y1, b3) - max(y0, b1))
+                total += area * self.weight.get(b, 1.0)
         return total / OVERLAP_AREA
 
 
@@ -829,6 +834,8 @@ def _first(
     return f(p, place)[0]
 
 
+# Rounds of placing again the names and coasts that something placed later overlaps.
+REPAIR_ROUNDS = 2
 # Placement works on a raster of the map with cells this many units wide.
 RASTER_STEP = 4.0
 # How far a unit may move from the map's position for it (seas are larger and emptier).
@@ -903,6 +910,7 @@ class _Placer:
         self.labels: dict[str, Point] = {}
         self.centres: dict[str, Point] = {}
         self.asides: dict[str, Point] = {}
+        self.own: dict[str, list[Box]] = {}  # location -> the boxes placed for it
 
     def smallest_first(self) -> list[str]:
         area = {r: 0 for r in self.raster.names}
@@ -935,15 +943,18 @@ class _Placer:
         if prov in self.layout.label:
             dx, dy = self.layout.label[prov]
             lp = (at[0] + dx, at[1] + dy)
+        own = [unit_box(at), label_box(prov, lp)]
         if info.supply_centre:
             if prov in self.layout.centre:
                 sx, sy = self.layout.centre[prov]
                 sc = (lp[0] + sx, lp[1] + sy)
             self.centres[prov] = sc if sc is not None else (lp[0] + sc_dx, lp[1])
-            self.placed.boxes.append(dot_box(self.centres[prov]))
+            own.append(dot_box(self.centres[prov]))
         self.anchors[prov] = at
         self.labels[prov] = lp
-        self.placed.boxes += [unit_box(at), label_box(prov, lp)]
+        self.own[prov] = own
+        self.placed.boxes += own
+        self.placed.weight[own[1]] = NAME_WEIGHT
 
     def _arrangement(
         self,
@@ -1028,7 +1039,31 @@ class _Placer:
 
         at = pos if loc in self.layout.anchor else _best(target, COAST_SEARCH_RADIUS, coast_score)
         self.anchors[loc] = at
+        self.own[loc] = [unit_box(at)]
         self.placed.boxes.append(unit_box(at))
+
+    def crowded(self) -> list[str]:
+        """Provinces whose name, and coasts whose target, overlap something placed for
+        another location, and the locations of what is in the way."""
+        owner = {box: loc for loc, boxes in self.own.items() for box in boxes}
+        out: dict[str, None] = {}
+        for loc, boxes in self.own.items():
+            mine = boxes[1] if loc in self.labels else boxes[0]  # the name, or the coast
+            for b in self.placed.near(((mine[0] + mine[2]) / 2, mine[1]), 60.0):
+                if b not in boxes and self.placed.cost(mine, [b]) > 0:
+                    # Both: the one overlapped, and the one in its way (placed later).
+                    out[loc] = None
+                    out[owner.get(b, loc)] = None
+        return list(out)
+
+    def replace(self, loc: str, borders: list[Border]) -> None:
+        """Place ``loc`` again, with everything else placed around it."""
+        for box in self.own.pop(loc):
+            self.placed.boxes.remove(box)
+        if loc in self.labels:
+            self.province(loc)
+        else:
+            self.coast(loc, self.given[loc], borders)
 
     def aside(self, loc: str, at: Point) -> Point:
         """Where a dislodged unit steps aside from the unit that took its place, staying in
@@ -1070,6 +1105,9 @@ def _place(
     for loc, pos in given.items():
         if loc != province_of(loc):
             placer.coast(loc, pos, borders)
+    for _ in range(REPAIR_ROUNDS):
+        for loc in placer.crowded():
+            placer.replace(loc, borders)
     asides = {loc: placer.aside(loc, at) for loc, at in placer.anchors.items()}
     return placer.anchors, placer.labels, placer.centres, asides
 
