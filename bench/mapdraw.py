@@ -7,10 +7,10 @@ adjacencies (no display positions) or drawn from positions; the share of neighbo
 province pairs whose drawn shapes touch (goal >= 90 %) and of the other pairs that touch all
 the same (goal <= 5 %); name overlaps, coast-target overlaps and spots outside their province
 (goals 0; see ``mapdraw.quality``); the time to compute the drawing once (the cold cost of
-the first render of a map, which the server then caches), and the time of one warm render of
-the starting position. The machine's load average is printed first: the timings are wall
-times on a shared machine. ``tests/mapdraw/test_variants.py`` asserts the goals (not the
-times).
+the first render of a map, which the server then caches), in wall and CPU seconds, and the
+time of one warm render of the starting position. The machine's load average is printed
+first and last: the wall times are taken on a shared machine.
+``tests/mapdraw/test_variants.py`` asserts the goals (not the times).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ def main() -> None:
         "coast overlaps",
         "outside",
         "first draw s",
+        "first draw CPU s",
         "render ms",
     )
     if args.markdown:
@@ -57,13 +58,13 @@ def main() -> None:
         print(
             f"{'map':18} {'pow':>3} {'prov':>4} {'drawing':8} {'adj touch':>14} "
             f"{'non-adj touch':>15} {'names':>5} {'coasts':>6} {'out':>3} {'first s':>7} "
-            f"{'render ms':>9}"
+            f"{'cpu s':>6} {'render ms':>9}"
         )
     for name in names:
         gmap = load_map(name)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         geometry(gmap)
-        first = time.perf_counter() - t0
+        first, first_cpu = time.perf_counter() - t0, time.process_time() - c0
         q = measure(gmap)
         state = initial_state(gmap)
         t0 = time.perf_counter()
@@ -83,6 +84,7 @@ def main() -> None:
             str(q.coast_overlaps),
             str(q.outside),
             f"{first:.2f}",
+            f"{first_cpu:.2f}",
             f"{render_ms:.0f}",
         )
         if args.markdown:
@@ -90,7 +92,7 @@ def main() -> None:
         else:
             print(
                 f"{row[0]:18} {row[1]:>3} {row[2]:>4} {row[3]:8} {row[4]:>14} {row[5]:>15} "
-                f"{row[6]:>5} {row[7]:>6} {row[8]:>3} {row[9]:>7} {row[10]:>9}",
+                f"{row[6]:>5} {row[7]:>6} {row[8]:>3} {row[9]:>7} {row[10]:>6} {row[11]:>9}",
                 flush=True,
             )
     print(f"load average {os.getloadavg()[0]:.2f} at the end", flush=True)
