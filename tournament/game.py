@@ -19,7 +19,6 @@ from typing import Any, BinaryIO
 import trio
 
 from bots.registry import BotHost, HostError
-from protocol.mdf import table_for_map
 from server.app import GameRunner, Server
 from server.links import Link, binary_link, text_link
 from server.logs import get_logger
@@ -243,7 +242,7 @@ class GamePlay:
             return
         for seat, (stream, pid) in zip(seats, started, strict=True):
             seat.pid = pid
-            link = binary_link(stream, "host", f"pid {pid}", table_for_map(runner.master.map))
+            link = binary_link(stream, "host", f"pid {pid}", runner.master.codec.table)
             nursery.start_soon(self._serve, runner, seat, link)
 
     async def _launch(
@@ -275,7 +274,7 @@ class GamePlay:
                 )
                 assert seat.proc.stdin is not None and seat.proc.stdout is not None
                 pipes = trio.StapledStream(seat.proc.stdin, seat.proc.stdout)
-                table = table_for_map(runner.master.map)
+                table = runner.master.codec.table
                 link = text_link(pipes, "pipe", f"pid {seat.proc.pid}", table)
                 nursery.start_soon(self._serve, runner, seat, link)
                 nursery.start_soon(self._watch_process, runner, seat)
