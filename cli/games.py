@@ -9,6 +9,7 @@ from typing import Any
 
 from cli.options import add_db_option, open_game, open_store
 from server.settings import default_db_path
+from server.store import centre_counts
 
 HIDDEN = "abandoned"  # games a tournament or server gave up on: listed with --all only
 
@@ -156,7 +157,7 @@ def _show(args: argparse.Namespace) -> int:
     if args.daide:
         _show_daide(states, by_phase, press)
     else:
-        _show_readable(states, by_phase, press)
+        _show_readable(states, by_phase, press, row.settings.get("map", "standard"))
     return 0
 
 
@@ -167,7 +168,7 @@ def _show_daide(
 ) -> None:
     """Per phase: the centres held, each ORD message as stored, the press."""
     for phase, state in states:
-        centres = " ".join(f"{pw}:{len(cs)}" for pw, cs in state["centres"].items() if cs)
+        centres = " ".join(f"{pw}:{n}" for pw, n in centre_counts(state).items() if n)
         print(f"\n{phase}  centres {centres}")
         for _power, text in by_phase.get(phase, []):
             print(f"  {text}")
@@ -178,16 +179,24 @@ def _show_readable(
     states: list[tuple[str, dict[str, Any]]],
     by_phase: dict[str, list[tuple[str, str]]],
     press: list[Any],
+    map_name: str = "standard",
 ) -> None:
     """Per phase its name as players say it and the orders by power (``A BUD - SER``) with
     what became of them; after each year, the centres each power holds."""
+    from engine.map import MapError, load_map
     from engine.orders import Waive
     from engine.state import Phase
     from mapdraw.svg import phase_title
     from protocol import messages as m
     from protocol.codec import codec_for
+    from protocol.mdf import table_for_map
+    from protocol.tokens import STANDARD
 
-    codec = codec_for()
+    try:
+        table = table_for_map(load_map(map_name))  # the game's map's names
+    except MapError:
+        table = STANDARD  # the map file is gone: what parses is still shown
+    codec = codec_for(table)
     for k, (phase, _state) in enumerate(states):
         lines = by_phase.get(phase, [])
         if lines or k == len(states) - 1:
@@ -214,7 +223,7 @@ def _show_readable(
 
 def _centre_counts(state: dict[str, Any]) -> str:
     counts = sorted(
-        ((pw, len(cs)) for pw, cs in state["centres"].items() if cs), key=lambda x: (-x[1], x[0])
+        ((pw, n) for pw, n in centre_counts(state).items() if n), key=lambda x: (-x[1], x[0])
     )
     return ", ".join(f"{pw} {n}" for pw, n in counts)
 

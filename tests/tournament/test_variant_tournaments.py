@@ -38,6 +38,11 @@ def test_cli_tournament_on_a_three_power_variant(
     # Three games of a three-seat line-up: every seat played every power once.
     assert len(played) == 9 and set(played.values()) == {1}
     assert {b["label"]: b["games"] for b in data["bots"]} == {"dumbbot": 3, "randombot": 6}
+    capsys.readouterr()
+    # The stored game reads back with the map's names.
+    assert main(["show", str(data["games"][0]["id"]), "--db", str(db)]) == 0
+    shown = capsys.readouterr().out
+    assert "Spring 1425 Movement (S1425M)" in shown and "A DIJ" in shown
     # A line-up that does not fit the map is refused with the map's count.
     assert main(["tournament", "randombot:7", "--map", "hundred3", "--db", str(db)]) == 2
     assert "exactly 3 seats" in capsys.readouterr().err
