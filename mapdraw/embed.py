@@ -5,22 +5,28 @@ Only the standard map comes with positions (latitude and longitude). For any oth
 drawing is computed from the adjacencies alone, deterministically:
 
 1. The province graph (two provinces are joined when a unit of either type can move between
-   them) is made planar: if it is not, the adjacencies that are least local (fewest common
-   neighbours) are left out one at a time until it is. Region maps are planar, so a drawing
-   whose neighbours share borders can show every kept adjacency and no dropped one.
-2. A planar embedding gives the faces; the largest becomes the rim of the board. Every inner
-   face with more than three sides gets a hidden vertex joined to its sides, so that all inner
-   faces are triangles (then the drawing below has no crossing edges).
-3. Tutte's barycentric drawing: the rim on an ellipse, every other vertex at the weighted mean
-   of its neighbours, solved as a linear system. Reweighting each edge by its length a few times
-   evens out the sizes (the plain drawing crowds the middle).
+   them) is made planar: if it is not, seeded greedy passes add the adjacencies, the local ones
+   (most common neighbours) first, leaving out each that would break planarity; the pass that
+   leaves out fewest wins. Regions in the plane touch as a planar graph's vertices do, so a
+   drawing can show every kept adjacency.
+2. A planar embedding gives the faces; the largest becomes the rim. A map with no fair rim (a
+   world map: every face small) is first cut open along a seam, a dual path between two far
+   faces that crosses seas where it can, as a world map is cut along a meridian. A hidden ring
+   of vertices outside the rim is pinned to the frame (a rounded rectangle), and every inner
+   face with more than three sides gets a hidden vertex joined to its corners, so that every
+   face is a triangle.
+3. Tutte's barycentric drawing (each free vertex at the weighted mean of its neighbours, a
+   linear system) places everything without crossings, but crowds the middle. A relaxation
+   then pushes every inner triangle towards one area (more for provinces with split coasts)
+   and every edge towards one length; a step that would make a triangle too thin or flip it is
+   halved, then dropped, so the drawing stays plane.
 4. Seeds for :mod:`mapdraw.geometry`: each province's point and points along the first part of
    each of its edges, so that the Voronoi cells of two neighbours meet at the middle of their
    edge; a face of five sides or more holds a region that is no province (hatched, as
-   Switzerland is on the standard board), so that provinces around it that are not neighbours
-   do not touch.
+   Switzerland is on the standard board) grown along spokes to its corners, so that provinces
+   around it that are not neighbours do not touch.
 
-Coordinates are in an abstract plane (the rim's ellipse has half-axes ``ASPECT`` and 1);
+Coordinates are in an abstract plane (the ring's half-axes are ``ASPECT`` and 1);
 :mod:`mapdraw.geometry` scales them to the frame.
 """
 
