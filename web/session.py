@@ -39,6 +39,7 @@ from engine.orders import (
 )
 from engine.orderset import OrderSet
 from engine.state import GameState, Unit
+from mapdraw.geometry import geometry
 from mapdraw.svg import SEASONS, power_colours, render_map
 from mapdraw.svg import phase_title as name_of_phase
 from protocol import messages as m
@@ -259,6 +260,9 @@ class WebSession(Link):
     async def run(self) -> None:
         """Play the seat until the game ends or no page has been attached for a while; a
         finished game's session lingers while pages still look at it."""
+        # The map's drawing is computed once per map (seconds for a large variant): in a
+        # worker thread, so that the server goes on serving every other game meanwhile.
+        await trio.to_thread.run_sync(geometry, self.gmap)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._flusher)
             if self.runner is not None and not self.runner.done.is_set():
