@@ -367,7 +367,12 @@ class Server:
             if row.status == "forming":
                 self.store.set_status(row.id, "abandoned")
             elif row.status == "active":
-                master = GameMaster.restore(self.store.saved(row.id), now, self.rejoin_grace)
+                try:
+                    master = GameMaster.restore(self.store.saved(row.id), now, self.rejoin_grace)
+                except ValueError as exc:  # e.g. its map file is gone: the others still resume
+                    self.log.error("cannot resume game", game=row.id, error=str(exc))
+                    self.store.set_status(row.id, "abandoned")
+                    continue
                 self._start_game(master)
                 self.log.info("resumed game", game=row.id, phase=master.state.phase.name)
 

@@ -3,6 +3,7 @@ of the variant's tokens, MAP and MDF of the variant, its starting turn and its y
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +14,9 @@ from engine.state import Unit
 from protocol import messages as m
 from protocol.connection import ClientConnection
 from protocol.mdf import MapDefinition, table_for_map
+from server.app import Server
 from server.settings import GameSettings
+from server.store import Store
 
 from .daide_client import WireClient
 from .test_game_flow import play_holds
@@ -78,3 +81,17 @@ def test_settings_refuse_an_unknown_map_and_a_year_before_the_start() -> None:
     with pytest.raises(ValueError, match="first year"):
         GameSettings(map="classical", max_year=1049)
     assert GameSettings(map="classical", max_year=1050).max_year == 1050
+
+
+async def test_a_game_whose_map_file_is_gone_is_abandoned_not_fatal(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite")
+    settings = GameSettings().model_dump() | {"map": str(tmp_path / "gone.json")}
+    gid = store.create_game(settings, "g", None)
+    store.set_status(gid, "active")
+    # The server starts; the game it cannot resume (its map file is gone) is set aside.
+    server = Server(store, GameSettings(), port=0)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        assert store.game(gid).status == "abandoned"
+        nursery.cancel_scope.cancel()
+    store.close()
