@@ -5,7 +5,8 @@
 
 The binary is not part of the project: build it from the public ``diplomacy/daide-client``
 repository (``cmake .. && make dumbbot``; set ``m_size_square_coefficient`` to +1 in
-``bots/dumbbot/dumbbot.h``, as /work's notes on DumbBot say, to undo the 2019 sign error).
+``bots/dumbbot/dumbbot.h``, the published DumbBot's value, to undo a 2019 sign error; the
+project ships neither that code nor a binary).
 
 For each map a tournament of ``--games`` games runs on an in-process server: the C++ DumbBot
 in every other seat (TCP, binary DAIDE: it gets the RM, asks for the MDF and plays the

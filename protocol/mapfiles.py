@@ -157,7 +157,7 @@ def _border_entries(prov: str, spec: str) -> tuple[AdjacencyEntry, ...]:
         i = 0
         while i < len(rest):
             if rest[i] == "(":
-                if i + 3 >= len(rest) + 1 or rest[i + 3] != ")":
+                if i + 3 >= len(rest) or rest[i + 3] != ")":
                     raise VariantError(f"borders of {prov}: bad coast in {part.strip()!r}")
                 c = COAST_NAME.get(rest[i + 2])
                 if c is None:

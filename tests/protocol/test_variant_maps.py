@@ -192,6 +192,13 @@ WAT=FLT AAA BBB (SPL NCS) (SPL SCS)
     assert data["start"]["centres"] == {"RED": ["AAA"], "BLU": ["BBB"]}
     assert data["provinces"]["SPL"]["supply_centre"]
     assert not data["provinces"]["CCC"]["supply_centre"]
+    for bad, why in [
+        ("WAT=FLT AAA (SPL NCS", "bad coast"),
+        ("WAT=FLT AAA (SPL XCS)", "unknown coast"),
+        ("WAT=BOAT AAA", "AMY or FLT"),
+    ]:
+        with pytest.raises(VariantError, match=why):
+            import_variant(VariantFiles("tri", cfg=cfg.replace(cfg.splitlines()[-1], bad)))
 
 
 @pytest.mark.parametrize(
