@@ -11,6 +11,7 @@ from protocol import messages as m
 from protocol.codec import parse_text
 from protocol.connection import ClientConnection, Closed, Received, Send, Unparsed
 from protocol.lines import TextConnection
+from protocol.tokens import STANDARD, TokenTable
 
 if TYPE_CHECKING:
     from server.app import Server
@@ -32,11 +33,12 @@ PATIENCE = 120.0
 class WireClient:
     """Send typed messages, receive typed messages (or raw events)."""
 
-    def __init__(self, stream: trio.SocketStream, text: bool) -> None:
+    def __init__(self, stream: trio.SocketStream, text: bool, table: TokenTable = STANDARD) -> None:
         self.stream = stream
         self.text = text
+        # A text client knows the map's names itself (there is no RM in the text form).
         self.conn: ClientConnection | TextConnection = (
-            TextConnection() if text else ClientConnection()
+            TextConnection(table) if text else ClientConnection()
         )
         self.pending: list[Any] = []
         self.closed: Closed | None = None
@@ -47,12 +49,13 @@ class WireClient:
         port: int,
         text: bool = False,
         host: str = "127.0.0.1",
+        table: TokenTable = STANDARD,
         local_address: str | None = None,
     ) -> WireClient:
         """A client connected to ``port`` (binary: its IM sent), from ``local_address`` if
         given (any 127.x.y.z: Linux routes all of 127.0.0.0/8 to the loopback interface)."""
         stream = await trio.open_tcp_stream(host, port, local_address=local_address)
-        client = cls(stream, text)
+        client = cls(stream, text, table)
         if not text:
             assert isinstance(client.conn, ClientConnection)
             await stream.send_all(client.conn.start())
@@ -62,7 +65,7 @@ class WireClient:
         """Send a message (a no-op once the server has closed the connection: like any
         client, we may still be answering what it sent before closing)."""
         if isinstance(msg, str):
-            msg = parse_text(msg)
+            msg = parse_text(msg, self.conn.codec.table)
         if self.closed is not None or self.conn.state.value == "closed":
             return
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
