@@ -59,7 +59,8 @@ async def test_three_players_play_hundred_to_the_year_limit(make_server: MakeSer
         assert {e.power for e in smr.entries} == set(hundred.powers)
     assert powers == set(hundred.powers)
     (row,) = server.store.games()
-    assert row.status == "finished" and row.result["reason"] == "year limit"
+    assert row.status == "finished" and row.result is not None
+    assert row.result["reason"] == "year limit"
     assert [p for p, _ in server.store.states(row.id)][:2] == ["S1425M", "F1425M"]
 
 
