@@ -23,16 +23,18 @@ import trio
 from pydantic import ValidationError
 
 from bots.registry import BUNDLED, bundled_command
-from engine.map import GameMap, load_map
+from engine.map import GameMap, bundled_maps, load_map
 from engine.orders import Order
 from engine.state import GameState
 from mapdraw.svg import render_map
 from protocol import messages as m
-from protocol.codec import Codec, codec_for
+from protocol.codec import codec_for
+from protocol.mdf import table_for_map
 from server.guard import peer_key
 from server.logs import get_logger
 from server.settings import GameSettings
 from web.http import Request, Response, WebSocket, serve_http
+from web.press import PRESS_LEVELS
 from web.seats import SeatBook, SeatRow
 from web.session import WebSession, phase_title, result_lines
 
@@ -46,14 +48,23 @@ BOT_EXIT_GRACE = 10.0  # seconds a bot gets to exit by itself after its game end
 CREATE_BURST = 5  # games one address may create at once ...
 CREATE_EVERY = 60.0  # ... and then one per this many seconds
 FORMING_TIMEOUT = 600.0  # seconds a web game may wait for its person before it is abandoned
+NEGOTIATE = "--negotiate"  # the one option the page may give a bundled bot: it talks
+NEGOTIATORS = ("bordeaux", "dumbbot")  # the bundled bots that negotiate with it
 DEFAULTS: dict[str, Any] = {
     "power": "random",
+    "level": 0,
     "opponents": ["dumbbot"] * 6,
     "move_time": 600,
     "retreat_time": 120,
     "build_time": 120,
     "max_year": 1910,
 }
+
+
+def default_max_year(gmap: GameMap) -> int:
+    """The year a game on ``gmap`` ends in by default: as many years in as 1910 is on the
+    standard map."""
+    return gmap.start_year + DEFAULTS["max_year"] - 1901
 
 
 class SpecError(ValueError):
@@ -83,25 +94,47 @@ def read_spec(spec: Any, gmap: GameMap) -> GameSpec:
     power = str(spec.get("power") or "random").upper()
     if power not in powers and power != RANDOM:
         raise SpecError(f"no power {power}: choose one of {', '.join(powers)} or random")
-    opponents = spec.get("opponents", DEFAULTS["opponents"])
+    opponents = spec.get("opponents", ["dumbbot"] * (len(powers) - 1))
     if not isinstance(opponents, list) or len(opponents) != len(powers) - 1:
         raise SpecError(f"choose {len(powers) - 1} opponents")
-    names = [str(o).strip().lower() for o in opponents]
+    names = [" ".join(str(o).lower().split()) for o in opponents]
     for name in names:
-        if name not in BUNDLED and name != OPEN:
-            raise SpecError(f"unknown bot {name!r}: choose from {', '.join(BUNDLED)} or open")
+        if name not in bot_choices() and name != OPEN:
+            raise SpecError(f"unknown bot {name!r}: choose from {', '.join(bot_choices())} or open")
+    level = _number(spec, "level") or 0
+    if level not in PRESS_LEVELS:
+        raise SpecError(
+            f"press level {level}: choose {', '.join(map(str, PRESS_LEVELS))} (0 is gunboat)"
+        )
     settings = GameSettings.model_validate(
         {
             "map": gmap.name,
-            "level": 0,  # gunboat: no press, and nobody is named until the end
+            # Level 0 is gunboat: no press, and nobody is named until the end.
+            "level": level,
             "move_time": _seconds(spec, "move_time"),
             "retreat_time": _seconds(spec, "retreat_time"),
             "build_time": _seconds(spec, "build_time"),
-            "max_year": _number(spec, "max_year"),
+            "max_year": _number(spec, "max_year") if "max_year" in spec else default_max_year(gmap),
         }
     )
     title = str(spec.get("name") or "").strip()[:60] or None
     return GameSpec(power, names, settings, title, gmap)
+
+
+def bot_choices() -> list[str]:
+    """What the page offers as an opponent: every bundled bot, and the negotiating ones
+    with ``--negotiate`` (silent in a gunboat game, talking at press levels 10 to 30)."""
+    return [*BUNDLED, *(f"{b} {NEGOTIATE}" for b in NEGOTIATORS if b in BUNDLED)]
+
+
+def bot_argv(choice: str, seed: int) -> list[str]:
+    """The command that starts an opponent the page chose (one of :func:`bot_choices`)."""
+    name, *extra = choice.split()
+    return shlex.split(bundled_command(name, extra).format(seed=seed))
+
+
+def bundled_choice(choice: str) -> bool:
+    return choice in bot_choices()
 
 
 class Refused(Exception):
@@ -144,7 +177,6 @@ class WebHub:
         self.sessions: dict[str, WebSession] = {}
         self.open_ports: dict[int, int] = {}  # game -> the port its open seats connect to
         self.rng = random.Random(server.rng.random())
-        self.codec: Codec = codec_for()
         self.maps: dict[str, GameMap] = {}
         self.listeners: list[trio.SocketListener] = []
         self.log = get_logger(web=True)
@@ -197,6 +229,37 @@ class WebHub:
             self.maps[name] = load_map(name)
         return self.maps[name]
 
+    def map_names(self) -> list[str]:
+        """The maps the page offers: the server's own (``--map``) first, then every bundled
+        map."""
+        default = self.server.settings.map
+        return [default, *(n for n in bundled_maps() if n != default)]
+
+    def spec_map(self, spec: Any) -> GameMap:
+        """The map a requested game names (``map``, one of :meth:`map_names`), or the
+        server's."""
+        name = spec.get("map") if isinstance(spec, Mapping) else None
+        if name is None or name == "":
+            return self.map_named(self.server.settings.map)
+        if not isinstance(name, str) or name not in self.map_names():
+            raise SpecError(f"unknown map {name!r}: choose one of {', '.join(self.map_names())}")
+        return self.map_named(name)
+
+    def map_summary(self, name: str) -> dict[str, Any]:
+        """What the lobby shows of a map: its powers, size, first year and designer."""
+        gmap = self.map_named(name)
+        return {
+            "name": name,
+            "title": gmap.title,
+            "description": gmap.description,
+            "designer": gmap.designer,
+            "powers": [{"id": p, "name": gmap.power_info[p].name} for p in gmap.powers],
+            "provinces": len(gmap.provinces),
+            "centres": len(gmap.supply_centres),
+            "first_year": gmap.start_year,
+            "max_year": default_max_year(gmap),
+        }
+
     # -- the JSON API ----------------------------------------------------------------------------
 
     async def api(self, req: Request) -> Response:
@@ -205,8 +268,10 @@ class WebHub:
             return Response.of_json(
                 {
                     "powers": [{"id": p, "name": gmap.power_info[p].name} for p in gmap.powers],
-                    "bots": list(BUNDLED),
-                    "defaults": DEFAULTS,
+                    "maps": [self.map_summary(n) for n in self.map_names()],
+                    "bots": bot_choices(),
+                    "levels": list(PRESS_LEVELS),
+                    "defaults": {**DEFAULTS, "map": self.server.settings.map},
                 }
             )
         if req.path == "/api/games":
@@ -270,7 +335,7 @@ class WebHub:
         """A gunboat game for one person against bots; see ``DEFAULTS`` for the fields.
         Once the request is found valid: :class:`Refused` (503) when ``max_games`` web
         games already run, or (429) when ``peer``'s address has created too many."""
-        wanted = read_spec(spec, self.map_named(self.server.settings.map))
+        wanted = read_spec(spec, self.spec_map(spec))
         powers = list(wanted.gmap.powers)
         power = self.rng.choice(powers) if wanted.power == RANDOM else wanted.power
         others = [p for p in powers if p != power]
@@ -326,7 +391,7 @@ class WebHub:
                     port = await nursery.start(self.server.listen_for_game, runner)
                     self.open_ports[runner.id] = port
             for power, bot in seat.lineup.items():
-                if bot in BUNDLED and (not rejoin or power in passcodes):
+                if bundled_choice(bot) and (not rejoin or power in passcodes):
                     nursery.start_soon(
                         self._run_bot, runner, power, bot, passcodes.get(power), gone
                     )
@@ -337,7 +402,7 @@ class WebHub:
     async def _run_bot(
         self, runner: GameRunner, power: str, bot: str, passcode: int | None, gone: set[str]
     ) -> None:
-        argv = shlex.split(bundled_command(bot).format(seed=self.rng.randrange(1 << 30)))
+        argv = bot_argv(bot, self.rng.randrange(1 << 30))
         seat: tuple[GameRunner, str | None, str | None] | None = (runner, power, bot)
         if passcode is not None:
             argv += ["--power", power, "--passcode", str(passcode)]
@@ -454,10 +519,11 @@ class WebHub:
 
     # -- history ---------------------------------------------------------------------------------
 
-    def stored_results(self, game_id: int, phase: str) -> list[tuple[Order, Any]]:
+    def stored_results(self, game_id: int, phase: str, gmap: GameMap) -> list[tuple[Order, Any]]:
         out: list[tuple[Order, Any]] = []
+        codec = codec_for(table_for_map(gmap))  # the game's map's names
         for _, _, text in self.store.results(game_id, phase):
-            msg = self.codec.parse_text(text)
+            msg = codec.parse_text(text)
             if isinstance(msg, m.Ord) and msg.order is not None:
                 out.append((msg.order, msg.result))
         return out
@@ -473,10 +539,10 @@ class WebHub:
         processed = i < len(states) - 1
         if processed and key in self._history:
             self._history.move_to_end(key)
-            return self._history[key]
+            return self._with_press(session, self._history[key])
         name, data = states[i]
         state = GameState.from_json(data, session.gmap)
-        results = self.stored_results(gid, name) if processed else []
+        results = self.stored_results(gid, name, session.gmap) if processed else []
         view = {
             "t": "history",
             "index": i,
@@ -491,7 +557,17 @@ class WebHub:
             self._history[key] = view
             while len(self._history) > 64:
                 self._history.popitem(last=False)
-        return view
+        return self._with_press(session, view)
+
+    def _with_press(self, session: WebSession, view: dict[str, Any]) -> dict[str, Any]:
+        """The phase's press the seat may read (its own during the game, everyone's after)."""
+        desk = session.desk
+        if desk is None:
+            return view
+        items = [i for i in desk.items if i.phase == view["phase"]]
+        shown = dict(view)
+        shown["press"] = [desk.message_view(i, {}) for i in items]
+        return shown
 
 
 async def _cancel_after(event: trio.Event, scope: trio.CancelScope, grace: float) -> None:

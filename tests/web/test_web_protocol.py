@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 import trio
 import trio_websocket
 
+from engine.map import bundled_maps, load_map
 from protocol import messages as m
 from server.app import Server
 from server.settings import GameSettings
@@ -126,10 +128,16 @@ async def test_static_files_and_api(web: WebHub) -> None:
         {"move_time": 0.5},
         {"move_time": 9000},
         {"max_year": 1800},
+        {"level": 15},  # the page offers 0, 10, 20 and 30
+        {"level": "x"},
+        {"opponents": ["bordeaux --think 99"] * 6},  # no option but --negotiate
+        {"opponents": ["holdbot --negotiate"] * 6},  # holdbot does not talk
     ):
         status, _, body = await http(port, "POST", "/api/games", bad)
         assert status == 400 and json.loads(body)["error"], bad
     assert (await http(port, "POST", "/api/games", []))[0] == 400
+    assert options["levels"] == [0, 10, 20, 30] and options["defaults"]["level"] == 0
+    assert {"bordeaux --negotiate", "dumbbot --negotiate"} <= set(options["bots"])
 
 
 async def test_wrong_token_opens_nothing(web: WebHub) -> None:
@@ -361,5 +369,131 @@ async def test_coming_back_the_page_says_what_happened_while_away(web: WebHub) -
         assert groups[-1]["phase"] == "S1901M" and not groups[-1]["away"]
         assert ("TUR", "A CON - BUL") in {(r["power"], r["text"]) for r in groups[-1]["lines"]}
         assert groups[-2]["phase"] == "F1901M" and groups[-2]["away"]
+    finally:
+        await cm.__aexit__(None, None, None)
+
+
+def _noticed(page: Page, view: dict[str, Any]) -> bool:
+    return bool(page.notices)
+
+
+def _press(v: dict[str, Any]) -> dict[str, Any]:
+    press: dict[str, Any] = v.get("press") or {}
+    return press
+
+
+async def test_press_offers_only_what_the_games_level_allows(web: WebHub) -> None:
+    # Level 10: peace, alliances, draws; one arrangement a message. A silent bot does not
+    # understand, and the page says so.
+    seat = web.create_game({"power": "FRA", "level": 10, "opponents": ["holdbot"] * 6})
+    page, cm = await open_page(web, seat.game_id, seat.token)
+    try:
+        view = await page.until(lambda v: v["stage"] == "playing" and bool(_press(v).get("open")))
+        assert _press(view)["level"] == 10 and _press(view)["kinds"] == []  # no recipient yet
+        await page.send(t="press", op="to", power="ENG")
+        view = await page.until(lambda v: bool(_press(v)["kinds"]))
+        assert [k["id"] for k in _press(view)["kinds"]] == ["pce", "aly", "drw"]
+        await page.send(t="press", op="add", kind="dmz")  # level 20: refused
+        await page.until(lambda v: bool(page.notices))
+        assert "press level" in page.notices[-1]["text"]
+        await page.send(t="press", op="add", kind="pce")
+        view = await page.until(lambda v: len(_press(v)["parts"]) == 1)
+        assert _press(view)["kinds"] == [] and not _press(view)["combine"]  # one part at 10
+        assert _press(view)["preview"] == "I propose peace between England and France"
+        await page.send(t="press", op="send", how="orr")  # one part: a plain PRP
+        view = await page.until(
+            lambda v: any(
+                m.get("state") == "not understood"
+                for c in _press(v)["conversations"]
+                for m in c["messages"]
+            )
+        )
+        eng = next(c for c in _press(view)["conversations"] if c["key"] == "ENG")
+        assert eng["messages"][0]["daide"] == "PRP ( PCE ( ENG FRA ) )"
+        assert eng["messages"][1]["text"].startswith("I did not understand your message")
+        # Answering a proposal that does not exist, or sending to oneself, is refused here.
+        await page.send(t="press", op="reply", seq=99, answer="yes")
+        await page.until(lambda v: "no longer waiting" in page.notices[-1]["text"])
+        assert "FRA" not in [p["power"] for p in _press(view)["powers"]]
+    finally:
+        await cm.__aexit__(None, None, None)
+    # Level 20 adds zones and orders; 30 combines them.
+    for level, combine in ((20, False), (30, True)):
+        seat = web.create_game({"power": "FRA", "level": level, "opponents": ["holdbot"] * 6})
+        page, cm = await open_page(web, seat.game_id, seat.token)
+        try:
+            await page.until(lambda v: v["stage"] == "playing" and bool(_press(v).get("open")))
+            await page.send(t="press", op="to", power="GER")
+            view = await page.until(lambda v: bool(_press(v)["kinds"]))
+            kinds = [k["id"] for k in _press(view)["kinds"]]
+            assert kinds == ["pce", "aly", "drw", "dmz", "xdo"]
+            await page.send(t="press", op="add", kind="xdo")
+            await page.until(lambda v: "click a unit" in v.get("prompt", ""))
+            await page.send(t="click", loc="KIE")  # Germany's fleet
+            await page.until(lambda v: "Proposing: Move the fleet in KIE" in v.get("prompt", ""))
+            await page.send(t="click", loc="HOL")
+            view = await page.until(lambda v: len(_press(v)["parts"]) == 1)
+            assert _press(view)["parts"][0]["text"] == "Germany ordering F KIE - HOL"
+            assert 'id="pending-KIE"' in page.svg  # drawn as a proposed order
+            await page.send(t="press", op="add", kind="drw")
+            if combine:
+                view = await page.until(lambda v: len(_press(v)["parts"]) == 2)
+                assert _press(view)["combine"]
+            else:
+                await page.until(partial(_noticed, page))
+                assert "press level" in page.notices[-1]["text"]
+        finally:
+            await cm.__aexit__(None, None, None)
+
+
+async def test_the_lobby_offers_every_map(web: WebHub) -> None:
+    port = web.address[1]
+    status, _, body = await http(port, "GET", "/api/options")
+    options = json.loads(body)
+    maps = {m_["name"]: m_ for m_ in options["maps"]}
+    assert options["defaults"]["map"] == "standard" and options["maps"][0]["name"] == "standard"
+    assert set(maps) == set(bundled_maps())
+    hundred = load_map("hundred3")
+    assert [p["id"] for p in maps["hundred3"]["powers"]] == list(hundred.powers)
+    assert maps["hundred3"]["first_year"] == hundred.start_year
+    assert maps["hundred3"]["max_year"] == hundred.start_year + 9
+    assert maps["hundred3"]["designer"] == hundred.designer
+    assert len(maps["chaos"]["powers"]) == 34
+    for bad, why in (
+        ({"map": "nowhere"}, "unknown map"),
+        ({"map": "hundred3", "opponents": ["dumbbot"] * 6}, "choose 2 opponents"),
+        ({"map": "hundred3", "power": "RUS"}, "no power RUS"),
+        ({"map": "hundred3", "max_year": 1901 - 500}, "first year"),
+        ({"map": ["standard"]}, "unknown map"),
+    ):
+        status, _, body = await http(port, "POST", "/api/games", bad)
+        assert status == 400 and why in json.loads(body)["error"], (bad, body)
+
+
+async def test_a_variant_game_by_clicks(web: WebHub) -> None:
+    """A three-power variant with no display positions: the page's map is the computed
+    drawing, clicks order the units, and the bots (speaking the variant's tokens) play."""
+    gmap = load_map("hundred3")
+    year = gmap.start_year
+    seat = web.create_game({"map": "hundred3", "power": "ENG", "opponents": ["holdbot"] * 2})
+    assert web.server.games[seat.game_id].master.map.name == "hundred3"
+    page, cm = await open_page(web, seat.game_id, seat.token)
+    try:
+        view = await page.until(lambda v: v["stage"] == "playing" and "orders" in v)
+        assert view["phase"] == f"S{year}M" and len(view["powers"]) == 3
+        assert 'data-map="hundred3"' in page.svg
+        assert page.svg.count('class="prov ') == len(gmap.provinces)
+        await page.send(t="click", loc="NMD")
+        view = await page.until(lambda v: "NMD" in v.get("prompt", ""))
+        await page.send(t="click", loc="BRT")
+        await page.until(lambda v: given(v) == ["A NMD - BRT"])
+        assert 'id="pending-NMD"' in page.svg
+        await page.send(t="ready", on=True)
+        view = await page.until(lambda v: v["phase"] == f"F{year}M" and "orders" in v)
+        lines = {(r["power"], r["text"]) for r in view["results"][0]["lines"]}
+        assert ("ENG", "A NMD - BRT") in lines
+        await page.send(t="history", index=0)
+        hist = await page.until(lambda v: v.get("t") == "history")
+        assert 'id="order-NMD"' in hist["svg"]
     finally:
         await cm.__aexit__(None, None, None)
