@@ -96,6 +96,14 @@ def _tokens(gmap: GameMap, text: str) -> list[str]:
 # A reading of an order's text that does not depend on the board or on who gives it: the
 # verb, then the ordered unit's written type and location, then the rest (see _read).
 _Reading = tuple[Any, ...]
+
+
+class Readings(dict[tuple[str, str], _Reading]):
+    """The per-map memo of order readings by (text, phase kind) (``engine.memo``)."""
+
+    __slots__ = ()
+
+
 # Readings kept per map before the memo is emptied.
 _MEMO_LIMIT = 100_000
 
@@ -109,9 +117,9 @@ def parse_order(
 ) -> Order:
     """Read one order given by ``power``. ``units`` (the board, by province) fills in the
     power and type of supported and convoyed units when the text leaves them out."""
-    memo: dict[tuple[str, str], _Reading] | None = gmap.memo.get("notation")
-    if memo is None or len(memo) > _MEMO_LIMIT:
-        memo = gmap.memo["notation"] = {}
+    memo = gmap.memo.get(Readings, Readings)
+    if len(memo) > _MEMO_LIMIT:
+        memo.clear()
     key = (text, phase)
     reading = memo.get(key)
     if reading is None:
