@@ -23,6 +23,7 @@ from typing import Any
 from bots.base import Bot, View, complete_orders, daide_orders, default_orders
 from engine.map import GameMap, MapError, load_map, province_of
 from engine.orders import Order, Remove, Waive
+from engine.orderset import owes_orders
 from engine.state import Dislodged, GameState, Phase, StateError, Unit, make_state
 from protocol import messages as m
 from protocol.atoms import Atoms
@@ -269,7 +270,7 @@ class Session:
         self.accepted = {}
         self.waives = 0
         self.mis_answers = 0
-        if not _owes_orders(state, self.power):
+        if not owes_orders(state, self.power):
             return []
         return self._submit(self._orders_for(state, self.power))
 
@@ -443,15 +444,6 @@ _HANDLERS: dict[type, Any] = {
     m.Sve: Session._sve,
     m.Lod: Session._lod,
 }
-
-
-def _owes_orders(state: GameState, power: str) -> bool:
-    kind = state.phase.kind
-    if kind == "movement":
-        return any(u.power == power for u in state.units.values())
-    if kind == "retreat":
-        return any(d.unit.power == power for d in state.dislodged.values())
-    return state.adjustments().get(power, 0) != 0
 
 
 def _lenient_state(msg: m.Now, gmap: GameMap, centres: dict[str, str]) -> GameState:

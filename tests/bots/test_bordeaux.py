@@ -34,7 +34,7 @@ from engine.orders import (
     Waive,
     order_key,
 )
-from engine.orderset import OrderSet
+from engine.orderset import OrderSet, owes_orders
 from engine.simulate import random_game, random_orders
 from engine.state import Dislodged, GameState, Phase, initial_state, make_state, parse_unit
 from engine.turn import process
@@ -103,15 +103,6 @@ def check_complete_and_legal(state: GameState, power: str, given: list[Order]) -
         assert book.submit(power, order).note.accepted, str(order)
 
 
-def owes(state: GameState, power: str) -> bool:
-    kind = state.phase.kind
-    if kind == "movement":
-        return bool(state.units_of(power))
-    if kind == "retreat":
-        return any(d.unit.power == power for d in state.dislodged.values())
-    return state.adjustments()[power] != 0
-
-
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10_000), st.integers(0, 40), st.sampled_from(sorted(G.powers)))
 def test_complete_legal_orders_in_random_positions(seed: int, steps: int, power: str) -> None:
@@ -120,7 +111,7 @@ def test_complete_legal_orders_in_random_positions(seed: int, steps: int, power:
         state = step.result.state
         if i >= steps:
             break
-    if not owes(state, power) or state.winner() is not None:
+    if not owes_orders(state, power) or state.winner() is not None:
         return
     given = decide(state, power, seed=seed, nodes=40)
     check_complete_and_legal(state, power, given)
@@ -136,7 +127,7 @@ def test_every_phase_kind_of_a_game() -> None:
     while state.phase.year <= 1903:
         orders = random_orders(state, rng)
         for power in G.powers:
-            if owes(state, power):
+            if owes_orders(state, power):
                 given = decide(state, power, seed=7, nodes=60)
                 check_complete_and_legal(state, power, given)
                 kinds.add(state.phase.kind)
