@@ -181,9 +181,9 @@ def _show_readable(
 ) -> None:
     """Per phase its name as players say it and the orders by power (``A BUD - SER``) with
     what became of them; after each year, the centres each power holds."""
+    from engine.notation import phase_title
     from engine.orders import Waive
     from engine.state import Phase
-    from mapdraw.svg import phase_title
     from protocol import messages as m
     from protocol.codec import codec_for
 
