@@ -20,6 +20,7 @@ from bots.bordeaux.budget import Budget
 from bots.bordeaux.evaluate import Evaluator
 from bots.bordeaux.search import _regret_matching
 from bots.client import build_parser
+from engine.legal import legal_orders
 from engine.map import load_map, province_of
 from engine.orders import (
     Build,
@@ -216,6 +217,19 @@ def test_demilitarised_zone_required_and_forbidden_orders() -> None:
                 assert province_of(o.dest) not in c.dmz
             if isinstance(o, SupportHold):
                 assert o.target.province not in c.dmz
+
+
+def test_required_orders_on_split_coasts_are_found_by_the_engines_key() -> None:
+    # The listing keys a fleet by its location and a build by its site; a required order is
+    # matched by the engine's order_key (the province), so coasts do not hide it.
+    state = board("RUS F STP/SC", "RUS A MOS", phase="S1901M")
+    fleet = Move(state.units["STP"], "GOB")
+    kept = Constraints(required=(fleet,)).filter(legal_orders(state, "RUS"), frozenset({"RUS"}))
+    assert kept["STP/SC"] == [fleet]
+    win = board("RUS A MOS", phase="W1901A", centres={"MOS": "RUS", "STP": "RUS", "WAR": "RUS"})
+    build = Build(parse_unit("RUS F STP/NC", G))
+    kept = Constraints(required=(build,)).filter(legal_orders(win, "RUS"), frozenset({"RUS"}))
+    assert kept["STP"] == [build]
 
 
 def test_a_unit_in_a_demilitarised_zone_leaves() -> None:
