@@ -943,16 +943,3 @@ def _place(
             placer.coast(loc, pos, borders)
     asides = {loc: placer.aside(loc, at) for loc, at in placer.anchors.items()}
     return placer.anchors, placer.labels, placer.centres, asides
-
-
-def point_in(loops: Sequence[Sequence[Point]], p: Point) -> bool:
-    """Even-odd test over all loops of a region."""
-    inside = False
-    x, y = p
-    for loop in loops:
-        n = len(loop)
-        for k in range(n):
-            (ax, ay), (bx, by) = loop[k], loop[(k + 1) % n]
-            if (ay > y) != (by > y) and x < ax + (y - ay) * (bx - ax) / (by - ay):
-                inside = not inside
-    return inside
