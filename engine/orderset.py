@@ -199,7 +199,12 @@ def owes_orders(state: GameState, power: str) -> bool:
         return any(u.power == power for u in state.units.values())
     if kind == "retreat":
         return any(d.unit.power == power for d in state.dislodged.values())
-    need = state.adjustments().get(power, 0)
+    return adjustment_owed(state, power, state.adjustments().get(power, 0))
+
+
+def adjustment_owed(state: GameState, power: str, need: int) -> bool:
+    """:func:`owes_orders` in an adjustment phase, for a power whose centres minus units
+    are ``need`` (``state.adjustments()``, for a caller that asks of every power)."""
     return need < 0 or (need > 0 and bool(build_sites(state, power)))
 
 
