@@ -387,18 +387,17 @@ def _through(points: list[Point]) -> _Curve:
         for k in range(1, 9):
             t = k / 8
             t2, t3 = t * t, t * t * t
-            out.append(
-                tuple(  # type: ignore[arg-type]
-                    0.5
-                    * (
-                        2 * p1[j]
-                        + (-p0[j] + p2[j]) * t
-                        + (2 * p0[j] - 5 * p1[j] + 4 * p2[j] - p3[j]) * t2
-                        + (-p0[j] + 3 * p1[j] - 3 * p2[j] + p3[j]) * t3
-                    )
-                    for j in (0, 1)
+            x, y = (
+                0.5
+                * (
+                    2 * p1[j]
+                    + (-p0[j] + p2[j]) * t
+                    + (2 * p0[j] - 5 * p1[j] + 4 * p2[j] - p3[j]) * t2
+                    + (-p0[j] + 3 * p1[j] - 3 * p2[j] + p3[j]) * t3
                 )
+                for j in (0, 1)
             )
+            out.append((x, y))
     return _Curve(out)
 
 

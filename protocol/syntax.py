@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedInput
@@ -604,7 +604,8 @@ class Parser:
         """The typed message, or :class:`ParseError` with the reply to send."""
         feed = _Feed(atoms, self._tokens)
         try:
-            message: m.Message = self._lark.parse(feed)  # type: ignore[assignment]
+            # The tree transformer (_Build) makes the parse a typed message.
+            message = cast(m.Message, self._lark.parse(feed))
         except (_Reject, UnexpectedInput) as exc:
             # Only now look at the brackets: whatever parses is balanced (PRN aside).
             head = atoms[0] if atoms and type(atoms[0]) is int else None
