@@ -3,8 +3,11 @@ server all ask."""
 
 from __future__ import annotations
 
+from engine.defaults import missing_orders
 from engine.notation import parse_order
+from engine.orders import Waive
 from engine.orderset import OrderSet, owes_orders
+from engine.simulate import random_game
 from engine.state import Dislodged
 
 from .helpers import GMAP, board
@@ -43,3 +46,26 @@ def test_adjustments_owe_removals_and_builds_with_a_site_only() -> None:
     # Germany owning Holland alone: a build allowed, but no home centre of its own to use.
     abroad = board(phase="W1901A", centres={"HOL": "GER"})
     assert abroad.adjustments()["GER"] == 1 and not owes_orders(abroad, "GER")
+
+
+def test_who_owes_orders_and_what_the_defaults_fill_agree() -> None:
+    # Two rules that cannot be one table: who owes orders (owes_orders) and what a power's
+    # missing orders become (defaults.missing_orders). A power that owes orders gets defaults
+    # for them, and one that owes none gets none but waives of builds it has no site for;
+    # once the defaults are given, the order set has them all.
+    seen = set()
+    for seed in (3, 4):
+        for step in random_game(seed, max_year=1910):
+            state = step.state
+            for power in GMAP.powers:
+                fill = missing_orders(state, power, [])
+                if owes_orders(state, power):
+                    assert fill, (state.phase, power)
+                    book = OrderSet(state)
+                    for order in fill:
+                        assert book.submit(power, order).note.accepted, (state.phase, order)
+                    assert book.complete(power), (state.phase, power)
+                    seen.add(state.phase.kind)
+                else:
+                    assert all(isinstance(o, Waive) for o in fill), (state.phase, power, fill)
+    assert seen == {"movement", "retreat", "adjustment"}
