@@ -16,7 +16,7 @@ end a move), ``engine.notation.Readings`` (the board-free reading of an order te
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 M = TypeVar("M")
 
@@ -27,14 +27,14 @@ class MapMemo:
     __slots__ = ("_by_class",)
 
     def __init__(self) -> None:
-        self._by_class: dict[type[Any], object] = {}
+        self._by_class: dict[type[Any], Any] = {}
 
     def get(self, kind: type[M], make: Callable[[], M]) -> M:
         """The memo of class ``kind``, made by ``make`` the first time."""
-        found = self._by_class.get(kind)
+        found: M | None = self._by_class.get(kind)  # stored under its own class
         if found is None:
             found = self._by_class[kind] = make()
-        return cast(M, found)
+        return found
 
     def clear(self) -> None:
         """Empty every memo (the next calls make new ones)."""
