@@ -52,7 +52,7 @@ class OrderSet:
         return checked
 
     def submit_legal(self, power: str, order: Order) -> None:
-        """Keep ``order``, known to be legal and normal as it stands (it is an object of this
+        """Keep ``order``, known to be legal and normal as it stands (it is one of this
         position's legal-order listing), without judging it again. Builds and removals are
         still counted; one beyond the allowance is dropped."""
         if self._adjusting and self._count(power, order) is not Note.MBV:
