@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import logging
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -23,6 +25,8 @@ from typing import Any
 import trio
 
 from bots.base import Bot
+from bots.negotiator import personality as negotiation
+from bots.negotiator.negotiator import Negotiator
 from bots.registry import LIFELINE_ENV
 from bots.session import Session
 from protocol.connection import (
@@ -94,10 +98,21 @@ async def play(session: Session, stream: trio.abc.Stream, conn: Connection) -> i
         await wire.send(session.start())
     try:
         while not session.done:
-            try:
-                data = await stream.receive_some(READ_SIZE)
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                data = b""
+            wakeup = session.wakeup
+            if wakeup is not None and session.clock() >= wakeup:
+                await wire.send(session.tick())  # a talk window has ended: the orders
+                continue
+            data = None
+            with trio.move_on_after(
+                max(0.0, wakeup - session.clock()) if wakeup is not None else math.inf
+            ):
+                try:
+                    data = await stream.receive_some(READ_SIZE)
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    data = b""
+            if data is None:
+                await wire.send(session.tick())  # woken up: the orders, if talk is over
+                continue
             if data:
                 events = conn.receive_bytes(bytes(data))
             elif isinstance(conn, TextConnection):
@@ -276,7 +291,21 @@ def build_parser(bot: type[Bot]) -> argparse.ArgumentParser:
         "-v", "--verbose", action="count", default=0, help="log more (-v info, -vv debug)"
     )
     bot.add_arguments(parser)
+    if bot.core_adapter is not None:
+        negotiation.add_arguments(parser)
     return parser
+
+
+def make_bot(bot: type[Bot], args: argparse.Namespace) -> Bot:
+    """The bot of a parsed command line: ``bot`` itself, or with ``--negotiate`` a
+    :class:`~bots.negotiator.negotiator.Negotiator` talking over it as its strategic core
+    (the adapter named by ``bot.core_adapter``, loaded by name as the registry loads bots)."""
+    made = bot.from_arguments(args)
+    if not getattr(args, "negotiate", False) or bot.core_adapter is None:
+        return made
+    module, _, name = bot.core_adapter.partition(":")
+    adapter = getattr(importlib.import_module(module), name)
+    return Negotiator(adapter(made), negotiation.from_arguments(args))
 
 
 def start_session(bot: type[Bot], args: argparse.Namespace) -> Session:
@@ -288,7 +317,7 @@ def start_session(bot: type[Bot], args: argparse.Namespace) -> Session:
         level=level, stream=sys.stderr, format=f"%(asctime)s {bot.name} %(levelname)s %(message)s"
     )
     return Session(
-        bot.from_arguments(args),
+        make_bot(bot, args),
         name=args.name,
         power=args.power,
         passcode=args.passcode,

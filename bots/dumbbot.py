@@ -195,9 +195,15 @@ class Evaluation:
 
 
 def evaluate(
-    state: GameState, power: str, weights: Weights, neutral_pool: bool = True
+    state: GameState,
+    power: str,
+    weights: Weights,
+    neutral_pool: bool = True,
+    friends: frozenset[str] = frozenset(),
 ) -> Evaluation:
-    """Every node's value for ``power`` with ``weights`` (steps A to E of the description)."""
+    """Every node's value for ``power`` with ``weights`` (steps A to E of the description).
+    ``friends`` (the negotiator's allies; none in the original) are neither attacked nor
+    feared: their centres are no targets, their units neither threaten ours nor compete."""
     gmap = state.map
     g = graph(gmap)
     counts = state.centre_counts()
@@ -209,10 +215,10 @@ def evaluate(
     defence: dict[str, int] = {}
     for sc in gmap.supply_centres:
         owner = state.centres.get(sc)
-        if owner != power:
+        if owner != power and owner not in friends:
             attack[sc] = sizes[owner if owner is not None else "UNO"]
     for u in state.units.values():
-        if u.power == power:
+        if u.power == power or u.power in friends:
             continue
         for prov in gmap.reach(u.type, u.loc):
             if state.centres.get(prov) == power:
@@ -249,7 +255,8 @@ def evaluate(
         per[u.power] = per.get(u.power, 0) + 1
     strength = {p: c.get(power, 0) for p, c in count.items()}
     competition = {
-        p: max((n for q, n in c.items() if q != power), default=0) for p, c in count.items()
+        p: max((n for q, n in c.items() if q != power and q not in friends), default=0)
+        for p, c in count.items()
     }
 
     pw = weights.proximity
@@ -490,6 +497,7 @@ def removal_orders(
 class DumbBot(Bot):
     name = "DumbBot"
     version = "1.0"
+    core_adapter = "bots.negotiator.cores:DumbCore"  # what --negotiate talks over
 
     def __init__(self, collapse_ties: bool = True, neutral_pool: bool = True) -> None:
         self.collapse = collapse_ties

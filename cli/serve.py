@@ -16,6 +16,7 @@ from cli.options import (
     game_settings,
     open_store,
     port_number,
+    press_deadlines,
 )
 from cli.web_options import add_web_options, game_spec
 from server.settings import DEFAULT_PORT, LOBBY_TIMEOUT, PER_ADDRESS, REJOIN_GRACE
@@ -89,6 +90,7 @@ def _serve(args: argparse.Namespace) -> int:
     from server.logs import configure_logging
     from web.hub import WebHub, read_spec
 
+    press_deadlines(args)
     try:
         settings = game_settings(args)
     except ValidationError as exc:
