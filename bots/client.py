@@ -122,6 +122,8 @@ async def play(session: Session, stream: trio.abc.Stream, conn: Connection) -> i
             for event in events:
                 if isinstance(event, Received):
                     await wire.send(session.handle(event.message, event.atoms))
+                    if isinstance(conn, TextConnection):
+                        conn.codec = session.codec  # a variant's names, once the map is known
                 elif isinstance(event, Send):
                     await wire.write(event.data)
                 elif isinstance(event, Ready):

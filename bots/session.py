@@ -30,6 +30,7 @@ from engine.state import Dislodged, GameState, Phase, StateError, Unit, make_sta
 from protocol import messages as m
 from protocol.atoms import Atoms
 from protocol.codec import Codec, codec_for
+from protocol.mdf import table_for_map
 from protocol.text import word_of
 from protocol.tokens import BRA, KET, STANDARD, TokenTable
 
@@ -229,6 +230,9 @@ class Session:
 
     def _map_ready(self) -> list[Any]:
         out: list[Any] = []
+        if self.map is not None and self.codec.table.is_standard:
+            # The text form has no RM: the names of a bundled variant come from its map.
+            self.codec = codec_for(table_for_map(self.map))
         if not self.rejoining and not self.map_accepted and self.map_name is not None:
             self.map_accepted = True
             out.append(m.Yes(m.Map(self.map_name)))

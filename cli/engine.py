@@ -19,6 +19,12 @@ def register(sub: Any) -> None:
     )
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("-q", "--quiet", action="store_true", help="print only failures and the total")
+    p.add_argument(
+        "--map",
+        default="standard",
+        metavar="NAME",
+        help="the map the cases are set on: a bundled map or a map file (default: standard)",
+    )
     p.set_defaults(handler=_datc)
     register_demo(sub)
     register_replay(sub)
@@ -26,11 +32,17 @@ def register(sub: Any) -> None:
 
 def _datc(args: argparse.Namespace) -> int:
     from engine.datc import CaseFileError, has_markers, run_file
+    from engine.map import MapError, load_map
 
+    try:
+        gmap = load_map(args.map)
+    except MapError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     passed = failed = 0
     for path in args.files:
         try:
-            results = run_file(path)
+            results = run_file(path, gmap)
         except CaseFileError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -65,20 +77,28 @@ def register_demo(sub: Any) -> None:
     p.add_argument(
         "--max-year",
         type=int,
-        default=1910,
         metavar="YEAR",
-        help="last year to play (default 1910)",
+        help="last year to play (default: the map's tenth, 1910 on the standard map)",
     )
     p.add_argument("--orders", action="store_true", help="also print every order and result")
+    p.add_argument("--map", default="standard", metavar="NAME", help="map (default: standard)")
     p.set_defaults(handler=_demo)
 
 
 def _demo(args: argparse.Namespace) -> int:
+    from engine.map import MapError, load_map
     from engine.orders import Waive, order_power
     from engine.simulate import random_game
+    from engine.state import initial_state
 
+    try:
+        gmap = load_map(args.map)
+    except MapError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    max_year = args.max_year if args.max_year is not None else gmap.start_year + 9
     final = None
-    for step in random_game(args.seed, args.max_year):
+    for step in random_game(args.seed, max_year, initial_state(gmap)):
         res = step.result
         counts = " ".join(f"{p}:{n}" for p, n in res.state.centre_counts().items())
         print(f"{res.phase.name:8} -> {res.state.phase.name:8} centres {counts}")
@@ -90,7 +110,7 @@ def _demo(args: argparse.Namespace) -> int:
         final = res.state
     if final is not None:
         winner = final.winner()
-        print(f"game over: {'solo by ' + winner if winner else 'no solo by ' + str(args.max_year)}")
+        print(f"game over: {'solo by ' + winner if winner else 'no solo by ' + str(max_year)}")
     return 0
 
 
@@ -108,13 +128,21 @@ def register_replay(sub: Any) -> None:
     p.add_argument("file", metavar="GAME.json")
     p.add_argument("--all", action="store_true", help="print every differing phase in full")
     p.add_argument("-v", "--verbose", action="store_true", help="also list agreeing phases")
+    p.add_argument(
+        "--map",
+        metavar="NAME",
+        help="the map to replay on (default: the game's, for the package's standard and "
+        "standard_fleet_rome maps)",
+    )
     p.set_defaults(handler=_replay)
 
 
 def _replay(args: argparse.Namespace) -> int:
     from replay.games import replay_file
 
-    status, lines = replay_file(args.file, every_diff=args.all, verbose=args.verbose)
+    status, lines = replay_file(
+        args.file, every_diff=args.all, verbose=args.verbose, map_name=args.map
+    )
     out = sys.stderr if status == 2 else sys.stdout
     for line in lines:
         print(line, file=out)

@@ -165,7 +165,9 @@ def _show(args: argparse.Namespace) -> int:
     if args.daide:
         _show_daide(states, by_phase, press)
     else:
-        _show_readable(states, by_phase, press, _press_english(row))
+        _show_readable(
+            states, by_phase, press, _press_english(row), row.settings.get("map", "standard")
+        )
     return 0
 
 
@@ -188,16 +190,24 @@ def _show_readable(
     by_phase: dict[str, list[tuple[str, str]]],
     press: list[Any],
     english: Any,
+    map_name: str = "standard",
 ) -> None:
     """Per phase its name as players say it and the orders by power (``A BUD - SER``) with
     what became of them; after each year, the centres each power holds."""
+    from engine.map import MapError, load_map
     from engine.notation import phase_title
     from engine.orders import Waive
     from engine.state import Phase
     from protocol import messages as m
     from protocol.codec import codec_for
+    from protocol.mdf import table_for_map
+    from protocol.tokens import STANDARD
 
-    codec = codec_for()
+    try:
+        table = table_for_map(load_map(map_name))  # the game's map's names
+    except MapError:
+        table = STANDARD  # the map file is gone: what parses is still shown
+    codec = codec_for(table)
     for k, (phase, _state) in enumerate(states):
         lines = by_phase.get(phase, [])
         if lines or k == len(states) - 1:
@@ -255,8 +265,8 @@ def _outcome_words(result: Any) -> str:
 
 def _show_press(row: Any, states: list[tuple[str, Any]], press: list[Any], daide: bool) -> None:
     """The press alone, under each phase's name: English sentences, or the DAIDE."""
+    from engine.notation import phase_title
     from engine.state import Phase
-    from mapdraw.svg import phase_title
 
     level = row.settings.get("level", 0)
     if not press:

@@ -21,7 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    from cli import daide, engine, games, render, serve, tournament, tune
+    from cli import daide, engine, games, maps, render, serve, tournament, tune
 
     serve.register(sub)
     games.register(sub)
@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     engine.register(sub)
     daide.register(sub)
     render.register(sub)
+    maps.register(sub)
     for command in sub.choices.values():
         command.set_defaults(command_parser=command)
     return parser
@@ -42,6 +43,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Told by the subcommand, with its own usage (not the top-level one).
         args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     handler: Handler = args.handler
+    if isinstance(getattr(args, "map", None), str):
+        # --map FILE.mdf: the variant's DAIDE files, imported into the project's format.
+        from cli.maps import resolve_map_option
+        from engine.map import MapError
+        from protocol.mapfiles import VariantError
+
+        try:
+            args.map = resolve_map_option(args.map)
+        except (OSError, VariantError, MapError) as exc:
+            print(f"error: --map: {exc}", file=sys.stderr)
+            return 2
     try:
         return handler(args)
     except KeyboardInterrupt:

@@ -15,7 +15,13 @@ from server.settings import VARIANT_OPTIONS, GameSettings, default_db_path
 def add_game_options(p: argparse.ArgumentParser) -> None:
     """The options that set how a game is played (shared with the tournament command)."""
     g = p.add_argument_group("game settings")
-    g.add_argument("--map", default="standard", metavar="NAME", help="map name (default: standard)")
+    g.add_argument(
+        "--map",
+        default="standard",
+        metavar="NAME",
+        help="a bundled map (diplomat map list), a map file PATH.json, or a variant's DAIDE "
+        "PATH.mdf (imported; .now, .sco, .rem and .cfg beside it) (default: standard)",
+    )
     g.add_argument(
         "--level", type=int, default=0, metavar="LEVEL", help="press level (0 = no press)"
     )

@@ -16,13 +16,13 @@ def register(sub: Any) -> None:
         help="draw the map of a stored game's phase as SVG",
         description="Write the map as a standalone SVG: a stored game's phase with its orders "
         "and results drawn (moves, supports, convoys, bounces, dislodgements, retreats, "
-        "builds), or, with no GAME, the standard map's starting position.",
+        "builds), or, with no GAME, a map's starting position (--map, default standard).",
     )
     p.add_argument(
         "game",
         nargs="?",
         type=int,
-        help="game id (see diplomat games); omitted: the standard starting position",
+        help="game id (see diplomat games); omitted: the starting position of --map",
     )
     p.add_argument(
         "--phase",
@@ -37,11 +37,18 @@ def register(sub: Any) -> None:
         help="where to write the SVG ('-', the default: standard output)",
     )
     p.add_argument("--no-legend", action="store_true", help="leave out the table of centres")
+    p.add_argument(
+        "--map",
+        default="standard",
+        metavar="NAME",
+        help="with no GAME: the map whose starting position is drawn (default: standard); "
+        "a stored game is drawn on its own map",
+    )
     p.set_defaults(handler=_render)
 
 
 def _render(args: argparse.Namespace) -> int:
-    from engine.map import load_map
+    from engine.map import MapError, load_map
     from engine.state import initial_state
     from mapdraw.svg import render_map
 
@@ -49,8 +56,12 @@ def _render(args: argparse.Namespace) -> int:
         if args.phase is not None:
             print("error: --phase needs a GAME", file=sys.stderr)
             return 2
-        gmap = load_map("standard")
-        svg = render_map(gmap, initial_state(gmap), legend=not args.no_legend)
+        try:
+            gmap = load_map(args.map)
+            svg = render_map(gmap, initial_state(gmap), legend=not args.no_legend)
+        except (MapError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     else:
         svg_or_status = _render_game(args)
         if isinstance(svg_or_status, int):
@@ -60,11 +71,13 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _render_game(args: argparse.Namespace) -> str | int:
+    from engine.map import MapError, load_map
     from engine.orders import Order
     from engine.state import GameState, Phase, StateError
     from mapdraw.svg import AnyResult, render_map
     from protocol import messages as m
     from protocol.codec import parse_text
+    from protocol.mdf import table_for_map
 
     opened = open_game(args)
     if opened is None:
@@ -94,14 +107,18 @@ def _render_game(args: argparse.Namespace) -> str | int:
             index = names.index(wanted)
         phase_name, state_json = states[index]
         try:
-            state = GameState.from_json(state_json)
+            gmap = load_map(row.settings.get("map", "standard"))
+            state = GameState.from_json(state_json, gmap)
+        except MapError as exc:
+            print(f"error: the game's map cannot be loaded: {exc}", file=sys.stderr)
+            return 2
         except StateError as exc:
             print(f"error: the stored state of {phase_name} is unreadable: {exc}", file=sys.stderr)
             return 2
         results: list[tuple[Order, AnyResult]] = []
         for _, _power, text in store.results(row.id, phase_name):
             try:
-                msg = parse_text(text)
+                msg = parse_text(text, table_for_map(gmap))
             except Exception as exc:  # a damaged row should not stop the drawing
                 print(f"warning: skipping unreadable result {text!r}: {exc}", file=sys.stderr)
                 continue

@@ -24,29 +24,36 @@ from tournament.scoring import SCORERS, SCORES, BotSummary, GameResult, summaris
 
 SCORE_TITLES = {"sos": "SoS", "dss": "DSS", "cdiplo": "C-Diplo", "pot": "Pot"}
 
+DEFAULT_YEARS = 15  # a tournament game's default length: 1901-1915 on the standard map
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "tournament",
         help="play games of a line-up or pool of bots and score them",
         description=(
-            "Run GAMES games of seven bots on an in-process server and print a table per bot. "
+            "Run GAMES games of bots, one per power of the map (seven on the standard map), on "
+            "an in-process server and print a table per bot. "
             "A seat is a bundled bot (holdbot, randombot, dumbbot, bordeaux), NAME:K for K "
             "seats of it, "
             "or LABEL='command template' (LABEL='command template':K for K seats) for any "
             "program: {host} {port} make it a TCP bot, otherwise it speaks DAIDE text on "
-            "stdin/stdout; {seed} {power} {game} are filled in. Seven seats rotate over the "
-            "powers; --pool takes any number of seats and draws seven per game by a balanced "
-            "schedule. Re-running the same command resumes the tournament."
+            "stdin/stdout; {seed} {power} {game} are filled in. A line-up of one seat per "
+            "power rotates over the powers; --pool takes any number of seats and draws one "
+            "per power for each game by a balanced schedule. Re-running the same command "
+            "resumes the tournament. --map NAME plays a variant (diplomat map list)."
         ),
-        epilog="example: diplomat tournament dumbbot randombot:6 --games 14 --max-year 1910",
+        epilog="examples: diplomat tournament dumbbot randombot:6 --games 14 --max-year 1910; "
+        "diplomat tournament dumbbot:3 --map hundred3 --games 3",
     )
-    p.add_argument("lineup", nargs="*", metavar="SEAT", help="seven seats in all")
+    p.add_argument(
+        "lineup", nargs="*", metavar="SEAT", help="one seat per power (seven on the standard map)"
+    )
     p.add_argument(
         "--pool",
         nargs="+",
         metavar="SEAT",
-        help="seven or more seats; each game draws seven of them (balanced schedule)",
+        help="at least one seat per power; each game draws one per power (balanced schedule)",
     )
     p.add_argument("--games", type=int, default=7, help="number of games (default 7)")
     p.add_argument(
@@ -79,7 +86,8 @@ def register(sub: Any) -> None:
     p.add_argument("--wide", action="store_true", help="every column in the results table")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_game_options(p)
-    p.set_defaults(handler=_tournament, mtl=30, rtl=15, btl=15, max_year=1915)
+    # --max-year defaults to the map's fifteenth year (1915 on the standard map).
+    p.set_defaults(handler=_tournament, mtl=30, rtl=15, btl=15, max_year=None)
 
 
 def _tournament(args: argparse.Namespace) -> int:
@@ -88,6 +96,7 @@ def _tournament(args: argparse.Namespace) -> int:
 
     from bots.registry import BUNDLED
     from cli.options import game_settings
+    from engine.map import MapError, load_map
     from server.logs import configure_logging
     from tournament.records import TournamentLocked
     from tournament.runner import LineupError, Tournament, check_programs, labels_of, parse_lineup
@@ -105,11 +114,17 @@ def _tournament(args: argparse.Namespace) -> int:
         )
         return 2
     if args.lineup and args.pool:
-        print("error: give either seven seats or --pool SEAT ..., not both", file=sys.stderr)
+        print("error: give either a line-up or --pool SEAT ..., not both", file=sys.stderr)
         return 2
     try:
-        seats = parse_lineup(args.pool or args.lineup, pool=bool(args.pool))
+        if args.max_year is None and args.map:
+            args.max_year = load_map(args.map).start_year + DEFAULT_YEARS - 1
         settings = game_settings(args)
+        powers = len(load_map(settings.map).powers)
+        seats = parse_lineup(args.pool or args.lineup, pool=bool(args.pool), powers=powers)
+    except MapError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except LineupError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -128,10 +143,10 @@ def _tournament(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr)
         print("error: no game was played; fix the line-up and run again", file=sys.stderr)
         return 2
-    if args.games % 7 and not args.pool:
+    if args.games % powers and not args.pool:
         console.print(
-            f"[yellow]note:[/] {args.games} games is not a multiple of 7, so the bots will not "
-            "play every power equally often"
+            f"[yellow]note:[/] {args.games} games is not a multiple of {powers}, so the bots "
+            "will not play every power equally often"
         )
     configure_logging("warning", stream=sys.stderr)
     store = open_store(args, must_exist=False)

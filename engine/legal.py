@@ -93,6 +93,10 @@ def listing(position: Position) -> dict[str, tuple[Order, ...]]:
     return cached
 
 
+def _no_ring(board: list[int]) -> tuple[int, ...]:
+    return ()
+
+
 class Codes:
     """Per-map integer codes and the memos of order blocks built from them (a per-map memo,
     ``engine.memo``)."""
@@ -144,6 +148,8 @@ class Codes:
         for d in gmap.reach(utype, loc):
             ring.update(gmap.neighbours[d])
         ids = sorted(self.province_id[p] for p in ring)
+        if not ids:  # an army that can go nowhere (Hundred's Pale) supports no one
+            return _no_ring
         if len(ids) == 1:  # itemgetter of one index gives a value, not a tuple
             ids.append(ids[0])
         return itemgetter(*ids)
@@ -333,7 +339,7 @@ def _adjustments(state: GameState) -> dict[str, tuple[Order, ...]]:
     units, centres = state.units, state.centres
     for p, need in state.adjustments().items():
         if need > 0:
-            for site in state.map.homes[p]:
+            for site in state.map.build_centres[p]:
                 if centres.get(site) == p and site not in units:
                     out[site] = builds.get((p, site)) or _builds(state.map, builds, p, site)
             waives.append(Waive(p))

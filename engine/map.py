@@ -27,6 +27,9 @@ MAPS_DIR = Path(__file__).parent / "maps"
 ProvinceType = Literal["land", "sea", "coast"]
 UnitType = Literal["A", "F"]
 COAST_NAMES = ("NC", "NE", "EC", "SE", "SC", "SW", "WC", "NW")
+BuildRule = Literal["homes", "owned"]
+StartSeason = Literal["SPR", "WIN"]  # a game opens with moves, or with builds (Chaos)
+BUILD_RULES: tuple[BuildRule, ...] = ("homes", "owned")
 
 
 class MapError(ValueError):
@@ -85,6 +88,7 @@ class GameMap:
         self._read_powers(data)
         self._read_provinces(data)
         self._read_homes()
+        self._read_rules(data)
         self._unit_locations()
         self._read_adjacency(data["adjacency"])
         self._reach_tables()
@@ -122,12 +126,34 @@ class GameMap:
 
     def _read_homes(self) -> None:
         self.homes: dict[str, tuple[str, ...]] = {p: i.homes for p, i in self.power_info.items()}
-        self.home_of: dict[str, str] = {}
+        # Every power a centre is home to (variants share homes: Hundred's are home to all).
+        self.homes_of: dict[str, tuple[str, ...]] = {}
         for power, homes in self.homes.items():
             for h in homes:
                 if h not in self.supply_centres:
                     raise MapError(f"home centre {h} of {power} is not a supply centre")
-                self.home_of[h] = power
+                self.homes_of[h] = (*self.homes_of.get(h, ()), power)
+        # The one power a centre is home to, for centres that are home to exactly one.
+        self.home_of: dict[str, str] = {h: ps[0] for h, ps in self.homes_of.items() if len(ps) == 1}
+
+    def _read_rules(self, data: dict[str, Any]) -> None:
+        """The rule options a variant sets: where a power builds (``"homes"``, the standard
+        rule, or ``"owned"``: any supply centre it owns, as Chaos plays) and how many centres
+        win (default: more than half)."""
+        rules = data.get("rules", {})
+        builds = rules.get("builds", "homes")
+        if builds not in BUILD_RULES:
+            raise MapError(f"rules.builds must be one of {', '.join(BUILD_RULES)}, not {builds!r}")
+        self.build_rule: BuildRule = builds
+        everywhere = tuple(sorted(self.supply_centres))
+        # Per power, the centres it may build in (when it owns them and they are vacant).
+        self.build_centres: dict[str, tuple[str, ...]] = {
+            p: everywhere if builds == "owned" else homes for p, homes in self.homes.items()
+        }
+        n = len(self.supply_centres)
+        self.victory_centres: int = int(rules.get("victory_centres", n // 2 + 1))
+        if not 1 <= self.victory_centres <= n:
+            raise MapError(f"rules.victory_centres must be 1..{n}, not {self.victory_centres}")
 
     def _unit_locations(self) -> None:
         """Where each unit type may stand, and which province each location is in."""
@@ -225,6 +251,10 @@ class GameMap:
 
     def _read_start(self, start: dict[str, Any]) -> None:
         self.start_year: int = int(start.get("year", 1901))
+        season = start.get("season", "SPR")
+        if season not in ("SPR", "WIN"):
+            raise MapError(f"start.season must be SPR or WIN, not {season!r}")
+        self.start_season: StartSeason = season
         self.start_units: dict[str, tuple[tuple[UnitType, str], ...]] = {}
         for power, units in start.get("units", {}).items():
             parsed: list[tuple[UnitType, str]] = []
@@ -237,13 +267,30 @@ class GameMap:
                 )
                 parsed.append((utype, loc))
             self.start_units[power] = tuple(parsed)
+        # Default: each power owns the home centres that are its alone.
+        own_homes = {p: [h for h in hs if self.home_of.get(h) == p] for p, hs in self.homes.items()}
         self.start_centres: dict[str, tuple[str, ...]] = {
-            p: tuple(c) for p, c in start.get("centres", self.homes).items()
+            p: tuple(c) for p, c in start.get("centres", own_homes).items()
         }
+        owned: set[str] = set()
+        for power, centres in self.start_centres.items():
+            if power not in self.power_info:
+                raise MapError(f"start centres of unknown power {power}")
+            for c in centres:
+                if c not in self.supply_centres or c in owned:
+                    raise MapError(f"start centre {c} of {power} is not a free supply centre")
+                owned.add(c)
+        for power in self.start_units:
+            if power not in self.power_info:
+                raise MapError(f"start units of unknown power {power}")
 
     def _read_names(self, data: dict[str, Any]) -> None:
-        """Other spellings of province tokens (judges' and other engines' ids, upper case),
-        English names, and display positions."""
+        """The variant's description and credits, other spellings of province tokens
+        (judges' and other engines' ids, upper case), English names, and display positions."""
+        self.description: str = data.get("description", "")
+        self.designer: str = data.get("designer", "")
+        self.credit: str = data.get("credit", "")
+        self.source: str = data.get("source", "")
         self.aliases: dict[str, str] = {}
         for alias, tok in data.get("aliases", {}).items():
             if tok not in self.provinces:
@@ -321,6 +368,13 @@ class GameMap:
         return cls(data)
 
 
+def bundled_maps() -> tuple[str, ...]:
+    """The names of the maps shipped in ``engine/maps/``: the standard map first, then the
+    variants in alphabetical order."""
+    names = sorted(p.stem for p in MAPS_DIR.glob("*.json"))
+    return tuple(sorted(names, key=lambda n: (n != "standard", n)))
+
+
 @cache
 def load_map(name: str = "standard") -> GameMap:
     """Load a bundled map by name (``engine/maps/NAME.json``) or from a path to a JSON file.
@@ -331,7 +385,7 @@ def load_map(name: str = "standard") -> GameMap:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        known = ", ".join(sorted(p.stem for p in MAPS_DIR.glob("*.json")))
+        known = ", ".join(bundled_maps())
         raise MapError(f"unknown map {name!r} (bundled maps: {known})") from None
     except json.JSONDecodeError as exc:
         raise MapError(f"map file {path} is not valid JSON: {exc}") from None

@@ -209,9 +209,10 @@ def adjustment_owed(state: GameState, power: str, need: int) -> bool:
 
 
 def build_sites(state: GameState, power: str) -> list[str]:
-    """The power's vacant home centres that it owns: where it may build."""
+    """The power's vacant build centres (its homes, or under a variant's "owned" rule every
+    centre) that it owns: where it may build."""
     return [
         h
-        for h in state.map.homes.get(power, ())
+        for h in state.map.build_centres.get(power, ())
         if state.centres.get(h) == power and h not in state.units
     ]

@@ -203,8 +203,9 @@ class GameState:
         return [p for p in self.map.powers if centres[p] or units[p]]
 
     def winner(self) -> str | None:
-        """The power holding more than half of the supply centres, if any."""
-        need = len(self.map.supply_centres) // 2 + 1
+        """The power holding the map's victory count of centres (more than half, unless the
+        variant says otherwise), if any."""
+        need = self.map.victory_centres
         for power, n in self.centre_counts().items():
             if n >= need:
                 return power
@@ -329,8 +330,9 @@ def make_state(
 
 
 def initial_state(gmap: GameMap | None = None) -> GameState:
-    """The map's starting position (Spring of its first year)."""
+    """The map's starting position (its first phase: Spring, or Winter for a variant that
+    opens with builds, as Chaos does)."""
     gmap = gmap or load_map("standard")
     units = [Unit(p, t, loc) for p, us in gmap.start_units.items() for t, loc in us]
     centres = {c: p for p, cs in gmap.start_centres.items() for c in cs}
-    return make_state(gmap, Phase("SPR", gmap.start_year), units, centres)
+    return make_state(gmap, Phase(gmap.start_season, gmap.start_year), units, centres)

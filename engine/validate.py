@@ -352,7 +352,7 @@ def _check_adjustment_site(position: Position, power: str, order: Order) -> Chec
         return Checked(Note.NYU, order)
     if not info.supply_centre:
         return Checked(Note.NSC, order)
-    if gmap.home_of.get(prov) != power:
+    if prov not in gmap.build_centres.get(power, ()):
         return Checked(Note.HSC, order)
     if state.centres.get(prov) != power:
         return Checked(Note.YSC, order)

@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
-from engine.map import GameMap, province_of
+from engine.map import GameMap, bundled_maps, load_map, province_of
+from mapdraw.embed import embed
 from mapdraw.layout import LAYOUTS, Layout
 
 Point = tuple[float, float]
@@ -149,8 +150,22 @@ def voronoi(
     seeds: Sequence[Point], box: tuple[float, float, float, float]
 ) -> list[list[tuple[Point, int]]]:
     """The Voronoi cell of each seed within ``box`` (x0, y0, x1, y1), as vertices labelled with
-    the index of the seed across the edge starting there (or FRAME)."""
+    the index of the seed across the edge starting there (or FRAME).
+
+    Each cell starts as the box and is cut by the bisectors with other seeds, nearest first.
+    The seeds are bucketed in a grid, so the search visits rings of buckets outwards and stops
+    when no seed in the next ring can reach the cell: a computed map has thousands of seeds."""
     x0, y0, x1, y1 = box
+    n = len(seeds)
+    size = max(math.sqrt((x1 - x0) * (y1 - y0) / max(n, 1)), 1e-9)
+    buckets: dict[tuple[int, int], list[int]] = {}
+    for j, q in enumerate(seeds):
+        buckets.setdefault((math.floor(q[0] / size), math.floor(q[1] / size)), []).append(j)
+    spread = (
+        max((max(abs(gx), abs(gy)) for gx, gy in buckets), default=0)
+        + max(math.ceil(max(abs(x0), abs(x1), abs(y0), abs(y1)) / size), 0)
+        + 2
+    )
     cells = []
     for i, p in enumerate(seeds):
         cell: list[tuple[Point, int]] = [
@@ -159,17 +174,33 @@ def voronoi(
             ((x1, y1), FRAME),
             ((x1, y0), FRAME),
         ]
-        others = sorted(
-            (((q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2, j) for j, q in enumerate(seeds) if j != i)
-        )
-        for d2, j in others:
-            # A bisector farther than every vertex cannot cut the cell, nor can any later one.
+        cx, cy = math.floor(p[0] / size), math.floor(p[1] / size)
+        ring = 0
+        while cell and ring <= 2 * spread:
+            # Seeds in this ring are at least (ring - 1) buckets away.
             reach = max((v[0] - p[0]) ** 2 + (v[1] - p[1]) ** 2 for v, _ in cell)
-            if d2 / 4 > reach:
+            if ring > 1 and ((ring - 1) * size) ** 2 / 4 > reach:
                 break
-            cell = _clip(cell, p, seeds[j], j)
-            if not cell:
-                break
+            found = []
+            for gx in range(cx - ring, cx + ring + 1):
+                for gy in range(cy - ring, cy + ring + 1):
+                    if max(abs(gx - cx), abs(gy - cy)) != ring:
+                        continue
+                    for j in buckets.get((gx, gy), ()):
+                        if j != i:
+                            q = seeds[j]
+                            found.append(((q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2, j))
+            found.sort()
+            for d2, j in found:
+                # A bisector farther than every vertex cannot cut the cell, nor can any
+                # later one of this ring.
+                if d2 / 4 > reach:
+                    break
+                cell = _clip(cell, p, seeds[j], j)
+                if not cell:
+                    break
+                reach = max((v[0] - p[0]) ** 2 + (v[1] - p[1]) ** 2 for v, _ in cell)
+            ring += 1
         cells.append(cell)
     return cells
 
@@ -297,47 +328,63 @@ FRAME_MARGIN = 0.06
 FRAME_SAMPLES = 20
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What the drawing grows from, in plane coordinates before scaling to the frame: the seeds
+    and the region each grows, where each location's unit would ideally stand, the fillers
+    (name -> title, and where a filler's name goes), the layout hints and the frame."""
+
+    seed_pts: list[Point]
+    seed_region: list[str]
+    given: dict[str, Point]
+    fillers: dict[str, tuple[str, Point | None]]
+    layout: Layout
+    frame: tuple[float, float, float, float]  # x0, x1, y0, y1
+    width: float = WIDTH  # the drawing's width in SVG units (names and units keep their size)
+
+
+# A computed drawing up to this many provinces is WIDTH wide; a larger one wider, in
+# proportion to the square root of its number of provinces.
+PROVINCES_PER_WIDTH = 90
+# A computed drawing's regions that are no province are called this in their tooltip.
+VOID_TITLE = "No province"
+
+
 @cache
 def geometry(gmap: GameMap) -> Geometry:
     """The drawing's shapes for ``gmap``: seeds, their Voronoi cells, the borders between
     regions smoothed once and shared by both sides, the outlines they close, and where units,
-    names and centre markers go."""
-    layout = LAYOUTS.get(gmap.name, Layout())
-    proj = Projection(lenses=layout.lenses)
-    positions = gmap.positions
-    missing = [p for p in gmap.provinces if p not in positions]
-    if missing:
-        raise ValueError(f"map {gmap.name} has no display position for {', '.join(missing)}")
-
-    seed_pts, seed_region = _seeds(gmap, layout, proj)
-    fx0, fx1, fy0, fy1 = _frame(layout, proj, seed_pts)
-    scale = WIDTH / (fx1 - fx0)
+    names and centre markers go. A map with display positions for all its provinces is drawn
+    from them (projected, with the hints of :mod:`mapdraw.layout`); any other map from the
+    positions :mod:`mapdraw.embed` computes from its adjacencies."""
+    source = drawing_source(gmap)
+    plan = _projected_plan(gmap, source) if source is not None else _computed_plan(gmap)
+    fx0, fx1, fy0, fy1 = plan.frame
+    width = plan.width
+    scale = width / (fx1 - fx0)
     height = round((fy1 - fy0) * scale, 1)
 
     def to_svg(p: Point) -> Point:
         return ((p[0] - fx0) * scale, (p[1] - fy0) * scale)
 
-    seeds = [to_svg(p) for p in seed_pts]
-    cells = voronoi(seeds, (0.0, 0.0, WIDTH, height))
-    edges = _cell_edges(cells, seed_region)
-    net = _BorderNet(gmap, edges, height)
+    seeds = [to_svg(p) for p in plan.seed_pts]
+    cells = voronoi(seeds, (0.0, 0.0, width, height))
+    edges = _cell_edges(cells, plan.seed_region)
+    net = _BorderNet(gmap, edges, width, height)
     outlines = {
         region: _outline_loops(out_edges, net.chains, net.junction)
         for region, out_edges in edges.by_region.items()
     }
-
-    given = {
-        loc: to_svg(proj(*positions[loc]))
-        for loc in positions
-        if province_of(loc) in gmap.provinces
-    }
-    anchors, labels, centres, asides = _place(gmap, layout, outlines, net.borders, given, height)
-    fillers = {name: title for name, (title, _) in layout.fillers.items()}
-    for name, (_title, fpts) in layout.fillers.items():
-        if fpts:
-            labels[name] = to_svg(proj(*fpts[0]))
+    given = {loc: to_svg(p) for loc, p in plan.given.items()}
+    anchors, labels, centres, asides = _place(
+        gmap, plan.layout, outlines, net.borders, given, width, height
+    )
+    fillers = {name: title for name, (title, _) in plan.fillers.items()}
+    for name, (_title, at) in plan.fillers.items():
+        if at is not None:
+            labels[name] = to_svg(at)
     return Geometry(
-        WIDTH,
+        width,
         height,
         outlines,
         net.borders,
@@ -346,9 +393,65 @@ def geometry(gmap: GameMap) -> Geometry:
         centres,
         fillers,
         net.touching,
-        list(zip(seed_region, seeds, strict=True)),
+        list(zip(plan.seed_region, seeds, strict=True)),
         asides,
     )
+
+
+def drawing_source(gmap: GameMap) -> GameMap | None:
+    """The map whose display positions draw ``gmap``: ``gmap`` itself when it has a position
+    for every province, else the map it is based on (Chaos is the standard board with other
+    powers) when that one has them and the same provinces and neighbours; None when the
+    drawing must be computed."""
+    if gmap.provinces and all(p in gmap.positions for p in gmap.provinces):
+        return gmap
+    base = gmap.to_dict().get("base")
+    if not isinstance(base, str) or base == gmap.name or base not in bundled_maps():
+        return None
+    other = load_map(base)
+    same = other.neighbours == gmap.neighbours and all(
+        other.provinces[p].coasts == info.coasts for p, info in gmap.provinces.items()
+    )
+    return drawing_source(other) if same else None
+
+
+def _projected_plan(gmap: GameMap, source: GameMap) -> _Plan:
+    """A map with display positions (its own or its base map's): they and the layout's hints,
+    projected."""
+    layout = LAYOUTS.get(source.name, Layout())
+    proj = Projection(lenses=layout.lenses)
+    seed_pts, seed_region = _seeds(source, layout, proj)
+    given = {
+        loc: proj(*pos)
+        for loc, pos in source.positions.items()
+        if province_of(loc) in gmap.provinces
+    }
+    fillers: dict[str, tuple[str, Point | None]] = {
+        name: (title, proj(*fpts[0]) if fpts else None)
+        for name, (title, fpts) in layout.fillers.items()
+    }
+    return _Plan(seed_pts, seed_region, given, fillers, layout, _frame(layout, proj, seed_pts))
+
+
+def _computed_plan(gmap: GameMap) -> _Plan:
+    """A map without display positions: the drawing :mod:`mapdraw.embed` computes."""
+    emb = embed(gmap)
+    seed_pts: list[Point] = []
+    seed_region: list[str] = []
+    seen: set[Point] = set()
+    for region, p in emb.seeds:
+        if p not in seen:  # two seeds at one point would have no bisector between them
+            seen.add(p)
+            seed_pts.append(p)
+            seed_region.append(region)
+    fillers: dict[str, tuple[str, Point | None]] = {
+        name: (VOID_TITLE, None) for name in emb.fillers
+    }
+    layout = Layout()
+    # A larger map is drawn wider, so that its provinces keep room for a unit and a name.
+    width = WIDTH * max(1.0, math.sqrt(len(gmap.provinces) / PROVINCES_PER_WIDTH))
+    frame = _frame(layout, None, seed_pts)
+    return _Plan(seed_pts, seed_region, dict(emb.positions), fillers, layout, frame, width)
 
 
 def _seeds(gmap: GameMap, layout: Layout, proj: Projection) -> tuple[list[Point], list[str]]:
@@ -375,11 +478,11 @@ def _seeds(gmap: GameMap, layout: Layout, proj: Projection) -> tuple[list[Point]
 
 
 def _frame(
-    layout: Layout, proj: Projection, seed_pts: list[Point]
+    layout: Layout, proj: Projection | None, seed_pts: list[Point]
 ) -> tuple[float, float, float, float]:
     """The frame (x0, x1, y0, y1) in projected coordinates: the extremes of the layout's
     frame edges, or the seeds' extent with a margin."""
-    if layout.frame is not None:
+    if layout.frame is not None and proj is not None:
         south, west, north, east = layout.frame
         steps = [k / FRAME_SAMPLES for k in range(FRAME_SAMPLES + 1)]
         fx0 = min(proj(south + t * (north - south), west)[0] for t in steps)
@@ -430,8 +533,9 @@ class _BorderNet:
     """The border lines: chains of cell edges between junctions (vertices where more than two
     border edges meet, or on the frame), each smoothed once so neighbours share one curve."""
 
-    def __init__(self, gmap: GameMap, edges: _CellEdges, height: float) -> None:
+    def __init__(self, gmap: GameMap, edges: _CellEdges, width: float, height: float) -> None:
         self.gmap = gmap
+        self.width = width
         self.pts = edges.points
         self.sides = edges.sides
         self.height = height
@@ -462,7 +566,7 @@ class _BorderNet:
 
     def _on_frame(self, k: int) -> bool:
         x, y = self.pts[k]
-        return min(abs(x), abs(y), abs(x - WIDTH), abs(y - self.height)) < 1e-6
+        return min(abs(x), abs(y), abs(x - self.width), abs(y - self.height)) < 1e-6
 
     def _trace(self, start: int, nxt: int) -> list[int]:
         path = [start, nxt]
@@ -659,21 +763,39 @@ LABEL_PLACES: tuple[tuple[float, float, float], ...] = (
     (0.0, 25.0, 0.0),
     (35.0, 0.0, -2.0),
     (-35.0, 0.0, -2.0),
+    (30.0, -20.0, -3.0),
+    (-30.0, -20.0, -3.0),
+    (30.0, 22.0, -3.5),
+    (-30.0, 22.0, -3.5),
 )
 UNIT_HALF = 15.0
 
 
-def _label_box(name: str, at: Point) -> Box:
+def label_box(name: str, at: Point) -> Box:
     half = len(name) * 4.6 + 2
     return (at[0] - half, at[1] - 8, at[0] + half, at[1] + 8)
 
 
-def _unit_box(at: Point) -> Box:
+def unit_box(at: Point) -> Box:
     return (at[0] - UNIT_HALF, at[1] - UNIT_HALF, at[0] + UNIT_HALF, at[1] + UNIT_HALF - 2)
 
 
-def _dot_box(at: Point) -> Box:
+def dot_box(at: Point) -> Box:
     return (at[0] - 6, at[1] - 6, at[0] + 6, at[1] + 6)
+
+
+# A split coast's click target: a circle this wide around its spot.
+COAST_HALF = 15.0
+
+
+def coast_box(at: Point) -> Box:
+    return (at[0] - COAST_HALF, at[1] - COAST_HALF, at[0] + COAST_HALF, at[1] + COAST_HALF)
+
+
+# An overlap of this many square units costs one point of an arrangement's score; covering
+# a name costs this many times more.
+OVERLAP_AREA = 10.0
+NAME_WEIGHT = 4.0
 
 
 class _Obstacles:
@@ -681,6 +803,7 @@ class _Obstacles:
 
     def __init__(self) -> None:
         self.boxes: list[Box] = []
+        self.weight: dict[Box, float] = {}  # boxes that cost more to cover (names)
 
     def near(self, p: Point, radius: float) -> list[Box]:
         return [
@@ -689,16 +812,18 @@ class _Obstacles:
             if b[0] - radius < p[0] < b[2] + radius and b[1] - radius < p[1] < b[3] + radius
         ]
 
-    @staticmethod
-    def cost(box: Box, nearby: list[Box]) -> float:
-        """The area ``box`` shares with ``nearby`` boxes, scaled to score points. (Inlined:
-        placement asks this about a hundred thousand times.)"""
+    def cost(self, box: Box, nearby: list[Box]) -> float:
+        """The area ``box`` shares with ``nearby`` boxes (a name's counting NAME_WEIGHT
+        times), scaled to score points. (Inlined: placement asks this about a hundred
+        thousand times.)"""
         x0, y0, x1, y1 = box
         total = 0.0
-        for b0, b1, b2, b3 in nearby:
+        for b in nearby:
+            b0, b1, b2, b3 = b
             if b0 < x1 and x0 < b2 and b1 < y1 and y0 < b3:
-                total += (min(x1, b2) - max(x0, b0)) * (min(y1, b3) - max(y0, b1))
-        return total / 40.0
+                area = (min(x1, b2) - max(x0, b0)) * (min(y1, b3) - max(y0, b1))
+                total += area * self.weight.get(b, 1.0)
+        return total / OVERLAP_AREA
 
 
 def _first(
@@ -709,6 +834,8 @@ def _first(
     return f(p, place)[0]
 
 
+# Rounds of placing again the names and coasts that something placed later overlaps.
+REPAIR_ROUNDS = 2
 # Placement works on a raster of the map with cells this many units wide.
 RASTER_STEP = 4.0
 # How far a unit may move from the map's position for it (seas are larger and emptier).
@@ -732,6 +859,9 @@ MARKER_GAP = 7.0
 # half of it counts towards the arrangement.
 MARKER_SECOND_SIDE_PENALTY = 0.5
 MARKER_BETWEEN_PENALTY = 20.0
+MARKER_ABOVE = 15.0
+MIN_MARKER_ROOM = 2.0
+MARKER_OUTSIDE_PENALTY = 15.0
 MARKER_WEIGHT = 0.5
 # Scores that rule an arrangement out.
 NO_ROOM = -1e9
@@ -768,17 +898,19 @@ class _Placer:
         layout: Layout,
         outlines: dict[str, list[list[Point]]],
         given: dict[str, Point],
+        width: float,
         height: float,
     ) -> None:
         self.gmap = gmap
         self.layout = layout
         self.given = given
-        self.raster = _Raster(outlines, WIDTH, height, RASTER_STEP)
+        self.raster = _Raster(outlines, width, height, RASTER_STEP)
         self.placed = _Obstacles()
         self.anchors: dict[str, Point] = {}
         self.labels: dict[str, Point] = {}
         self.centres: dict[str, Point] = {}
         self.asides: dict[str, Point] = {}
+        self.own: dict[str, list[Box]] = {}  # location -> the boxes placed for it
 
     def smallest_first(self) -> list[str]:
         area = {r: 0 for r in self.raster.names}
@@ -811,15 +943,18 @@ class _Placer:
         if prov in self.layout.label:
             dx, dy = self.layout.label[prov]
             lp = (at[0] + dx, at[1] + dy)
+        own = [unit_box(at), label_box(prov, lp)]
         if info.supply_centre:
             if prov in self.layout.centre:
                 sx, sy = self.layout.centre[prov]
                 sc = (lp[0] + sx, lp[1] + sy)
             self.centres[prov] = sc if sc is not None else (lp[0] + sc_dx, lp[1])
-            self.placed.boxes.append(_dot_box(self.centres[prov]))
+            own.append(dot_box(self.centres[prov]))
         self.anchors[prov] = at
         self.labels[prov] = lp
-        self.placed.boxes += [_unit_box(at), _label_box(prov, lp)]
+        self.own[prov] = own
+        self.placed.boxes += own
+        self.placed.weight[own[1]] = NAME_WEIGHT
 
     def _arrangement(
         self,
@@ -848,7 +983,7 @@ class _Placer:
             + bonus
         )
         placed = self.placed
-        value -= placed.cost(_unit_box(p), nearby) + placed.cost(_label_box(prov, lp), nearby)
+        value -= placed.cost(unit_box(p), nearby) + placed.cost(label_box(prov, lp), nearby)
         sc = None
         if sc_dx:
             best_side, sc = self._marker_side(region, lp, dx, sc_dx, nearby)
@@ -862,11 +997,15 @@ class _Placer:
         unit when the name is beside it."""
         sides = [1.0, -1.0] if dx >= 0 else [-1.0, 1.0]
         best_side, sc = NO_ROOM, None
-        for k, side in enumerate(sides):
-            q = (lp[0] + side * sc_dx, lp[1])
-            room = min(region.clearance(q), MARKER_ROOM_CAP) - self.placed.cost(_dot_box(q), nearby)
+        spots = [(lp[0] + side * sc_dx, lp[1]) for side in sides]
+        spots.append((lp[0], lp[1] - MARKER_ABOVE))  # above the name, where no side has room
+        for k, q in enumerate(spots):
+            clear = region.clearance(q)
+            room = min(clear, MARKER_ROOM_CAP) - self.placed.cost(dot_box(q), nearby)
             room -= MARKER_SECOND_SIDE_PENALTY * k
-            if abs(dx) > 0 and side * dx < 0:
+            if clear < MIN_MARKER_ROOM:
+                room -= MARKER_OUTSIDE_PENALTY  # a marker belongs inside its province
+            if k < 2 and abs(dx) > 0 and sides[k] * dx < 0:
                 room -= MARKER_BETWEEN_PENALTY  # not between the name and its unit
             if room > best_side:
                 best_side, sc = room, q
@@ -894,13 +1033,37 @@ class _Placer:
             if c < MIN_COAST_ROOM:
                 return NO_ROOM
             crowd = max(0.0, COAST_CROWD_DISTANCE - math.dist(p, main)) + placed.cost(
-                _unit_box(p), nearby
+                unit_box(p), nearby
             )
             return min(c, COAST_ROOM_CAP) - COAST_DRIFT_PENALTY * math.dist(p, target) - crowd
 
         at = pos if loc in self.layout.anchor else _best(target, COAST_SEARCH_RADIUS, coast_score)
         self.anchors[loc] = at
-        self.placed.boxes.append(_unit_box(at))
+        self.own[loc] = [unit_box(at)]
+        self.placed.boxes.append(unit_box(at))
+
+    def crowded(self) -> list[str]:
+        """Provinces whose name, and coasts whose target, overlap something placed for
+        another location, and the locations of what is in the way."""
+        owner = {box: loc for loc, boxes in self.own.items() for box in boxes}
+        out: dict[str, None] = {}
+        for loc, boxes in self.own.items():
+            mine = boxes[1] if loc in self.labels else boxes[0]  # the name, or the coast
+            for b in self.placed.near(((mine[0] + mine[2]) / 2, mine[1]), 60.0):
+                if b not in boxes and self.placed.cost(mine, [b]) > 0:
+                    # Both: the one overlapped, and the one in its way (placed later).
+                    out[loc] = None
+                    out[owner.get(b, loc)] = None
+        return list(out)
+
+    def replace(self, loc: str, borders: list[Border]) -> None:
+        """Place ``loc`` again, with everything else placed around it."""
+        for box in self.own.pop(loc):
+            self.placed.boxes.remove(box)
+        if loc in self.labels:
+            self.province(loc)
+        else:
+            self.coast(loc, self.given[loc], borders)
 
     def aside(self, loc: str, at: Point) -> Point:
         """Where a dislodged unit steps aside from the unit that took its place, staying in
@@ -913,7 +1076,7 @@ class _Placer:
             if abs(b[0] - at[0]) < ASIDE_NEARBY and abs(b[1] - at[1]) < ASIDE_NEARBY
         ]
         best_value, best_at = NO_ROOM, (at[0] + ASIDE_DEFAULT[0], at[1] + ASIDE_DEFAULT[1])
-        own = _unit_box(at)
+        own = unit_box(at)
         for k in range(ASIDE_STEPS):
             angle = math.radians(ASIDE_FIRST_ANGLE + ASIDE_ANGLE_STEP * k)
             q = (at[0] + ASIDE_DISTANCE * math.cos(angle), at[1] + ASIDE_DISTANCE * math.sin(angle))
@@ -931,15 +1094,32 @@ def _place(
     outlines: dict[str, list[list[Point]]],
     borders: list[Border],
     given: dict[str, Point],
+    width: float,
     height: float,
 ) -> tuple[dict[str, Point], dict[str, Point], dict[str, Point], dict[str, Point]]:
     """Anchors, labels, centre markers and asides (see :class:`_Placer`): provinces smallest
     first, then coasts, then where each unit steps aside when dislodged."""
-    placer = _Placer(gmap, layout, outlines, given, height)
+    placer = _Placer(gmap, layout, outlines, given, width, height)
     for prov in placer.smallest_first():
         placer.province(prov)
     for loc, pos in given.items():
         if loc != province_of(loc):
             placer.coast(loc, pos, borders)
+    for _ in range(REPAIR_ROUNDS):
+        for loc in placer.crowded():
+            placer.replace(loc, borders)
     asides = {loc: placer.aside(loc, at) for loc, at in placer.anchors.items()}
     return placer.anchors, placer.labels, placer.centres, asides
+
+
+def point_in(loops: Sequence[Sequence[Point]], p: Point) -> bool:
+    """Even-odd test over all loops of a region."""
+    inside = False
+    x, y = p
+    for loop in loops:
+        n = len(loop)
+        for k in range(n):
+            (ax, ay), (bx, by) = loop[k], loop[(k + 1) % n]
+            if (ay > y) != (by > y) and x < ax + (y - ay) * (bx - ax) / (by - ay):
+                inside = not inside
+    return inside

@@ -128,6 +128,8 @@ STANDARD = Layout(
             "SEV": "45.0,34.0 46.0,40.0 46.5,31.5",
         }.items()
     },
+    # The Irish Sea's name sits a little west, clear of Wales's.
+    label={"IRI": (-5.0, -23.0)},
     fillers={
         "SWI": ("Switzerland", _pts("46.8,8.2 46.2,6.6")),
         "IRL": ("Ireland", _pts("53.4,-8.0 52.3,-8.5 54.6,-7.5")),

@@ -12,9 +12,10 @@ root's ``dipmap`` class, so the document can be inlined in a page.
 
 from __future__ import annotations
 
+import colorsys
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 from xml.sax.saxutils import escape, quoteattr
@@ -53,6 +54,17 @@ POWER_COLOURS: dict[str, str] = {
     "TUR": "#F0E442",  # yellow
 }
 _SPARE_COLOURS = ("#E69F00", "#8C564B", "#7F7F7F", "#17BECF", "#BCBD22")
+# Powers named after a colour (Chromatic's) are drawn in it.
+NAMED_COLOURS: dict[str, str] = {
+    "red": "#D55E00",
+    "blue": "#0072B2",
+    "yellow": "#F0E442",
+    "green": "#009E73",
+    "dark": "#4A4A4A",
+    "light": "#F4F4F4",
+    "orange": "#E69F00",
+    "purple": "#CC79A7",
+}
 LAND = "#EFE6CF"
 SEA = "#B9D5EA"
 # The land a power owns. Each keeps its units' hue, and every pair of these, the sea and
@@ -99,12 +111,32 @@ AnyResult = Result | NotedResult
 
 
 def power_colours(gmap: GameMap) -> dict[str, str]:
-    """A colour per power: the standard ones by token, spares for other maps' powers."""
-    out: dict[str, str] = {}
-    spare = iter(_SPARE_COLOURS * 4)
+    """A colour per power, all different: the standard ones by token; a power named after a
+    colour (Chromatic's Red, Blue, ...) in that colour; the others from the standard colours
+    not taken, then the spares, then as many more hues as a map needs (Chaos has 34 powers)."""
+    out = {p: POWER_COLOURS[p] for p in gmap.powers if p in POWER_COLOURS}
+    used = set(out.values())
+    palette = itertools.chain(POWER_COLOURS.values(), _SPARE_COLOURS, _more_colours())
     for p in gmap.powers:
-        out[p] = POWER_COLOURS.get(p) or next(spare)
+        if p in out:
+            continue
+        colour = NAMED_COLOURS.get(gmap.power_info[p].name.lower())
+        if colour is None or colour in used:
+            colour = next(c for c in palette if c not in used)
+        out[p] = colour
+        used.add(colour)
     return out
+
+
+def _more_colours() -> Iterator[str]:
+    """Endless distinct colours: hues a golden angle apart, at three lightnesses in turn."""
+    k = 0
+    while True:
+        hue = (0.1 + k * 0.381966) % 1.0
+        light = (0.45, 0.32, 0.6)[k % 3]
+        r, g, b = colorsys.hls_to_rgb(hue, light, 0.75)
+        yield f"#{round(r * 255):02X}{round(g * 255):02X}{round(b * 255):02X}"
+        k += 1
 
 
 def land_colour(power: str, unit_colour: str) -> str:
@@ -760,7 +792,7 @@ def render_map(
     """
     scene = _scene(gmap, state, orders, results, pending, selected, highlight, title)
     parts = [
-        *_head(scene),
+        *_head(scene, _legend_below(gmap, state) if legend else 0.0),
         *_provinces(scene),
         *_borders(scene),
         *_centres(scene),
@@ -820,10 +852,11 @@ def _scene(
     )
 
 
-def _head(scene: _Scene) -> list[str]:
+def _head(scene: _Scene, below: float = 0.0) -> list[str]:
     """The root element, its title, the styles (with a fill per power), the hatch pattern of
-    impassable regions and the sea behind everything."""
-    gmap, state, w, h = scene.gmap, scene.state, scene.geo.width, scene.geo.height
+    impassable regions and the sea behind everything (``below``: room under the map for a
+    long legend)."""
+    gmap, state, w, h = scene.gmap, scene.state, scene.geo.width, scene.geo.height + below
     heading = scene.heading
     style = _STYLE % {"sea": SEA, "land": LAND}
     power_css = "".join(
@@ -1062,15 +1095,59 @@ def _drawing_order(orders: list[Order]) -> list[Order]:
     return sorted(orders, key=lambda o: rank.get(_order_kind(o), 3))
 
 
-def _legend(gmap: GameMap, state: GameState, colours: dict[str, str], height: float) -> str:
+# A legend of more powers than this goes under the map, in columns of LEGEND_COLUMN rows.
+LEGEND_OVER_MAP = 8
+LEGEND_COLUMN = 9
+LEGEND_ROW = 17.0
+LEGEND_GAP = 10.0
+LEGEND_CHAR = 7.2  # the width of a character of a power's name, about
+
+
+def _legend_rows(gmap: GameMap, state: GameState) -> list[str]:
     centres = state.centre_counts()
     units = state.unit_counts()
-    rows = [p for p in gmap.powers if centres.get(p) or units.get(p)]
+    return [p for p in gmap.powers if centres.get(p) or units.get(p)]
+
+
+def _legend_below(gmap: GameMap, state: GameState | None) -> float:
+    """The height the legend needs under the map (0: it fits over the map's corner)."""
+    if state is None or len(rows := _legend_rows(gmap, state)) <= LEGEND_OVER_MAP:
+        return 0.0
+    return (min(len(rows), LEGEND_COLUMN) + 1) * LEGEND_ROW + 10 + 2 * LEGEND_GAP
+
+
+def _legend(gmap: GameMap, state: GameState, colours: dict[str, str], height: float) -> str:
+    rows = _legend_rows(gmap, state)
+    if len(rows) <= LEGEND_OVER_MAP:
+        top = height - 14 - (len(rows) + 1) * LEGEND_ROW - 10
+        return _legend_box(gmap, state, colours, rows, 12.0, top)[0]
+    columns = [rows[k : k + LEGEND_COLUMN] for k in range(0, len(rows), LEGEND_COLUMN)]
+    out, left = [], 12.0
+    for col in columns:
+        box, width = _legend_box(gmap, state, colours, col, left, height + LEGEND_GAP)
+        out.append(box)
+        left += width + LEGEND_GAP
+    return "".join(out)
+
+
+def _legend_box(
+    gmap: GameMap,
+    state: GameState,
+    colours: dict[str, str],
+    rows: list[str],
+    left: float,
+    top: float,
+) -> tuple[str, float]:
+    """One table of powers at (left, top), and its width."""
+    centres = state.centre_counts()
+    units = state.unit_counts()
     adjust = state.adjustments() if state.phase.kind == "adjustment" else {}
-    row_h = 17.0
-    width = 200.0 if adjust else 168.0
-    top = height - 14 - (len(rows) + 1) * row_h - 10
-    left = 12.0
+    row_h = LEGEND_ROW
+    # Columns after the names: as far right as the longest name needs (the standard
+    # powers' names fit the first 97 units).
+    extra = max(0.0, LEGEND_CHAR * max(len(gmap.power_info[p].name) for p in rows) - 97.0)
+    sc_x, units_x, adjust_x = 122.0 + extra, 160.0 + extra, 192.0 + extra
+    width = (200.0 if adjust else 168.0) + extra
     out = [f'<g class="legend" transform="translate({_f(left)},{_f(top)})">']
     out.append(
         f'<rect class="legend-box" x="0" y="0" width="{_f(width)}" '
@@ -1078,8 +1155,8 @@ def _legend(gmap: GameMap, state: GameState, colours: dict[str, str], height: fl
     )
     y = 5 + row_h / 2
     out.append(f'<text class="legend-head" x="8" y="{_f(y)}">Power</text>')
-    out.append(f'<text class="legend-head num" x="{_f(122)}" y="{_f(y)}">SCs</text>')
-    out.append(f'<text class="legend-head num" x="{_f(160)}" y="{_f(y)}">Units</text>')
+    out.append(f'<text class="legend-head num" x="{_f(sc_x)}" y="{_f(y)}">SCs</text>')
+    out.append(f'<text class="legend-head num" x="{_f(units_x)}" y="{_f(y)}">Units</text>')
     for p in rows:
         y += row_h
         info = gmap.power_info[p]
@@ -1088,13 +1165,13 @@ def _legend(gmap: GameMap, state: GameState, colours: dict[str, str], height: fl
             f'<rect x="8" y="{_f(y - 5.5)}" width="11" height="11" fill="{colours[p]}" '
             f'stroke="#1E1E1E" stroke-width="1"/>'
             f'<text x="25" y="{_f(y)}">{escape(info.name)}</text>'
-            f'<text class="num" x="122" y="{_f(y)}">{centres.get(p, 0)}</text>'
-            f'<text class="num" x="160" y="{_f(y)}">{units.get(p, 0)}</text>'
+            f'<text class="num" x="{_f(sc_x)}" y="{_f(y)}">{centres.get(p, 0)}</text>'
+            f'<text class="num" x="{_f(units_x)}" y="{_f(y)}">{units.get(p, 0)}</text>'
         )
         if adjust:
             n = adjust.get(p, 0)
             text = f"+{n}" if n > 0 else (str(n).replace("-", "\u2212") if n < 0 else "")
-            out.append(f'<text class="num" x="192" y="{_f(y)}">{text}</text>')
+            out.append(f'<text class="num" x="{_f(adjust_x)}" y="{_f(y)}">{text}</text>')
         out.append("</g>")
     out.append("</g>")
-    return "".join(out)
+    return "".join(out), width

@@ -11,9 +11,11 @@ map's data, which for the bundled standard map is the order of the standard MDF.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
-from engine.map import GameMap
+from engine.map import GameMap, Province
+from protocol.tokens import POWER_CATEGORY, TableError, TokenTable, standard_table
 
 UNO = "UNO"
 
@@ -157,3 +159,28 @@ class MapDefinition:
 
     def to_map(self, name: str, names_from: GameMap | None = None) -> GameMap:
         return GameMap.from_dict(self.to_map_dict(name, names_from))
+
+
+def table_for_map(gmap: GameMap) -> TokenTable:
+    """The token table of a map, as its RM gives it: powers ``0x4100`` up in the map's order,
+    provinces numbered up from 0 in the order of their categories (terrain and supply-centre
+    bits, spec §2.5) and names. The standard map's is the standard table itself."""
+    return _table_for_map(gmap)
+
+
+@cache
+def _table_for_map(gmap: GameMap) -> TokenTable:
+    powers = tuple((p, POWER_CATEGORY << 8 | i) for i, p in enumerate(gmap.powers))
+    keyed = sorted((_category(info), tok) for tok, info in gmap.provinces.items())
+    provinces = tuple((tok, category << 8 | i) for i, (category, tok) in enumerate(keyed))
+    if len(powers) > 256 or len(provinces) > 256:
+        raise TableError(f"map {gmap.name}: more than 256 powers or provinces")
+    standard = standard_table()
+    if powers == standard.powers and provinces == standard.provinces:
+        return standard
+    return TokenTable(powers, provinces)
+
+
+def _category(info: Province) -> int:
+    terrain = {"land": 0, "sea": 1, "coast": 2}[info.type] + (1 if info.coasts else 0)
+    return 0x50 | terrain << 1 | int(info.supply_centre)

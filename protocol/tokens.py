@@ -29,6 +29,10 @@ RESERVED_CATEGORIES = range(0x58, 0x60)
 INT_MIN = -8192
 INT_MAX = 8191
 
+# Categories of fixed tokens a map's power or province names may shadow in the text form:
+# press (0x4A) and the text-only DAIDE++ tokens of the reserved categories.
+_SHADOWABLE_CATEGORIES = frozenset({0x4A, *RESERVED_CATEGORIES})
+
 # Terrain and supply-centre bits of a province category (spec §2.5).
 _TERRAIN = {0: "land", 1: "sea", 2: "coast", 3: "coast"}
 
@@ -165,9 +169,16 @@ class TokenTable:
         value_of = dict(_FIXED)
         value_of["CCL"] = self.ccl_nar.ccl
         value_of["NAR"] = self.ccl_nar.nar
+        # A variant may name a province or power like a press token (Sail Ho's Nar, the
+        # Anglia of several maps): in the text form the map's name wins; the press token
+        # keeps its value, so it still travels in binary and prints under its own name.
+        shadowed: dict[str, int] = {}
         for name, value in (*self.powers, *self.provinces):
-            if name in value_of:
-                raise TableError(f"token name {name} defined twice")
+            old = value_of.get(name)
+            if old is not None:
+                if name in shadowed or (old >> 8) not in _SHADOWABLE_CATEGORIES:
+                    raise TableError(f"token name {name} defined twice")
+                shadowed[name] = old
             value_of[name] = value
         value_of["("] = BRA
         value_of[")"] = KET
@@ -179,6 +190,9 @@ class TokenTable:
         terminal_of = {
             v: _CLASS_OF_CATEGORY.get(v >> 8, n) for n, v in value_of.items() if v not in (BRA, KET)
         }
+        for name, value in shadowed.items():
+            name_of.setdefault(value, name)
+            terminal_of[value] = name
         terminal_of[BRA] = "LPAR"
         terminal_of[KET] = "RPAR"
         object.__setattr__(self, "value_of", value_of)

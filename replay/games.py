@@ -131,7 +131,7 @@ class SavedGame:
     phases: list[SavedPhase]
 
 
-def load_saved_games(path: str | Path) -> list[SavedGame]:
+def load_saved_games(path: str | Path, map_name: str | None = None) -> list[SavedGame]:
     """Read a file of saved games: one JSON document, or JSON lines with one game per line (as
     the package's ``to_saved_game_format(game, output_path)`` appends them and as published
     corpora ship them). :class:`ReplayError` if it cannot be read."""
@@ -161,7 +161,7 @@ def load_saved_games(path: str | Path) -> list[SavedGame]:
     games = []
     for n, doc in enumerate(docs, 1):
         try:
-            games.append(read_saved_game(doc))
+            games.append(read_saved_game(doc, map_name))
         except ReplayError as exc:
             raise ReplayError(
                 f"{path}: game {n}: {exc}" if len(docs) > 1 else f"{path}: {exc}"
@@ -171,13 +171,22 @@ def load_saved_games(path: str | Path) -> list[SavedGame]:
     return games
 
 
-def read_saved_game(data: Any) -> SavedGame:
-    """Read the package's saved-game structure (already decoded from JSON)."""
+# The package's maps that are bundled here too, under this project's names.
+PACKAGE_MAPS = {"standard": "standard", "standard_fleet_rome": "fleet_rome"}
+
+
+def read_saved_game(data: Any, map_name: str | None = None) -> SavedGame:
+    """Read the package's saved-game structure (already decoded from JSON). The map is the
+    game's own when the package's map is one of :data:`PACKAGE_MAPS`, else ``map_name`` (a
+    bundled map or a map file with the same province names)."""
     if not isinstance(data, dict):
         raise ReplayError("not a saved game: the top level must be a JSON object")
-    map_name = data.get("map", "standard")
-    if map_name != "standard":
-        raise ReplayError(f"map {map_name!r} is not supported (only 'standard')")
+    theirs = data.get("map", "standard")
+    if map_name is None:
+        if theirs not in PACKAGE_MAPS:
+            known = ", ".join(f"{k} (ours: {v})" for k, v in PACKAGE_MAPS.items())
+            raise ReplayError(f"map {theirs!r} is not supported ({known}; --map names another)")
+        map_name = PACKAGE_MAPS[theirs]
     rules = data.get("rules") or []
     if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
         raise ReplayError("'rules' must be a list of strings")
@@ -188,8 +197,8 @@ def read_saved_game(data: Any) -> SavedGame:
     if not isinstance(phases, list) or not phases:
         raise ReplayError("not a saved game: 'phases' must be a non-empty list")
     try:
-        gmap = load_map("standard")
-    except MapError as exc:  # pragma: no cover - the bundled map always loads
+        gmap = load_map(map_name)
+    except MapError as exc:
         raise ReplayError(str(exc)) from None
     powers = _power_names(gmap)
     read = [_read_phase(gmap, powers, i, raw) for i, raw in enumerate(phases)]
@@ -304,7 +313,7 @@ def _read_state(
             got = {parse_location(gmap, h) for h in provs or ()}
             # A power eliminated from the game is saved with no homes.
             if got and got != set(gmap.homes[power]):
-                raise ValueError(f"home centres of {pname} are not the standard map's")
+                raise ValueError(f"home centres of {pname} are not the {gmap.name} map's")
     # The package may list occupied locations (6.G.10) but refuses a retreat to them; this
     # engine trusts a state's retreat list, so occupied ones are dropped here.
     occupied = {u.province for u in units}
@@ -964,13 +973,13 @@ def format_report(
 
 
 def replay_file(
-    path: str | Path, every_diff: bool = False, verbose: bool = False
+    path: str | Path, every_diff: bool = False, verbose: bool = False, map_name: str | None = None
 ) -> tuple[int, list[str]]:
     """Replay every game of a saved-game file: (exit status, lines to print). Status 0 when
     every phase agrees or differs only by a rule choice, 1 when some phase differs, 2 when the
     file cannot be read (the only line is then the reason)."""
     try:
-        games = load_saved_games(path)
+        games = load_saved_games(path, map_name)
     except ReplayError as exc:
         return 2, [f"error: {exc}"]
     if len(games) == 1:

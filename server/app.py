@@ -23,9 +23,11 @@ from typing import Any
 
 import trio
 
+from engine.map import load_map
 from protocol import messages as m
 from protocol.connection import Closed, Received, Send, Unparsed
 from protocol.lines import TextConnection
+from protocol.mdf import table_for_map
 from server.effects import ClientId, Close, Effects, Tell, split
 from server.forming import Waiting, plan
 from server.game import GameMaster, mdf_for
@@ -321,6 +323,9 @@ class Server:
         self.send_queue = send_queue
         self.store = store
         self.settings = settings
+        # The map's token table: every connection's RM and text names. One server, one map.
+        self.map = load_map(settings.map)
+        self.table = table_for_map(self.map)
         self.host = host
         self.port = port
         self.rng = random.Random(seed)
@@ -395,7 +400,12 @@ class Server:
             if row.status == "forming":
                 self.store.set_status(row.id, "abandoned")
             elif row.status == "active":
-                master = GameMaster.restore(self.store.saved(row.id), now, self.rejoin_grace)
+                try:
+                    master = GameMaster.restore(self.store.saved(row.id), now, self.rejoin_grace)
+                except ValueError as exc:  # e.g. its map file is gone: the others still resume
+                    self.log.error("cannot resume game", game=row.id, error=str(exc))
+                    self.store.set_status(row.id, "abandoned")
+                    continue
                 for power, address in self.store.addresses(row.id):
                     self.guard.trust(row.id, power, address)
                 self._start_game(master)
@@ -490,7 +500,7 @@ class Server:
         try:
             if count >= self.per_address:
                 self._refused(address)
-                link = await accept_link(stream, min(self.im_timeout, REFUSE_WAIT))
+                link = await accept_link(stream, min(self.im_timeout, REFUSE_WAIT), self.table)
                 if link is not None:
                     await refuse(link, REFUSE_WAIT)
                 return
@@ -524,7 +534,7 @@ class Server:
             }
 
     async def _serve_accepted(self, stream: trio.SocketStream) -> None:
-        link = await accept_link(stream, self.im_timeout)
+        link = await accept_link(stream, self.im_timeout, self.table)
         if link is None:
             return
         if link.kind == "http":
@@ -762,7 +772,7 @@ class Server:
         elif t is m.Iam:
             await self._iam(client, msg)
         elif t is m.Map and msg.name is None:
-            self._queue(client, m.Map(self.settings.map))
+            self._queue(client, m.Map(self.map.name))  # the map's name, not a file's path
         elif t is m.Mdf and msg.definition is None:
             master = self.open_game.master if self.open_game else None
             if master is not None:
@@ -834,7 +844,7 @@ class Server:
         port = listeners[0].socket.getsockname()[1]
 
         async def handler(stream: trio.SocketStream) -> None:
-            link = await accept_link(stream, self.im_timeout)
+            link = await accept_link(stream, self.im_timeout, self.table)
             if link is not None:
                 await self.serve_link(link, (runner, None, None))
 
@@ -861,7 +871,9 @@ class Server:
         )
         assert proc.stdin is not None and proc.stdout is not None
         stream = trio.StapledStream(proc.stdin, proc.stdout)
-        link = Link(stream, TextConnection(), "pipe", f"pid {proc.pid}")
+        # A bot for a known game speaks that game's map; otherwise the server's.
+        table = table_for_map(seat[0].master.map) if seat is not None else self.table
+        link = Link(stream, TextConnection(table), "pipe", f"pid {proc.pid}")
         task_status.started(proc)
         try:
             await self.serve_link(link, seat)

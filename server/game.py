@@ -31,7 +31,7 @@ from engine.state import GameState, initial_state
 from engine.turn import process
 from protocol import messages as m
 from protocol.codec import Codec, codec_for
-from protocol.mdf import MapDefinition
+from protocol.mdf import MapDefinition, table_for_map
 from protocol.syntax import ParseError
 from server import ending, press
 from server.clock import PhaseClock
@@ -67,7 +67,7 @@ class GameMaster:
         self.name = name or f"game-{game_id}"
         self.settings = settings
         self.map = gmap or load_map(settings.map)
-        self.codec: Codec = codec_for()
+        self.codec: Codec = codec_for(table_for_map(self.map))
         self.state: GameState = initial_state(self.map)
         self.book = OrderSet(self.state)
         self.seats: dict[str, Seat] = {}

@@ -19,6 +19,7 @@ from protocol import messages as m
 from protocol.connection import Closed, Event, Ready, Send, ServerConnection
 from protocol.frames import ErrorCode, em_frame
 from protocol.lines import TextConnection, classify_first_bytes
+from protocol.tokens import STANDARD, TokenTable
 from server.settings import IM_TIMEOUT
 
 READ_SIZE = 65536
@@ -123,20 +124,27 @@ class Link:
             await self.stream.aclose()
 
 
-def binary_link(stream: trio.abc.Stream, kind: str, peer: str) -> Link:
+def binary_link(
+    stream: trio.abc.Stream, kind: str, peer: str, table: TokenTable = STANDARD
+) -> Link:
     """A link for a client that speaks DAIDE binary on ``stream`` (e.g. a bot forked by a bot
-    host, on a Unix socket)."""
-    return Link(stream, ServerConnection(), kind, peer)
+    host, on a Unix socket); ``table`` is the map's token table (its RM)."""
+    return Link(stream, ServerConnection(table), kind, peer)
 
 
-def text_link(stream: trio.abc.Stream, kind: str, peer: str) -> Link:
+def text_link(
+    stream: trio.abc.Stream, kind: str, peer: str, table: TokenTable = STANDARD
+) -> Link:
     """A link for a client that speaks DAIDE text lines on ``stream`` (e.g. a pipe bot)."""
-    return Link(stream, TextConnection(), kind, peer)
+    return Link(stream, TextConnection(table), kind, peer)
 
 
-async def accept_link(stream: trio.SocketStream, timeout: float = IM_TIMEOUT) -> Link | None:
+async def accept_link(
+    stream: trio.SocketStream, timeout: float = IM_TIMEOUT, table: TokenTable = STANDARD
+) -> Link | None:
     """Read the first bytes of a TCP client and choose its wire form. None if it sent
-    nothing within the IM timeout or closed."""
+    nothing within the IM timeout or closed. ``table`` is the map's token table: the RM a
+    binary client gets, the names a text client's lines use."""
     try:
         peer = "{}:{}".format(*stream.socket.getpeername()[:2])
     except OSError:
@@ -164,10 +172,10 @@ async def accept_link(stream: trio.SocketStream, timeout: float = IM_TIMEOUT) ->
         return None
     kind = classify_first_bytes(buf) or "text"
     if kind == "binary":
-        return Link(stream, ServerConnection(), "tcp", peer, buf, timeout)
+        return Link(stream, ServerConnection(table), "tcp", peer, buf, timeout)
     if kind == "http":
-        return Link(stream, TextConnection(), "http", peer, buf, timeout)
-    return Link(stream, TextConnection(), "text", peer, buf, timeout)
+        return Link(stream, TextConnection(table), "http", peer, buf, timeout)
+    return Link(stream, TextConnection(table), "text", peer, buf, timeout)
 
 
 async def answer_http(link: Link, status: str, text: str) -> None:

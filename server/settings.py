@@ -7,6 +7,7 @@ from pathlib import Path
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engine.map import MapError, load_map
 from protocol.frames import DEFAULT_PORT, IM_TIMEOUT
 from protocol.levels import LEVELS as PRESS_LEVELS
 from protocol.messages import Variant
@@ -56,13 +57,21 @@ class GameSettings(BaseModel):
     pda: bool = Field(False, description="partial draws allowed (level 10+)")
     npr: bool = Field(False, description="no press during retreats")
     npb: bool = Field(False, description="no press during builds")
-    max_year: int | None = Field(None, ge=1901, description="end as a draw after this year")
+    max_year: int | None = Field(None, description="end as a draw after this year")
     draw_unchanged_years: int | None = Field(
         None, ge=1, description="end as a draw when no centre changes hands for this many years"
     )
 
     @model_validator(mode="after")
     def _check(self) -> GameSettings:
+        try:
+            gmap = load_map(self.map)
+        except MapError as exc:
+            raise ValueError(str(exc)) from None
+        if self.max_year is not None and self.max_year < gmap.start_year:
+            raise ValueError(
+                f"max_year {self.max_year} is before the map's first year ({gmap.start_year})"
+            )
         if self.level not in PRESS_LEVELS:
             raise ValueError(f"press level must be one of {', '.join(map(str, PRESS_LEVELS))}")
         if self.level < 10 and (self.pda or self.npr or self.npb or self.press_time is not None):

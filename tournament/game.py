@@ -246,7 +246,7 @@ class GamePlay:
             return
         for seat, (stream, pid) in zip(seats, started, strict=True):
             seat.pid = pid
-            link = binary_link(stream, "host", f"pid {pid}")
+            link = binary_link(stream, "host", f"pid {pid}", runner.master.codec.table)
             nursery.start_soon(self._serve, runner, seat, link)
 
     async def _launch(
@@ -288,7 +288,8 @@ class GamePlay:
                 )
                 assert seat.proc.stdin is not None and seat.proc.stdout is not None
                 pipes = trio.StapledStream(seat.proc.stdin, seat.proc.stdout)
-                link = text_link(pipes, "pipe", f"pid {seat.proc.pid}")
+                table = runner.master.codec.table
+                link = text_link(pipes, "pipe", f"pid {seat.proc.pid}", table)
                 nursery.start_soon(self._serve, runner, seat, link)
                 nursery.start_soon(self._watch_process, runner, seat)
         except OSError as exc:

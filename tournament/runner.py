@@ -12,7 +12,8 @@ still a separate process on a link of its own (a Unix socket), playing within mi
 External programs run in a working folder of their own with stdout and stderr in a per-seat log
 under the tournament's folder.
 
-A line-up of seven seats rotates over the powers; a pool of more (``pool=True``) is drawn from by
+A line-up of one seat per power of the map (seven on the standard map, three on Hundred,
+seventeen on World) rotates over the powers; a pool of more (``pool=True``) is drawn from by
 the balanced schedule of :mod:`tournament.schedule`. Results go into the server's database
 under a tournament key derived from the seats and the settings: running the same tournament
 again resumes it (finished games are kept, unfinished ones are played again from the start),
@@ -37,6 +38,7 @@ from typing import Any
 import trio
 
 from bots.registry import BUNDLED, BotHost, HostError, HostProcess
+from engine.map import load_map
 from server.app import GameRunner, Server
 from server.logs import get_logger
 from server.settings import GameSettings
@@ -70,9 +72,13 @@ __all__ = [
 ]
 
 
-def parse_lineup(args: Sequence[str], *, pool: bool = False, count: int = SEATS) -> list[Entry]:
-    """The seats from the command line's words: exactly ``count`` (a line-up's seven, or the
-    six of a field to tune against), or at least seven for a pool."""
+def parse_lineup(
+    args: Sequence[str], *, pool: bool = False, count: int | None = None, powers: int = SEATS
+) -> list[Entry]:
+    """The seats from the command line's words: exactly ``count`` (default: one per power of
+    the map, seven on the standard map; a field to tune against is one fewer), or, for a
+    pool, at least ``powers``."""
+    count = powers if count is None else count
     seats: list[Entry] = []
     for word in args:
         if "=" in word:
@@ -104,10 +110,10 @@ def parse_lineup(args: Sequence[str], *, pool: bool = False, count: int = SEATS)
         if k < 1:
             raise LineupError(f"{word!r}: the count must be at least 1")
         seats.extend(Entry(name, name, True) for _ in range(k))
-    if pool and len(seats) < SEATS:
-        raise LineupError(f"a pool needs at least {SEATS} seats; this one has {len(seats)}")
+    if pool and len(seats) < powers:
+        raise LineupError(f"a pool needs at least {powers} seats; this one has {len(seats)}")
     if not pool and len(seats) != count:
-        more = " (use --pool for more)" if count == SEATS else ""
+        more = " (use --pool for more)" if count == powers else ""
         raise LineupError(
             f"a line-up needs exactly {count} seats; this one has {len(seats)}{more}"
         )
@@ -225,7 +231,7 @@ class Tournament:
         self.hung_after = hung_after
         self.store = store
         self.seats = list(seats)
-        self.pool = pool or len(self.seats) != SEATS
+        self.pool = pool or len(self.seats) != len(load_map(settings.map).powers)
         self.settings = settings
         self.games = games
         self.parallel = max(1, parallel)
@@ -246,7 +252,7 @@ class Tournament:
     # -- the schedule --------------------------------------------------------------------------
 
     def seating(self, index: int, powers: Sequence[str]) -> list[tuple[int, str]]:
-        """(seat index, power) for the seven seats of game ``index``."""
+        """(seat index, power) for the seats of game ``index``, one per power."""
         if not self.pool:
             return [(i, powers[p]) for i, p in enumerate(rotation(index, len(powers)))]
         if self._schedule is None:
@@ -254,8 +260,6 @@ class Tournament:
         return [(member, powers[p]) for p, member in enumerate(self._schedule[index])]
 
     def game_spec(self, index: int) -> GameSpec:
-        from engine.map import load_map
-
         powers = list(load_map(self.settings.map).powers)
         base = self.seed * 1000003 + index
         seats = tuple(

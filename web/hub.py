@@ -23,12 +23,13 @@ import trio
 from pydantic import ValidationError
 
 from bots.registry import BUNDLED, bundled_command
-from engine.map import GameMap, load_map
+from engine.map import GameMap, bundled_maps, load_map
 from engine.orders import Order
 from engine.state import GameState
 from mapdraw.svg import render_map
 from protocol import messages as m
-from protocol.codec import Codec, codec_for
+from protocol.codec import codec_for
+from protocol.mdf import table_for_map
 from server.guard import peer_key
 from server.logs import get_logger
 from server.settings import GameSettings
@@ -60,6 +61,12 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+def default_max_year(gmap: GameMap) -> int:
+    """The year a game on ``gmap`` ends in by default: as many years in as 1910 is on the
+    standard map."""
+    return gmap.start_year + DEFAULTS["max_year"] - 1901
+
+
 class SpecError(ValueError):
     """A game the page asked for that cannot be made."""
 
@@ -87,7 +94,7 @@ def read_spec(spec: Any, gmap: GameMap) -> GameSpec:
     power = str(spec.get("power") or "random").upper()
     if power not in powers and power != RANDOM:
         raise SpecError(f"no power {power}: choose one of {', '.join(powers)} or random")
-    opponents = spec.get("opponents", DEFAULTS["opponents"])
+    opponents = spec.get("opponents", ["dumbbot"] * (len(powers) - 1))
     if not isinstance(opponents, list) or len(opponents) != len(powers) - 1:
         raise SpecError(f"choose {len(powers) - 1} opponents")
     names = [" ".join(str(o).lower().split()) for o in opponents]
@@ -107,7 +114,7 @@ def read_spec(spec: Any, gmap: GameMap) -> GameSpec:
             "move_time": _seconds(spec, "move_time"),
             "retreat_time": _seconds(spec, "retreat_time"),
             "build_time": _seconds(spec, "build_time"),
-            "max_year": _number(spec, "max_year"),
+            "max_year": _number(spec, "max_year") if "max_year" in spec else default_max_year(gmap),
         }
     )
     title = str(spec.get("name") or "").strip()[:60] or None
@@ -170,7 +177,6 @@ class WebHub:
         self.sessions: dict[str, WebSession] = {}
         self.open_ports: dict[int, int] = {}  # game -> the port its open seats connect to
         self.rng = random.Random(server.rng.random())
-        self.codec: Codec = codec_for()
         self.maps: dict[str, GameMap] = {}
         self.listeners: list[trio.SocketListener] = []
         self.log = get_logger(web=True)
@@ -223,6 +229,37 @@ class WebHub:
             self.maps[name] = load_map(name)
         return self.maps[name]
 
+    def map_names(self) -> list[str]:
+        """The maps the page offers: the server's own (``--map``) first, then every bundled
+        map."""
+        default = self.server.settings.map
+        return [default, *(n for n in bundled_maps() if n != default)]
+
+    def spec_map(self, spec: Any) -> GameMap:
+        """The map a requested game names (``map``, one of :meth:`map_names`), or the
+        server's."""
+        name = spec.get("map") if isinstance(spec, Mapping) else None
+        if name is None or name == "":
+            return self.map_named(self.server.settings.map)
+        if not isinstance(name, str) or name not in self.map_names():
+            raise SpecError(f"unknown map {name!r}: choose one of {', '.join(self.map_names())}")
+        return self.map_named(name)
+
+    def map_summary(self, name: str) -> dict[str, Any]:
+        """What the lobby shows of a map: its powers, size, first year and designer."""
+        gmap = self.map_named(name)
+        return {
+            "name": name,
+            "title": gmap.title,
+            "description": gmap.description,
+            "designer": gmap.designer,
+            "powers": [{"id": p, "name": gmap.power_info[p].name} for p in gmap.powers],
+            "provinces": len(gmap.provinces),
+            "centres": len(gmap.supply_centres),
+            "first_year": gmap.start_year,
+            "max_year": default_max_year(gmap),
+        }
+
     # -- the JSON API ----------------------------------------------------------------------------
 
     async def api(self, req: Request) -> Response:
@@ -231,9 +268,10 @@ class WebHub:
             return Response.of_json(
                 {
                     "powers": [{"id": p, "name": gmap.power_info[p].name} for p in gmap.powers],
+                    "maps": [self.map_summary(n) for n in self.map_names()],
                     "bots": bot_choices(),
                     "levels": list(PRESS_LEVELS),
-                    "defaults": DEFAULTS,
+                    "defaults": {**DEFAULTS, "map": self.server.settings.map},
                 }
             )
         if req.path == "/api/games":
@@ -297,7 +335,7 @@ class WebHub:
         """A gunboat game for one person against bots; see ``DEFAULTS`` for the fields.
         Once the request is found valid: :class:`Refused` (503) when ``max_games`` web
         games already run, or (429) when ``peer``'s address has created too many."""
-        wanted = read_spec(spec, self.map_named(self.server.settings.map))
+        wanted = read_spec(spec, self.spec_map(spec))
         powers = list(wanted.gmap.powers)
         power = self.rng.choice(powers) if wanted.power == RANDOM else wanted.power
         others = [p for p in powers if p != power]
@@ -481,10 +519,11 @@ class WebHub:
 
     # -- history ---------------------------------------------------------------------------------
 
-    def stored_results(self, game_id: int, phase: str) -> list[tuple[Order, Any]]:
+    def stored_results(self, game_id: int, phase: str, gmap: GameMap) -> list[tuple[Order, Any]]:
         out: list[tuple[Order, Any]] = []
+        codec = codec_for(table_for_map(gmap))  # the game's map's names
         for _, _, text in self.store.results(game_id, phase):
-            msg = self.codec.parse_text(text)
+            msg = codec.parse_text(text)
             if isinstance(msg, m.Ord) and msg.order is not None:
                 out.append((msg.order, msg.result))
         return out
@@ -503,7 +542,7 @@ class WebHub:
             return self._with_press(session, self._history[key])
         name, data = states[i]
         state = GameState.from_json(data, session.gmap)
-        results = self.stored_results(gid, name) if processed else []
+        results = self.stored_results(gid, name, session.gmap) if processed else []
         view = {
             "t": "history",
             "index": i,

@@ -40,10 +40,12 @@ from engine.orders import (
 )
 from engine.orderset import OrderSet
 from engine.state import GameState, Unit
+from mapdraw.geometry import geometry
 from mapdraw.svg import power_colours, render_map
 from protocol import messages as m
 from protocol.codec import Codec, codec_for
 from protocol.connection import Closed, Event, Received
+from protocol.mdf import table_for_map
 from protocol.syntax import ParseError
 from server.links import Link
 from web.builder import Action, OrderBuilder
@@ -68,7 +70,9 @@ class SeatHost(Protocol):
 
     def spawn(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> None: ...
 
-    def stored_results(self, game_id: int, phase: str) -> list[tuple[Order, Any]]: ...
+    def stored_results(
+        self, game_id: int, phase: str, gmap: GameMap
+    ) -> list[tuple[Order, Any]]: ...
 
     def history_view(self, session: WebSession, index: Any) -> dict[str, Any]: ...
 
@@ -192,7 +196,7 @@ class WebSession(Link):
         self.peer = f"web:{seat.game_id}:{seat.power}"
         self.timeout = math.inf
         self.closed = False
-        self.codec: Codec = codec_for()
+        self.codec: Codec = codec_for(table_for_map(gmap))
         self._inbox_send, self._inbox = trio.open_memory_channel[Event](math.inf)
         self._wake_send, self._wake = trio.open_memory_channel[None](1)
         self.sockets: set[WebSocket] = set()
@@ -264,6 +268,9 @@ class WebSession(Link):
     async def run(self) -> None:
         """Play the seat until the game ends or no page has been attached for a while; a
         finished game's session lingers while pages still look at it."""
+        # The map's drawing is computed once per map (seconds for a large variant): in a
+        # worker thread, so that the server goes on serving every other game meanwhile.
+        await trio.to_thread.run_sync(geometry, self.gmap)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._flusher)
             if self.runner is not None and not self.runner.done.is_set():
@@ -460,7 +467,8 @@ class WebSession(Link):
             if ordered:
                 self._ordered.add(name)
             state = GameState.from_json(data, self.gmap)
-            groups.append(ResultGroup(state, self.hub.stored_results(gid, name), ordered))
+            results = self.hub.stored_results(gid, name, self.gmap)
+            groups.append(ResultGroup(state, results, ordered))
             if ordered or len(groups) >= RECENT_LIMIT:
                 break
         self.recent = groups[::-1]

@@ -1,7 +1,7 @@
 """The position evaluator: what a board is worth to each alliance, in supply centres.
 
 The search calls it for every candidate order set, so it is one pass over the units and one
-over the 34 centres, and it values every alliance at once (an alliance's value is the sum of
+over the map's centres, and it values every alliance at once (an alliance's value is the sum of
 its members', so it is computed on alliances directly). For an alliance ``g``:
 
 * **centres now**: in a Fall phase, every centre ``g`` owns once this phase's occupations are
@@ -85,7 +85,10 @@ class Evaluator:
         self.supply_centres = tuple(sorted(gmap.supply_centres))
         self.reach = centres_reached(gmap)
         self.worth: dict[str, list[float]] = {
-            s: [1.0 + (params.home_bonus if gmap.home_of.get(s) in g else 0.0) for g in self.groups]
+            s: [
+                1.0 + (params.home_bonus if any(p in g for p in gmap.homes_of.get(s, ())) else 0.0)
+                for g in self.groups
+            ]
             for s in self.supply_centres
         }
         dumb = dumb or {}

@@ -14,7 +14,7 @@ from engine.orders import Order, Outcome, Waive
 from engine.simulate import random_game
 from engine.state import GameState, initial_state
 from engine.turn import process
-from mapdraw.geometry import Point, geometry
+from mapdraw.geometry import geometry, point_in
 from mapdraw.svg import dom_id, render_map
 from server.store import Store
 from tests.boards import board
@@ -119,19 +119,6 @@ def test_fleet_on_a_split_coast_is_drawn_at_that_coast() -> None:
         )
 
 
-def _inside(loops: list[list[Point]], p: Point) -> bool:
-    """Even-odd test over all loops of a region."""
-    inside = False
-    x, y = p
-    for loop in loops:
-        n = len(loop)
-        for k in range(n):
-            (ax, ay), (bx, by) = loop[k], loop[(k + 1) % n]
-            if (ay > y) != (by > y) and x < ax + (y - ay) * (bx - ax) / (by - ay):
-                inside = not inside
-    return inside
-
-
 def test_drawing_agrees_with_the_map() -> None:
     """Provinces share a border in the drawing exactly when the map makes them neighbours,
     and every unit spot lies inside its province."""
@@ -140,8 +127,8 @@ def test_drawing_agrees_with_the_map() -> None:
     neighbours = {frozenset((a, b)) for a, ns in GMAP.neighbours.items() for b in ns}
     assert touching == neighbours
     for loc, at in geo.anchors.items():
-        assert _inside(geo.outlines[province_of(loc)], at), loc
-        assert _inside(geo.outlines[province_of(loc)], geo.labels[province_of(loc)]), loc
+        assert point_in(geo.outlines[province_of(loc)], at), loc
+        assert point_in(geo.outlines[province_of(loc)], geo.labels[province_of(loc)]), loc
 
 
 def test_map_without_layout_hints_is_drawn() -> None:

@@ -26,8 +26,10 @@ from diplomacy import Game  # type: ignore[import-not-found, import-untyped, unu
 from diplomacy.utils.export import to_saved_game_format  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
 
-def random_game(seed: int, phases: int, rules: list[str] | None = None) -> Any:
-    game = Game(rules=rules) if rules else Game()
+def random_game(
+    seed: int, phases: int, rules: list[str] | None = None, map_name: str = "standard"
+) -> Any:
+    game = Game(rules=rules, map_name=map_name) if rules else Game(map_name=map_name)
     rng = random.Random(seed)
     for _ in range(phases):
         if game.is_game_done:
@@ -188,6 +190,11 @@ def main(folder: str) -> None:
     save(random_game(18, 24), os.path.join(folder, "random_18.json"))
     save(random_game(39, 24), os.path.join(folder, "random_39.json"))
     save(random_game(5, 12, ["DONT_SKIP_PHASES"]), os.path.join(folder, "dont_skip_5.json"))
+    # A variant both projects ship: Fleet Rome (the standard map, Italy's army in Rome a fleet).
+    save(
+        random_game(7, 24, map_name="standard_fleet_rome"),
+        os.path.join(folder, "fleet_rome_7.json"),
+    )
     save(
         scripted_game(CHOICES_UNITS, CHOICES_CENTRES, CHOICES_TURNS),
         os.path.join(folder, "rule_choices.json"),

@@ -25,6 +25,7 @@ AGREEING = [
     "dont_skip_5.json",
     "rule_choices.json",
     "solo.json",
+    "fleet_rome_7.json",  # the package's standard_fleet_rome, our fleet_rome
 ]
 
 

@@ -11,6 +11,7 @@ from protocol import messages as m
 from protocol.codec import parse_text
 from protocol.connection import ClientConnection, Closed, Received, Send, Unparsed
 from protocol.lines import TextConnection
+from protocol.tokens import STANDARD, TokenTable
 
 # How long a test waits for the event it needs before it fails: an outer limit for a machine
 # under heavy load, never the time the event is expected to take (it is usually milliseconds).
@@ -20,19 +21,22 @@ PATIENCE = 120.0
 class WireClient:
     """Send typed messages, receive typed messages (or raw events)."""
 
-    def __init__(self, stream: trio.SocketStream, text: bool) -> None:
+    def __init__(self, stream: trio.SocketStream, text: bool, table: TokenTable = STANDARD) -> None:
         self.stream = stream
         self.text = text
+        # A text client knows the map's names itself (there is no RM in the text form).
         self.conn: ClientConnection | TextConnection = (
-            TextConnection() if text else ClientConnection()
+            TextConnection(table) if text else ClientConnection()
         )
         self.pending: list[Any] = []
         self.closed: Closed | None = None
 
     @classmethod
-    async def connect(cls, port: int, text: bool = False, host: str = "127.0.0.1") -> WireClient:
+    async def connect(
+        cls, port: int, text: bool = False, host: str = "127.0.0.1", table: TokenTable = STANDARD
+    ) -> WireClient:
         stream = await trio.open_tcp_stream(host, port)
-        client = cls(stream, text)
+        client = cls(stream, text, table)
         if not text:
             assert isinstance(client.conn, ClientConnection)
             await stream.send_all(client.conn.start())
@@ -42,7 +46,7 @@ class WireClient:
         """Send a message (a no-op once the server has closed the connection: like any
         client, we may still be answering what it sent before closing)."""
         if isinstance(msg, str):
-            msg = parse_text(msg)
+            msg = parse_text(msg, self.conn.codec.table)
         if self.closed is not None or self.conn.state.value == "closed":
             return
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):

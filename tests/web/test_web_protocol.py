@@ -14,6 +14,7 @@ import pytest
 import trio
 import trio_websocket
 
+from engine.map import bundled_maps, load_map
 from protocol import messages as m
 from server.app import Server
 from server.settings import GameSettings
@@ -443,3 +444,56 @@ async def test_press_offers_only_what_the_games_level_allows(web: WebHub) -> Non
                 assert "press level" in page.notices[-1]["text"]
         finally:
             await cm.__aexit__(None, None, None)
+
+
+async def test_the_lobby_offers_every_map(web: WebHub) -> None:
+    port = web.address[1]
+    status, _, body = await http(port, "GET", "/api/options")
+    options = json.loads(body)
+    maps = {m_["name"]: m_ for m_ in options["maps"]}
+    assert options["defaults"]["map"] == "standard" and options["maps"][0]["name"] == "standard"
+    assert set(maps) == set(bundled_maps())
+    hundred = load_map("hundred3")
+    assert [p["id"] for p in maps["hundred3"]["powers"]] == list(hundred.powers)
+    assert maps["hundred3"]["first_year"] == hundred.start_year
+    assert maps["hundred3"]["max_year"] == hundred.start_year + 9
+    assert maps["hundred3"]["designer"] == hundred.designer
+    assert len(maps["chaos"]["powers"]) == 34
+    for bad, why in (
+        ({"map": "nowhere"}, "unknown map"),
+        ({"map": "hundred3", "opponents": ["dumbbot"] * 6}, "choose 2 opponents"),
+        ({"map": "hundred3", "power": "RUS"}, "no power RUS"),
+        ({"map": "hundred3", "max_year": 1901 - 500}, "first year"),
+        ({"map": ["standard"]}, "unknown map"),
+    ):
+        status, _, body = await http(port, "POST", "/api/games", bad)
+        assert status == 400 and why in json.loads(body)["error"], (bad, body)
+
+
+async def test_a_variant_game_by_clicks(web: WebHub) -> None:
+    """A three-power variant with no display positions: the page's map is the computed
+    drawing, clicks order the units, and the bots (speaking the variant's tokens) play."""
+    gmap = load_map("hundred3")
+    year = gmap.start_year
+    seat = web.create_game({"map": "hundred3", "power": "ENG", "opponents": ["holdbot"] * 2})
+    assert web.server.games[seat.game_id].master.map.name == "hundred3"
+    page, cm = await open_page(web, seat.game_id, seat.token)
+    try:
+        view = await page.until(lambda v: v["stage"] == "playing" and "orders" in v)
+        assert view["phase"] == f"S{year}M" and len(view["powers"]) == 3
+        assert 'data-map="hundred3"' in page.svg
+        assert page.svg.count('class="prov ') == len(gmap.provinces)
+        await page.send(t="click", loc="NMD")
+        view = await page.until(lambda v: "NMD" in v.get("prompt", ""))
+        await page.send(t="click", loc="BRT")
+        await page.until(lambda v: given(v) == ["A NMD - BRT"])
+        assert 'id="pending-NMD"' in page.svg
+        await page.send(t="ready", on=True)
+        view = await page.until(lambda v: v["phase"] == f"F{year}M" and "orders" in v)
+        lines = {(r["power"], r["text"]) for r in view["results"][0]["lines"]}
+        assert ("ENG", "A NMD - BRT") in lines
+        await page.send(t="history", index=0)
+        hist = await page.until(lambda v: v.get("t") == "history")
+        assert 'id="order-NMD"' in hist["svg"]
+    finally:
+        await cm.__aexit__(None, None, None)

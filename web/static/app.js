@@ -44,19 +44,42 @@ async function lobby() {
   $("#title").textContent = "Diplomacy against bots";
   const options = await (await fetch("/api/options")).json();
   const d = options.defaults;
+  const maps = options.maps || [{ name: d.map, title: d.map, powers: options.powers }];
+  const mapSel = $("#f-map");
+  for (const m of maps) {
+    mapSel.append(el("option", { value: m.name },
+      `${m.title} (${m.powers.length} powers, ${m.provinces} provinces)`));
+  }
+  mapSel.value = d.map;
   const power = $("#f-power");
-  power.append(el("option", { value: "random" }, "Random"));
-  for (const p of options.powers) power.append(el("option", { value: p.id }, p.name));
-  power.value = d.power;
   const opps = $("#f-opponents");
-  d.opponents.forEach((name, i) => {
-    const sel = el("select", { name: "opponent", "aria-label": `opponent ${i + 1}` });
-    for (const b of options.bots) sel.append(el("option", { value: b }, botLabel(b)));
-    sel.append(el("option", { value: "open" }, "open seat (a bot connects over TCP)"));
-    sel.value = name;
-    opps.append(sel);
-  });
   const form = $("#create");
+  // The powers and opponents of the chosen map; bots already chosen are kept.
+  const showMap = (first) => {
+    const m = maps.find((x) => x.name === mapSel.value) || maps[0];
+    const chosen = [...opps.querySelectorAll("select")].map((s) => s.value);
+    power.textContent = "";
+    power.append(el("option", { value: "random" }, "Random"));
+    for (const p of m.powers) power.append(el("option", { value: p.id }, p.name));
+    power.value = first ? d.power : "random";
+    opps.textContent = "";
+    for (let i = 0; i < m.powers.length - 1; i++) {
+      const sel = el("select", { name: "opponent", "aria-label": `opponent ${i + 1}` });
+      for (const b of options.bots) sel.append(el("option", { value: b }, botLabel(b)));
+      sel.append(el("option", { value: "open" }, "open seat (a bot connects over TCP)"));
+      sel.value = (first ? d.opponents[i] : chosen[i]) || chosen[0] || d.opponents[0];
+      opps.append(sel);
+    }
+    $("#f-others").textContent = String(m.powers.length - 1);
+    const sentence = (text) => (text || "").replace(/([^.!?])$/, "$1.");
+    $("#f-about").textContent = [sentence(m.description),
+      m.designer ? sentence(`Designed by ${m.designer}`) : ""].filter(Boolean).join(" ");
+    const year = form.elements.max_year;
+    year.min = String(m.first_year);
+    year.value = first && m.name === d.map ? (d.max_year ?? "") : String(m.max_year);
+  };
+  showMap(true);
+  mapSel.addEventListener("change", () => showMap(false));
   const level = $("#f-level");
   level.value = String(d.level ?? 0);
   const hint = () => {
@@ -69,13 +92,14 @@ async function lobby() {
   };
   level.addEventListener("change", hint);
   hint();
-  for (const key of ["move_time", "retreat_time", "build_time", "max_year"]) {
+  for (const key of ["move_time", "retreat_time", "build_time"]) {
     form.elements[key].value = d[key] ?? "";
   }
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const num = (key) => (form.elements[key].value === "" ? null : Number(form.elements[key].value));
     const spec = {
+      map: mapSel.value,
       power: power.value,
       level: Number(level.value),
       opponents: [...opps.querySelectorAll("select")].map((s) => s.value),
