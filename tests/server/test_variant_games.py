@@ -3,6 +3,7 @@ of the variant's tokens, MAP and MDF of the variant, its starting turn and its y
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from protocol import messages as m
 from protocol.connection import ClientConnection
 from protocol.mdf import MapDefinition, table_for_map
 from server.app import Server
+from server.logs import configure_logging
 from server.settings import GameSettings
 from server.store import Store
 
@@ -88,6 +90,8 @@ async def test_a_game_whose_map_file_is_gone_is_abandoned_not_fatal(tmp_path: Pa
     settings = GameSettings().model_dump() | {"map": str(tmp_path / "gone.json")}
     gid = store.create_game(settings, "g", None)
     store.set_status(gid, "active")
+    log = io.StringIO()
+    configure_logging("info", json=True, stream=log)
     # The server starts; the game it cannot resume (its map file is gone) is set aside.
     server = Server(store, GameSettings(), port=0)
     async with trio.open_nursery() as nursery:
@@ -95,3 +99,4 @@ async def test_a_game_whose_map_file_is_gone_is_abandoned_not_fatal(tmp_path: Pa
         assert store.game(gid).status == "abandoned"
         nursery.cancel_scope.cancel()
     store.close()
+    assert "cannot resume game" in log.getvalue() and "gone.json" in log.getvalue()
