@@ -31,6 +31,13 @@ async def _start(db: Path, grace: float = PATIENCE) -> tuple[subprocess.Popen[st
             str(db),
             "--level",
             "10",
+            # untimed, though a press game: the game must wait for absent players
+            "--mtl",
+            "0",
+            "--rtl",
+            "0",
+            "--btl",
+            "0",
             "--max-year",
             "1901",
             "--rejoin-grace",
