@@ -25,6 +25,7 @@ from bots.base import Bot, View, complete_orders, daide_orders, default_orders
 from bots.press import Incoming, level_of
 from engine.map import GameMap, MapError, load_map, province_of
 from engine.orders import Order, Remove, Waive
+from engine.orderset import owes_orders
 from engine.state import Dislodged, GameState, Phase, StateError, Unit, make_state
 from protocol import messages as m
 from protocol.atoms import Atoms
@@ -295,7 +296,7 @@ class Session:
         if self.press_level >= 10:
             out += self._send_press(self._bot_call(self.bot.phase_start, view) or ())
             talk = self._bot_call(self.bot.talk_time, view) or 0.0
-        if not _owes_orders(state, self.power):
+        if not owes_orders(state, self.power):
             return out
         if talk > 0 and not self._bot_call(self.bot.ready, view):
             self.orders_due = self.clock() + talk
@@ -347,7 +348,7 @@ class Session:
             and self.ordered_turn == self.state.phase
             and not self.game_over
             and self.power is not None
-            and _owes_orders(self.state, self.power)
+            and owes_orders(self.state, self.power)
         )
 
     def _press_open(self) -> bool:
@@ -578,15 +579,6 @@ _HANDLERS: dict[type, Any] = {
     m.Sve: Session._sve,
     m.Lod: Session._lod,
 }
-
-
-def _owes_orders(state: GameState, power: str) -> bool:
-    kind = state.phase.kind
-    if kind == "movement":
-        return any(u.power == power for u in state.units.values())
-    if kind == "retreat":
-        return any(d.unit.power == power for d in state.dislodged.values())
-    return state.adjustments().get(power, 0) != 0
 
 
 def _lenient_state(msg: m.Now, gmap: GameMap, centres: dict[str, str]) -> GameState:

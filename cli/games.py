@@ -195,9 +195,9 @@ def _show_readable(
     """Per phase its name as players say it and the orders by power (``A BUD - SER``) with
     what became of them; after each year, the centres each power holds."""
     from engine.map import MapError, load_map
+    from engine.notation import phase_title
     from engine.orders import Waive
     from engine.state import Phase
-    from mapdraw.svg import phase_title
     from protocol import messages as m
     from protocol.codec import codec_for
     from protocol.mdf import table_for_map
@@ -265,8 +265,8 @@ def _outcome_words(result: Any) -> str:
 
 def _show_press(row: Any, states: list[tuple[str, Any]], press: list[Any], daide: bool) -> None:
     """The press alone, under each phase's name: English sentences, or the DAIDE."""
+    from engine.notation import phase_title
     from engine.state import Phase
-    from mapdraw.svg import phase_title
 
     level = row.settings.get("level", 0)
     if not press:

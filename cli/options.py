@@ -29,19 +29,19 @@ def add_game_options(p: argparse.ArgumentParser) -> None:
         "--mtl",
         type=int,
         metavar="SECONDS",
-        help="movement deadline (default: none; serve: 60 in a press game)",
+        help="movement deadline (default: none; serve: 60 in a press game; 0: none)",
     )
     g.add_argument(
         "--rtl",
         type=int,
         metavar="SECONDS",
-        help="retreat deadline (default: none; serve: 30 in a press game)",
+        help="retreat deadline (default: none; serve: 30 in a press game; 0: none)",
     )
     g.add_argument(
         "--btl",
         type=int,
         metavar="SECONDS",
-        help="build deadline (default: none; serve: 30 in a press game)",
+        help="build deadline (default: none; serve: 30 in a press game; 0: none)",
     )
     g.add_argument(
         "--ptl",
@@ -81,10 +81,18 @@ def press_deadlines(args: argparse.Namespace) -> None:
                 setattr(args, name, seconds)
 
 
+def _deadline(seconds: int | None) -> int | None:
+    """A deadline option's value for the settings: 0 asks for none (so that a press game made
+    by ``serve`` can still wait for its players)."""
+    return None if seconds == 0 else seconds
+
+
 def game_settings(args: argparse.Namespace) -> GameSettings:
     """The settings the options of :func:`add_game_options` ask for (each variant option is
     named as DAIDE names it: ``--mtl``, ``--dsd`` ...)."""
     variant = {name: getattr(args, option) for option, name in VARIANT_OPTIONS.items()}
+    for option in PRESS_DEADLINES:
+        variant[VARIANT_OPTIONS[option]] = _deadline(variant[VARIANT_OPTIONS[option]])
     return GameSettings(
         map=args.map, max_year=args.max_year, draw_unchanged_years=args.draw_after, **variant
     )

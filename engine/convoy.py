@@ -15,10 +15,9 @@ position with the same fleets.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from engine.map import GameMap, province_of
-from engine.orders import Move, Order
+from engine.orders import Convoy, Move, Order
 from engine.state import GameState
 
 
@@ -26,10 +25,12 @@ class ConvoyTable:
     """Where an army can be convoyed over a set of fleets. ``dests`` maps each destination
     province to (every fleet some shortcut-free route to it needs, the fleets every route to
     it needs), both masks over the map's seas; ``by_fleet`` maps each fleet's sea to the
-    destinations it is needed for. Tables are shared between positions, so ``memo`` keeps
-    what callers derive from one (engine.legal's orders)."""
+    destinations it is needed for. Tables are shared between positions, so they keep what
+    ``engine.legal`` derives from one: where it takes the army by convoy only (``into``),
+    the army's convoyed moves by unit code (``moves``) and the convoy orders by the codes of
+    fleet and army (``convoys``); all immutable values."""
 
-    __slots__ = ("by_fleet", "dests", "memo")
+    __slots__ = ("by_fleet", "convoys", "dests", "into", "moves")
 
     def __init__(self, dests: dict[str, tuple[int, int]], seas: tuple[str, ...]) -> None:
         self.dests = dests
@@ -40,7 +41,16 @@ class ConvoyTable:
                 needed ^= low
                 by_fleet.setdefault(seas[low.bit_length() - 1], []).append(d)
         self.by_fleet: dict[str, tuple[str, ...]] = {s: tuple(v) for s, v in by_fleet.items()}
-        self.memo: dict[Any, Any] = {}
+        self.into: tuple[tuple[str, int], ...] | None = None
+        self.moves: dict[int, tuple[Move, ...]] = {}
+        self.convoys: dict[tuple[int, int], tuple[Convoy, ...]] = {}
+
+
+class ConvoyTables(dict[tuple[str, int], ConvoyTable]):
+    """The per-map memo of convoy tables (``engine.memo``), keyed by the army's province and
+    the fleets (see :func:`convoy_table`)."""
+
+    __slots__ = ()
 
 
 NO_ROUTES = ConvoyTable({}, ())
@@ -128,7 +138,7 @@ def convoy_table(gmap: GameMap, fleets: int, src: str) -> ConvoyTable:
     near = gmap.seas_mask_near.get(src, 0)
     if not near & fleets or src not in gmap.shore_bit:
         return NO_ROUTES
-    memo = gmap.convoy_memo
+    memo = gmap.memo.get(ConvoyTables, ConvoyTables)
     # Keyed first by every fleet at sea, which skips the chain search when the same fleets
     # come back (a search bot's successors mostly keep the fleets), then by the fleets that
     # chain to the army, which shares tables between positions that differ elsewhere.

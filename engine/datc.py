@@ -69,7 +69,7 @@ from engine.orders import (
     Waive,
 )
 from engine.orderset import OrderSet
-from engine.state import Dislodged, GameState, Phase, StateError, Unit, make_state
+from engine.state import Dislodged, GameState, Phase, Season, StateError, Unit, make_state
 from engine.turn import process
 
 UnitLine = tuple[str, str, str]  # power, type, location
@@ -84,7 +84,7 @@ _KEYWORDS = {
     "POSTSTATE_DISLODGED",
     "END",
 }
-_SEASON = {
+_SEASON: dict[tuple[str, str], Season] = {
     ("SPRING", "MOVEMENT"): "SPR",
     ("SPRING", "RETREAT"): "SUM",
     ("FALL", "MOVEMENT"): "FAL",
@@ -241,7 +241,7 @@ def parse_cases(text: str, gmap: GameMap, source: str = "<text>") -> list[Case]:
             key = (m.group(1).upper(), m.group(3).upper()) if m else None
             if m is None or key not in _SEASON:
                 raise CaseFileError(f"{where}: cannot read {line!r}")
-            case.phase = Phase(_SEASON[key], int(m.group(2)))  # type: ignore[arg-type]
+            case.phase = Phase(_SEASON[key], int(m.group(2)))
             continue
         if word in _KEYWORDS and len(line.split()) == 1:
             section = word

@@ -50,7 +50,6 @@ Listing = dict[str, list[Order]]
 _MEMO_LIMIT = 30_000
 _NOBODY = -1  # a board square with no unit
 _RANK_SHIFT = 16  # a board square holds a unit's place among the units above its code
-_INTO = "into"  # a convoy table's memo key for where it takes the army by convoy only
 
 
 def legal_orders(
@@ -80,7 +79,7 @@ def select(full: Mapping[str, tuple[Order, ...]], power: str | None) -> Listing:
 def listing(position: Position) -> dict[str, tuple[Order, ...]]:
     """Every power's legal orders in ``position``, computed once per position and shared
     (the mapping must not be changed)."""
-    cached = position.memo.get("legal")
+    cached = position.listing
     if cached is None:
         state = position.state
         kind = state.phase.kind
@@ -90,7 +89,7 @@ def listing(position: Position) -> dict[str, tuple[Order, ...]]:
             cached = _retreats(state)
         else:
             cached = _adjustments(state)
-        position.memo["legal"] = cached
+        position.listing = cached
     return cached
 
 
@@ -98,8 +97,9 @@ def _no_ring(board: list[int]) -> tuple[int, ...]:
     return ()
 
 
-class _Codes:
-    """Per-map integer codes and the memos of order blocks built from them."""
+class Codes:
+    """Per-map integer codes and the memos of order blocks built from them (a per-map memo,
+    ``engine.memo``)."""
 
     def __init__(self, gmap: GameMap) -> None:
         keys = [("A", loc) for loc in sorted(gmap.army_locations)]
@@ -155,11 +155,8 @@ class _Codes:
         return itemgetter(*ids)
 
 
-def _codes(gmap: GameMap) -> _Codes:
-    codes = gmap.memo.get("legal")
-    if codes is None:
-        codes = gmap.memo["legal"] = _Codes(gmap)
-    return codes
+def _codes(gmap: GameMap) -> Codes:
+    return gmap.memo.get(Codes, lambda: Codes(gmap))
 
 
 class _Movement:
@@ -288,10 +285,10 @@ class _Movement:
         out: dict[str, list[tuple[str, int]]] = {}
         for prov, table in convoys.items():
             # A table is for one army's province, so what it adds is kept with it.
-            into = table.memo.get(_INTO)
+            into = table.into
             if into is None:
                 adj = army_adj[prov]
-                into = table.memo[_INTO] = tuple(
+                into = table.into = tuple(
                     (d, essential) for d, (_, essential) in table.dests.items() if d not in adj
                 )
             for d, essential in into:
@@ -302,15 +299,15 @@ class _Movement:
         return out
 
     def _convoy_moves(self, u: Unit, c: int, table: ConvoyTable) -> tuple[Order, ...]:
-        orders = table.memo.get(c)
+        orders = table.moves.get(c)
         if orders is None:
             adj = self.map.army_adj[u.loc]
-            listed: list[Order] = []
+            listed: list[Move] = []
             for d in table.dests:
                 if d not in adj:
                     listed.append(Move(u, d))
                 listed.append(Move(u, d, True))
-            orders = table.memo[c] = tuple(listed)
+            orders = table.moves[c] = tuple(listed)
         return orders
 
     def _convoys(self, prov: str, u: Unit, convoys: dict[str, ConvoyTable]) -> tuple[Order, ...]:
@@ -320,10 +317,10 @@ class _Movement:
             dests = table.by_fleet.get(prov)
             if dests:
                 key = (code[prov], code[army])
-                orders = table.memo.get(key)
+                orders = table.convoys.get(key)
                 if orders is None:
                     target = units[army]
-                    orders = table.memo[key] = tuple(Convoy(u, target, d) for d in dests)
+                    orders = table.convoys[key] = tuple(Convoy(u, target, d) for d in dests)
                 out += orders
         return out
 

@@ -20,6 +20,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
+from engine.memo import MapMemo
+
 MAPS_DIR = Path(__file__).parent / "maps"
 
 ProvinceType = Literal["land", "sea", "coast"]
@@ -95,10 +97,8 @@ class GameMap:
         self._read_start(data.get("start", {}))
         self._read_names(data)
         self._distance_cache: dict[frozenset[str], dict[str, int]] = {}
-        # engine.convoy's tables, shared by every position with the same fleets.
-        self.convoy_memo: dict[tuple[str, int], Any] = {}
-        # Other per-map tables the rules code builds on first use (engine.legal's codes).
-        self.memo: dict[str, Any] = {}
+        # What the rules code caches for this map (engine.memo).
+        self.memo = MapMemo()
 
     def _read_powers(self, data: dict[str, Any]) -> None:
         self.name: str = data["name"]

@@ -442,10 +442,16 @@ _NONE: frozenset[str] = frozenset()
 _UNIT_MEMO_LIMIT = 100_000
 
 
-def _unit_memo(gmap: GameMap) -> dict[tuple[str, str, str], Unit]:
-    memo = gmap.memo.get("units")
-    if memo is None or len(memo) > _UNIT_MEMO_LIMIT:
-        memo = gmap.memo["units"] = {}
+class UnitMemo(dict[tuple[str, str, str], Unit]):
+    """The per-map memo of units by (power, type, location) (``engine.memo``)."""
+
+    __slots__ = ()
+
+
+def _unit_memo(gmap: GameMap) -> UnitMemo:
+    memo = gmap.memo.get(UnitMemo, UnitMemo)
+    if len(memo) > _UNIT_MEMO_LIMIT:
+        memo.clear()
     return memo
 
 

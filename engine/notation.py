@@ -12,6 +12,9 @@ Accepted (case-insensitive; spaces around ``-`` optional)::
 Locations are DAIDE tokens or the map's aliases (godip's ``nat``, ``mid``, ``nrg``, ``eng``,
 ``bot``, ``lyo``), or English names; coasts as ``STP/NC``, ``stp/nc``, ``STP(NC)`` or ``STP NCS``.
 The DAIDE message form (``(ENG AMY LVP) HLD``) is the protocol layer's business.
+
+Phases as players name them (``Spring 1903 Retreats`` for DAIDE's ``SUM 1903``) are here too:
+:func:`phase_title`, which the map drawing, the web page and the CLI all use.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.state import PhaseKind, Unit
+from engine.state import Phase, PhaseKind, Unit
 
 
 class NotationError(ValueError):
@@ -57,6 +60,18 @@ _WORDS = {
 }  # fmt: skip
 _TYPES = {"A": "A", "ARMY": "A", "AMY": "A", "F": "F", "FLEET": "F", "FLT": "F"}
 _SPLIT = re.compile(r"\s*-\s*|\s+")
+
+
+# Seasons and phase kinds as players name them: DAIDE's summer and autumn are the retreats of
+# the spring and the fall.
+SEASON_NAMES = {"SPR": "Spring", "SUM": "Spring", "FAL": "Fall", "AUT": "Fall", "WIN": "Winter"}
+KIND_NAMES = {"movement": "Movement", "retreat": "Retreats", "adjustment": "Adjustments"}
+
+
+def phase_title(phase: Phase) -> str:
+    """A phase as players name it: ``Spring 1903 Retreats`` (DAIDE's ``SUM 1903``)."""
+    season = SEASON_NAMES.get(phase.season, phase.season)
+    return f"{season} {phase.year} {KIND_NAMES.get(phase.kind, phase.kind)}"
 
 
 def parse_location(gmap: GameMap, text: str) -> str:
@@ -96,6 +111,14 @@ def _tokens(gmap: GameMap, text: str) -> list[str]:
 # A reading of an order's text that does not depend on the board or on who gives it: the
 # verb, then the ordered unit's written type and location, then the rest (see _read).
 _Reading = tuple[Any, ...]
+
+
+class Readings(dict[tuple[str, str], _Reading]):
+    """The per-map memo of order readings by (text, phase kind) (``engine.memo``)."""
+
+    __slots__ = ()
+
+
 # Readings kept per map before the memo is emptied.
 _MEMO_LIMIT = 100_000
 
@@ -109,9 +132,9 @@ def parse_order(
 ) -> Order:
     """Read one order given by ``power``. ``units`` (the board, by province) fills in the
     power and type of supported and convoyed units when the text leaves them out."""
-    memo: dict[tuple[str, str], _Reading] | None = gmap.memo.get("notation")
-    if memo is None or len(memo) > _MEMO_LIMIT:
-        memo = gmap.memo["notation"] = {}
+    memo = gmap.memo.get(Readings, Readings)
+    if len(memo) > _MEMO_LIMIT:
+        memo.clear()
     key = (text, phase)
     reading = memo.get(key)
     if reading is None:

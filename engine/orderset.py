@@ -52,7 +52,7 @@ class OrderSet:
         return checked
 
     def submit_legal(self, power: str, order: Order) -> None:
-        """Keep ``order``, known to be legal and normal as it stands (it is an object of this
+        """Keep ``order``, known to be legal and normal as it stands (it is one of this
         position's legal-order listing), without judging it again. Builds and removals are
         still counted; one beyond the allowance is dropped."""
         if self._adjusting and self._count(power, order) is not Note.MBV:
@@ -177,14 +177,9 @@ class OrderSet:
         return [h for h in build_sites(self.state, power) if h not in mine]
 
     def needs_orders(self, power: str) -> bool:
-        """Does the power have anything to order in this phase at all?"""
-        kind = self.state.phase.kind
-        if kind == "movement":
-            return any(u.power == power for u in self.state.units.values())
-        if kind == "retreat":
-            return any(d.unit.power == power for d in self.state.dislodged.values())
-        allowed = self._adjust.get(power, 0)
-        return allowed < 0 or (allowed > 0 and bool(self.build_sites(power) or self._mine(power)))
+        """Does the power have anything to order in this phase at all (:func:`owes_orders`,
+        whatever it has given already)?"""
+        return owes_orders(self.state, power)
 
     def complete(self, power: str) -> bool:
         kind = self.state.phase.kind
@@ -193,6 +188,24 @@ class OrderSet:
         if kind == "retreat":
             return not self.missing_retreats(power)
         return self.missing_adjustments(power) == 0
+
+
+def owes_orders(state: GameState, power: str) -> bool:
+    """Does ``power`` have anything to order in ``state``'s phase: a unit to move, a
+    dislodged unit to retreat, a removal to make, or a build it can make (a build allowed and
+    a site to build in)? The server, the bots and the web page all ask this one function."""
+    kind = state.phase.kind
+    if kind == "movement":
+        return any(u.power == power for u in state.units.values())
+    if kind == "retreat":
+        return any(d.unit.power == power for d in state.dislodged.values())
+    return adjustment_owed(state, power, state.adjustments().get(power, 0))
+
+
+def adjustment_owed(state: GameState, power: str, need: int) -> bool:
+    """:func:`owes_orders` in an adjustment phase, for a power whose centres minus units
+    are ``need`` (``state.adjustments()``, for a caller that asks of every power)."""
+    return need < 0 or (need > 0 and bool(build_sites(state, power)))
 
 
 def build_sites(state: GameState, power: str) -> list[str]:

@@ -31,7 +31,7 @@ _KIND: dict[str, PhaseKind] = {
 # Short names as the diplomacy package and most judges write them: S1901M, F1901R, W1901A.
 _SHORT = {"SPR": "S", "SUM": "S", "FAL": "F", "AUT": "F", "WIN": "W"}
 _KIND_LETTER = {"movement": "M", "retreat": "R", "adjustment": "A"}
-_FROM_SHORT = {
+_FROM_SHORT: dict[tuple[str, str], Season] = {
     ("S", "M"): "SPR",
     ("S", "R"): "SUM",
     ("F", "M"): "FAL",
@@ -125,7 +125,7 @@ class Phase:
         if len(parts) == 2 and parts[0] in _SEASON_INDEX and parts[1].lstrip("-").isdigit():
             return cls(parts[0], int(parts[1]))
         if len(t) >= 3 and t[1:-1].isdigit() and (t[0], t[-1]) in _FROM_SHORT:
-            return cls(_FROM_SHORT[(t[0], t[-1])], int(t[1:-1]))  # type: ignore[arg-type]
+            return cls(_FROM_SHORT[(t[0], t[-1])], int(t[1:-1]))
         raise StateError(f"not a phase: {text!r} (expected e.g. S1901M or 'SPR 1901')")
 
 

@@ -28,7 +28,7 @@ from engine.orders import (
     UnitOrder,
     order_power,
 )
-from engine.orderset import OrderSet, build_sites
+from engine.orderset import OrderSet, adjustment_owed
 from engine.state import FrozenDict, GameState, Phase, Unit
 
 
@@ -146,8 +146,6 @@ def update_centres(state: GameState) -> GameState:
 
 
 def adjustments_needed(state: GameState) -> bool:
-    """Does any power have a build it can make or a removal it must make?"""
-    for power, n in state.adjustments().items():
-        if n < 0 or (n > 0 and build_sites(state, power)):
-            return True
-    return False
+    """Does any power have a build it can make or a removal it must make (does anyone owe
+    orders, ``engine.orderset.owes_orders``)?"""
+    return any(adjustment_owed(state, p, n) for p, n in state.adjustments().items())

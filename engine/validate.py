@@ -60,8 +60,8 @@ class Position:
         self.map = state.map
         self._tables: dict[str, ConvoyTable] = {}
         self._fleets: int | None = None
-        # What other modules compute once per position (engine.legal's listing).
-        self.memo: dict[str, Any] = {}
+        # engine.legal's listing of every power's orders, computed once per position.
+        self.listing: dict[str, tuple[Order, ...]] | None = None
         self.kind = state.phase.kind
 
     @property

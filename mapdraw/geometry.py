@@ -796,6 +796,10 @@ def coast_box(at: Point) -> Box:
 # a name costs this many times more.
 OVERLAP_AREA = 10.0
 NAME_WEIGHT = 4.0
+# Any overlap the drawing's measure counts (a name over anything, a coast target over a name
+# or another coast target) costs this much besides its area: a slight overlap is as bad to a
+# reader as a large one.
+OVERLAP_FIXED = 12.0
 
 
 class _Obstacles:
@@ -804,6 +808,7 @@ class _Obstacles:
     def __init__(self) -> None:
         self.boxes: list[Box] = []
         self.weight: dict[Box, float] = {}  # boxes that cost more to cover (names)
+        self.hard: set[Box] = set()  # names and coast targets: any overlap costs OVERLAP_FIXED
 
     def near(self, p: Point, radius: float) -> list[Box]:
         return [
@@ -812,18 +817,22 @@ class _Obstacles:
             if b[0] - radius < p[0] < b[2] + radius and b[1] - radius < p[1] < b[3] + radius
         ]
 
-    def cost(self, box: Box, nearby: list[Box]) -> float:
+    def cost(self, box: Box, nearby: list[Box], hard: bool = False) -> float:
         """The area ``box`` shares with ``nearby`` boxes (a name's counting NAME_WEIGHT
-        times), scaled to score points. (Inlined: placement asks this about a hundred
-        thousand times.)"""
+        times), scaled to score points, and OVERLAP_FIXED for each overlap with a name or a
+        coast target (with any box when ``box`` is itself a name: ``hard``). (Inlined:
+        placement asks this about a hundred thousand times.)"""
         x0, y0, x1, y1 = box
         total = 0.0
+        fixed = 0.0
         for b in nearby:
             b0, b1, b2, b3 = b
             if b0 < x1 and x0 < b2 and b1 < y1 and y0 < b3:
                 area = (min(x1, b2) - max(x0, b0)) * (min(y1, b3) - max(y0, b1))
                 total += area * self.weight.get(b, 1.0)
-        return total / OVERLAP_AREA
+                if hard or b in self.hard:
+                    fixed += OVERLAP_FIXED
+        return total / OVERLAP_AREA + fixed
 
 
 def _first(
@@ -955,6 +964,7 @@ class _Placer:
         self.own[prov] = own
         self.placed.boxes += own
         self.placed.weight[own[1]] = NAME_WEIGHT
+        self.placed.hard.add(own[1])
 
     def _arrangement(
         self,
@@ -983,7 +993,9 @@ class _Placer:
             + bonus
         )
         placed = self.placed
-        value -= placed.cost(unit_box(p), nearby) + placed.cost(label_box(prov, lp), nearby)
+        value -= placed.cost(unit_box(p), nearby) + placed.cost(
+            label_box(prov, lp), nearby, hard=True
+        )
         sc = None
         if sc_dx:
             best_side, sc = self._marker_side(region, lp, dx, sc_dx, nearby)
@@ -999,6 +1011,7 @@ class _Placer:
         best_side, sc = NO_ROOM, None
         spots = [(lp[0] + side * sc_dx, lp[1]) for side in sides]
         spots.append((lp[0], lp[1] - MARKER_ABOVE))  # above the name, where no side has room
+        spots.append((lp[0], lp[1] + MARKER_ABOVE))  # or below it
         for k, q in enumerate(spots):
             clear = region.clearance(q)
             room = min(clear, MARKER_ROOM_CAP) - self.placed.cost(dot_box(q), nearby)
@@ -1033,14 +1046,15 @@ class _Placer:
             if c < MIN_COAST_ROOM:
                 return NO_ROOM
             crowd = max(0.0, COAST_CROWD_DISTANCE - math.dist(p, main)) + placed.cost(
-                unit_box(p), nearby
+                coast_box(p), nearby
             )
             return min(c, COAST_ROOM_CAP) - COAST_DRIFT_PENALTY * math.dist(p, target) - crowd
 
         at = pos if loc in self.layout.anchor else _best(target, COAST_SEARCH_RADIUS, coast_score)
         self.anchors[loc] = at
-        self.own[loc] = [unit_box(at)]
-        self.placed.boxes.append(unit_box(at))
+        self.own[loc] = [coast_box(at)]
+        self.placed.boxes.append(coast_box(at))
+        self.placed.hard.add(coast_box(at))
 
     def crowded(self) -> list[str]:
         """Provinces whose name, and coasts whose target, overlap something placed for
@@ -1060,6 +1074,7 @@ class _Placer:
         """Place ``loc`` again, with everything else placed around it."""
         for box in self.own.pop(loc):
             self.placed.boxes.remove(box)
+            self.placed.hard.discard(box)
         if loc in self.labels:
             self.province(loc)
         else:

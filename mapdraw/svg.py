@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from typing import Protocol
 from xml.sax.saxutils import escape, quoteattr
 
+from engine.convoy import find_route, fleet_mask
 from engine.map import GameMap, province_of
+from engine.notation import phase_title
 from engine.orders import (
     Build,
     Convoy,
@@ -37,7 +39,7 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.state import GameState, Phase, Unit
+from engine.state import GameState, Unit
 from mapdraw.geometry import Geometry, Point, geometry
 
 # Okabe-Ito colours (distinguishable with the common colour-vision deficiencies), given to the
@@ -85,8 +87,6 @@ LAND_TINT = 0.32
 UNIT_R = 13.0  # a unit's drawn radius, for where arrows start and stop
 UNIT_SCALE = 1.2  # the icons are drawn for a radius of 11
 # Phases as players name them: DAIDE's SUM and AUT are the Spring and Fall retreats.
-SEASONS = {"SPR": "Spring", "SUM": "Spring", "FAL": "Fall", "AUT": "Fall", "WIN": "Winter"}
-KINDS = {"movement": "Movement", "retreat": "Retreats", "adjustment": "Adjustments"}
 OUTCOME_TEXT = {
     Outcome.SUC: "succeeded",
     Outcome.BNC: "bounced",
@@ -419,18 +419,17 @@ def _through(points: list[Point]) -> _Curve:
         for k in range(1, 9):
             t = k / 8
             t2, t3 = t * t, t * t * t
-            out.append(
-                tuple(  # type: ignore[arg-type]
-                    0.5
-                    * (
-                        2 * p1[j]
-                        + (-p0[j] + p2[j]) * t
-                        + (2 * p0[j] - 5 * p1[j] + 4 * p2[j] - p3[j]) * t2
-                        + (-p0[j] + 3 * p1[j] - 3 * p2[j] + p3[j]) * t3
-                    )
-                    for j in (0, 1)
+            x, y = (
+                0.5
+                * (
+                    2 * p1[j]
+                    + (-p0[j] + p2[j]) * t
+                    + (2 * p0[j] - 5 * p1[j] + 4 * p2[j] - p3[j]) * t2
+                    + (-p0[j] + 3 * p1[j] - 3 * p2[j] + p3[j]) * t3
                 )
+                for j in (0, 1)
             )
+            out.append((x, y))
     return _Curve(out)
 
 
@@ -657,29 +656,19 @@ class _Drawing:
         ordered to convoy it, from its province to its destination."""
         if move.via:
             return list(move.via)
-        fleets = {
-            o.unit.province
-            for o in all_orders.values()
-            if isinstance(o, Convoy)
-            and o.target.province == move.unit.province
-            and province_of(o.dest) == province_of(move.dest)
-        }
-        neighbours = self.gmap.neighbours
-        start, goal = move.unit.province, province_of(move.dest)
-        # Breadth-first through the convoying fleets: the shortest chain that reaches the goal.
-        paths: list[list[str]] = [[f] for f in sorted(fleets) if f in neighbours[start]]
-        seen = {p[0] for p in paths}
-        while paths:
-            nxt: list[list[str]] = []
-            for path in paths:
-                if goal in neighbours[path[-1]]:
-                    return path
-                for f in sorted(fleets - seen):
-                    if f in neighbours[path[-1]]:
-                        seen.add(f)
-                        nxt.append([*path, f])
-            paths = nxt
-        return []
+        fleets = fleet_mask(
+            self.gmap,
+            (
+                ("F", o.unit.province)
+                for o in all_orders.values()
+                if isinstance(o, Convoy)
+                and o.target.province == move.unit.province
+                and province_of(o.dest) == province_of(move.dest)
+            ),
+        )
+        # The engine's route search, over the fleets ordered to convoy this army.
+        route = find_route(self.gmap, fleets, move.unit.province, province_of(move.dest))
+        return list(route or ())
 
     def _shaft_with_head(self, arrow: _Curve, colour: str, failed: bool) -> str:
         if failed:
@@ -734,12 +723,6 @@ def _as_list(x: str | Iterable[str] | None) -> list[str]:
     if isinstance(x, str):
         return [x]
     return list(x)
-
-
-def phase_title(phase: Phase) -> str:
-    """A phase as players name it: ``Spring 1903 Retreats`` (DAIDE's ``SUM 1903``)."""
-    season = SEASONS.get(phase.season, phase.season)
-    return f"{season} {phase.year} {KINDS.get(phase.kind, phase.kind)}"
 
 
 def _phase_title(state: GameState) -> str:

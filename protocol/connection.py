@@ -119,6 +119,11 @@ class _Connection:
         or a frame has arrived in part."""
         return self.state is not State.CLOSED and self._reader.partial
 
+    @property
+    def closed(self) -> bool:
+        """Has the connection closed (read anew each time: handling a frame may close it)?"""
+        return self.state is State.CLOSED
+
     # -- sending
     def send(self, message: Any) -> bytes:
         """The DM frame for ``message`` (raises ``EncodeError`` for text-only press)."""
@@ -142,7 +147,7 @@ class _Connection:
             return []
         self._reader.feed(data)
         events: list[Event] = []
-        while self.state is not State.CLOSED:
+        while not self.closed:
             head = self._reader.header()
             if head is None:
                 break

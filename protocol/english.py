@@ -19,12 +19,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.map import GameMap
+from engine.notation import SEASON_NAMES
 from engine.orders import Order, order_power
 from engine.state import Phase, Unit
 from protocol import messages as m
 from protocol.codec import codec_for
-
-SEASONS = {"SPR": "Spring", "SUM": "Spring", "FAL": "Fall", "AUT": "Fall", "WIN": "Winter"}
 
 
 @dataclass(frozen=True)
@@ -87,7 +86,7 @@ def arrangement(arr: Any, names: Names | None = None) -> str:
 
 
 def turn_name(turn: Phase) -> str:
-    return f"{SEASONS.get(turn.season, turn.season)} {turn.year}"
+    return f"{SEASON_NAMES.get(turn.season, turn.season)} {turn.year}"
 
 
 def _stop(text: str) -> str:
@@ -288,4 +287,4 @@ def _arr_handlers() -> dict[type, Callable[[_English, Any], str]]:
 _PRESS = _press_handlers()
 _ARR = _arr_handlers()
 
-__all__ = ["SEASONS", "Names", "arrangement", "describe", "join", "sentence", "turn_name"]
+__all__ = ["Names", "arrangement", "describe", "join", "sentence", "turn_name"]

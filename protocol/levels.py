@@ -18,35 +18,12 @@ from typing import Any
 
 from protocol import messages as m
 from protocol.atoms import Atoms
+from protocol.press_levels import LEVELS, TOKEN_LEVEL
 from protocol.render import render_marked
 from protocol.text import word_of
 from protocol.tokens import STANDARD, TokenTable
 
-# Where TRY may list a token, the level that introduces it (for trimming TRY, spec §4.1).
-TOKEN_LEVEL: dict[str, int] = {
-    token: level
-    for level, tokens in (
-        (10, "PRP PCE ALY VSS DRW SLO NOT NAR YES REJ BWX HUH CCL FCT TRY"),
-        (20, "XDO DMZ"),
-        (30, "AND ORR"),
-        (40, "SCD OCC UNT"),
-        (50, "CHO"),
-        (60, "INS QRY THK IDK SUG"),
-        (70, "WHT HOW"),
-        (80, "EXP SRY"),
-        (90, "FOR"),
-        (100, "IFF THN ELS"),
-        (110, "XOY YDO"),
-        (120, "FRM FWD BCC SND"),
-        (130, "WHY POB"),
-        (140, "UHY HPY ANG"),
-        (150, "ROF"),
-        (160, "ULB UUB"),
-    )
-    for token in tokens.split()
-}
-
-LEVELS = (0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160, 8000)
+__all__ = ["LEVELS", "TOKEN_LEVEL", "level_error", "press_level", "trim_try"]
 
 
 def _effective(marks: list[tuple[int, int, bool]]) -> list[tuple[int, int]]:

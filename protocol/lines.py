@@ -61,6 +61,11 @@ class TextConnection:
         """A line has begun and not ended (a server times out a client that leaves it so)."""
         return self.state is not State.CLOSED and bool(self._buf)
 
+    @property
+    def closed(self) -> bool:
+        """Has the connection closed (read anew each time: handling a line may close it)?"""
+        return self.state is State.CLOSED
+
     def send(self, message: Any) -> bytes:
         """The line for ``message``."""
         if self.state is State.CLOSED:
@@ -76,7 +81,7 @@ class TextConnection:
             return []
         self._buf += data
         events: list[Event] = []
-        while self.state is not State.CLOSED:
+        while not self.closed:
             end = self._buf.find(b"\n")
             if end < 0:
                 if len(self._buf) > self.max_line:

@@ -183,7 +183,7 @@ def same(a: Any, b: Any) -> bool:
     return _key(a) == _key(b)
 
 
-def _key(a: Any) -> Any:
+def _key(a: Any) -> object:
     if isinstance(a, m.Pce):
         return ("PCE", frozenset(a.powers))
     if isinstance(a, m.Aly):

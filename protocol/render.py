@@ -30,6 +30,7 @@ from engine.state import Dislodged, Phase, Unit
 from protocol import messages as m
 from protocol.atoms import Atom, Atoms
 from protocol.mdf import MapDefinition
+from protocol.press_levels import FREE_TEXT, PRESS, TOKEN_LEVEL
 from protocol.text import atoms_from_text
 from protocol.tokens import BRA, COAST_TOKEN, KET, UNIT_TOKEN, TokenTable, encode_int
 
@@ -62,6 +63,11 @@ class Renderer:
     def mark(self, level: int, multipart: bool = False) -> None:
         if self.marks is not None:
             self.marks.append((len(self.out), level, multipart))
+
+    def construct(self, name: str) -> None:
+        """A press construct led by token ``name``, at the level the table gives it."""
+        self.mark(TOKEN_LEVEL[name])
+        self.tok(name)
 
     def number(self, n: int) -> None:
         try:
@@ -242,12 +248,11 @@ def _simple(name: str, level: int | None = None) -> Handler:
     return handler
 
 
-def _wrapping(name: str, level: int, field: str) -> Handler:
+def _wrapping(name: str, field: str) -> Handler:
     """``NAME ( inner )`` for a construct whose one field is another construct."""
 
     def handler(r: Renderer, msg: Any) -> None:
-        r.mark(level)
-        r.tok(name)
+        r.construct(name)
         r.inner(getattr(msg, field))
 
     return handler
@@ -256,7 +261,7 @@ def _wrapping(name: str, level: int, field: str) -> Handler:
 _HANDLERS[m.Obs] = _simple("OBS")
 _HANDLERS[m.Gof] = _simple("GOF")
 _HANDLERS[m.Off] = _simple("OFF")
-_HANDLERS[m.Rof] = _simple("ROF", 150)
+_HANDLERS[m.Rof] = _simple("ROF", TOKEN_LEVEL["ROF"])
 
 
 @_handles(m.Nme)
@@ -456,8 +461,8 @@ def _tme(r: Renderer, msg: m.Tme) -> None:
 
 @_handles(m.Drw)
 def _drw(r: Renderer, msg: m.Drw) -> None:
-    if r.press or msg.powers is not None:
-        r.mark(10)
+    if r.press or msg.powers is not None:  # a partial draw is press (level 10)
+        r.mark(TOKEN_LEVEL["DRW"])
     r.tok("DRW")
     if msg.powers is not None:
         r.names(msg.powers)
@@ -465,8 +470,8 @@ def _drw(r: Renderer, msg: m.Drw) -> None:
 
 @_handles(m.Slo, m.Ccd, m.Out)
 def _power_message(r: Renderer, msg: m.Slo | m.Ccd | m.Out) -> None:
-    if r.press:
-        r.mark(10)
+    if r.press:  # a level-0 message written inside press
+        r.mark(PRESS)
     r.tok(type(msg).__name__.upper())
     r.names((msg.power,))
 
@@ -495,8 +500,8 @@ def _smr(r: Renderer, msg: m.Smr) -> None:
 
 @_handles(m.Not, m.Yes, m.Rej, m.Nar)
 def _negation(r: Renderer, msg: m.Not | m.Yes | m.Rej | m.Nar) -> None:
-    if r.press:
-        r.mark(10)
+    if r.press:  # a level-0 message written inside press
+        r.mark(PRESS)
     r.tok(type(msg).__name__.upper())
     if isinstance(msg, m.Not) and isinstance(msg.inner, m.Sub) and not r.press:
         # NOT (SUB) and NOT (SUB (order)): a SUB that may be empty, never with a turn.
@@ -513,8 +518,8 @@ def _negation(r: Renderer, msg: m.Not | m.Yes | m.Rej | m.Nar) -> None:
 
 @_handles(m.Huh, m.Prn)
 def _echo(r: Renderer, msg: m.Huh | m.Prn) -> None:
-    if r.press:
-        r.mark(10)
+    if r.press:  # a level-0 message written inside press
+        r.mark(PRESS)
     r.tok(type(msg).__name__.upper())
     r.out.append(BRA)
     v = r._v
@@ -529,7 +534,7 @@ def _echo(r: Renderer, msg: m.Huh | m.Prn) -> None:
 
 @_handles(m.Snd)
 def _snd(r: Renderer, msg: m.Snd) -> None:
-    r.mark(10)
+    r.mark(PRESS)  # the message; SND inside press is forwarding (_snd_arrangement)
     r.tok("SND")
     if msg.turn is not None:
         r.turn(msg.turn)
@@ -539,7 +544,8 @@ def _snd(r: Renderer, msg: m.Snd) -> None:
 
 @_handles(m.Frm)
 def _frm(r: Renderer, msg: m.Frm) -> None:
-    r.mark(120 if r.press else 10)
+    # A message at level 10; inside press, forwarding (level 120).
+    r.mark(TOKEN_LEVEL["FRM"] if r.press else PRESS)
     r.tok("FRM")
     r.names((msg.sender,))
     r.names(msg.recipients)
@@ -555,8 +561,7 @@ def _press_in(r: Renderer, press: Any) -> None:
 
 @_handles(m.Prp)
 def _prp(r: Renderer, msg: m.Prp) -> None:
-    r.mark(10)
-    r.tok("PRP")
+    r.construct("PRP")
     a = msg.arrangement
     if isinstance(a, m.And | m.Orr):
         r.out.append(BRA)
@@ -569,9 +574,10 @@ def _prp(r: Renderer, msg: m.Prp) -> None:
 def _multipart(r: Renderer, msg: m.And | m.Orr, under_prp: bool) -> None:
     if len(msg.arrangements) < 2:
         raise RenderError(f"{type(msg).__name__.upper()} needs two arrangements or more")
-    # Level 30 allows one AND or ORR straight under PRP; anything more is level 50.
-    r.mark(30 if under_prp else 50, multipart=True)
-    r.tok(type(msg).__name__.upper())
+    # Level 30 allows one AND or ORR straight under PRP; anything more is level 50 (CHO's).
+    name = type(msg).__name__.upper()
+    r.mark(TOKEN_LEVEL[name] if under_prp else TOKEN_LEVEL["CHO"], multipart=True)
+    r.tok(name)
     for a in msg.arrangements:
         r.inner(a)
 
@@ -581,62 +587,58 @@ def _and_orr(r: Renderer, msg: m.And | m.Orr) -> None:
     _multipart(r, msg, under_prp=False)
 
 
-_HANDLERS[m.Ccl] = _wrapping("CCL", 10, "press")
-_HANDLERS[m.Fct] = _wrapping("FCT", 10, "content")
-_HANDLERS[m.Bwx] = _wrapping("BWX", 10, "press")
-_HANDLERS[m.Ins] = _wrapping("INS", 60, "arrangement")
-_HANDLERS[m.Qry] = _wrapping("QRY", 60, "arrangement")
-_HANDLERS[m.Sug] = _wrapping("SUG", 60, "arrangement")
-_HANDLERS[m.Thk] = _wrapping("THK", 60, "content")
-_HANDLERS[m.Sry] = _wrapping("SRY", 80, "exp")
-_HANDLERS[m.Why] = _wrapping("WHY", 130, "press")
-_HANDLERS[m.Pob] = _wrapping("POB", 130, "why")
-_HANDLERS[m.Uhy] = _wrapping("UHY", 140, "press")
-_HANDLERS[m.Hpy] = _wrapping("HPY", 140, "press")
-_HANDLERS[m.Ang] = _wrapping("ANG", 140, "press")
+_HANDLERS[m.Ccl] = _wrapping("CCL", "press")
+_HANDLERS[m.Fct] = _wrapping("FCT", "content")
+_HANDLERS[m.Bwx] = _wrapping("BWX", "press")
+_HANDLERS[m.Ins] = _wrapping("INS", "arrangement")
+_HANDLERS[m.Qry] = _wrapping("QRY", "arrangement")
+_HANDLERS[m.Sug] = _wrapping("SUG", "arrangement")
+_HANDLERS[m.Thk] = _wrapping("THK", "content")
+_HANDLERS[m.Sry] = _wrapping("SRY", "exp")
+_HANDLERS[m.Why] = _wrapping("WHY", "press")
+_HANDLERS[m.Pob] = _wrapping("POB", "why")
+_HANDLERS[m.Uhy] = _wrapping("UHY", "press")
+_HANDLERS[m.Hpy] = _wrapping("HPY", "press")
+_HANDLERS[m.Ang] = _wrapping("ANG", "press")
 
 
 @_handles(m.Wht)
 def _wht(r: Renderer, msg: m.Wht) -> None:
-    r.mark(70)
-    r.tok("WHT")
+    r.construct("WHT")
     r.unit(msg.unit)
 
 
 @_handles(m.Idk)
 def _idk(r: Renderer, msg: m.Idk) -> None:
-    # IDK of a query is level 60; of a proposal, insistence or suggestion, level 130.
-    r.mark(130 if isinstance(msg.press, m.Prp | m.Ins | m.Sug) else 60)
+    # IDK of a query is level 60; of a proposal, insistence or suggestion, level 130 (WHY's).
+    explains = isinstance(msg.press, m.Prp | m.Ins | m.Sug)
+    r.mark(TOKEN_LEVEL["WHY"] if explains else TOKEN_LEVEL["IDK"])
     r.tok("IDK")
     r.inner(msg.press)
 
 
 @_handles(m.Try)
 def _try(r: Renderer, msg: m.Try) -> None:
-    r.mark(10)
-    r.tok("TRY")
+    r.construct("TRY")
     r.names(msg.tokens, may_be_empty=True)
 
 
 @_handles(m.How)
 def _how(r: Renderer, msg: m.How) -> None:
-    r.mark(70)
-    r.tok("HOW")
+    r.construct("HOW")
     r.names((msg.target,))
 
 
 @_handles(m.Exp)
 def _exp(r: Renderer, msg: m.Exp) -> None:
-    r.mark(80)
-    r.tok("EXP")
+    r.construct("EXP")
     r.turn(msg.turn)
     r.inner(msg.press)
 
 
 @_handles(m.Iff)
 def _iff(r: Renderer, msg: m.Iff) -> None:
-    r.mark(100)
-    r.tok("IFF")
+    r.construct("IFF")
     r.inner(msg.condition)
     r.tok("THN")
     r.inner(msg.then)
@@ -647,7 +649,7 @@ def _iff(r: Renderer, msg: m.Iff) -> None:
 
 @_handles(m.FreeText)
 def _free_text(r: Renderer, msg: m.FreeText) -> None:
-    r.mark(8000)
+    r.mark(FREE_TEXT)
     if not msg.text:
         raise RenderError("free text cannot be empty")
     r.out.append(msg.text)
@@ -655,15 +657,13 @@ def _free_text(r: Renderer, msg: m.FreeText) -> None:
 
 @_handles(m.Pce)
 def _pce(r: Renderer, msg: m.Pce) -> None:
-    r.mark(10)
-    r.tok("PCE")
+    r.construct("PCE")
     r.names(msg.powers)
 
 
 @_handles(m.Aly)
 def _aly(r: Renderer, msg: m.Aly) -> None:
-    r.mark(10)
-    r.tok("ALY")
+    r.construct("ALY")
     r.names(msg.allies)
     r.tok("VSS")
     r.names(msg.versus)
@@ -671,23 +671,20 @@ def _aly(r: Renderer, msg: m.Aly) -> None:
 
 @_handles(m.Xdo)
 def _xdo(r: Renderer, msg: m.Xdo) -> None:
-    r.mark(20)
-    r.tok("XDO")
+    r.construct("XDO")
     r.order(msg.order)
 
 
 @_handles(m.Dmz)
 def _dmz(r: Renderer, msg: m.Dmz) -> None:
-    r.mark(20)
-    r.tok("DMZ")
+    r.construct("DMZ")
     r.names(msg.powers)
     r.names(msg.provinces)
 
 
 @_handles(m.Scd)
 def _scd(r: Renderer, msg: m.Scd) -> None:
-    r.mark(40)
-    r.tok("SCD")
+    r.construct("SCD")
     if not msg.allocations:
         raise RenderError("SCD needs at least one power")
     for power, centres in msg.allocations:
@@ -696,8 +693,7 @@ def _scd(r: Renderer, msg: m.Scd) -> None:
 
 @_handles(m.Occ)
 def _occ(r: Renderer, msg: m.Occ) -> None:
-    r.mark(40)
-    r.tok("OCC")
+    r.construct("OCC")
     if not msg.units:
         raise RenderError("OCC needs at least one unit")
     for u in msg.units:
@@ -706,8 +702,7 @@ def _occ(r: Renderer, msg: m.Occ) -> None:
 
 @_handles(m.Cho)
 def _cho(r: Renderer, msg: m.Cho) -> None:
-    r.mark(50)
-    r.tok("CHO")
+    r.construct("CHO")
     r.out.append(BRA)
     r.number(msg.minimum)
     r.number(msg.maximum)
@@ -720,8 +715,7 @@ def _cho(r: Renderer, msg: m.Cho) -> None:
 
 @_handles(m.For)
 def _for(r: Renderer, msg: m.For) -> None:
-    r.mark(90)
-    r.tok("FOR")
+    r.construct("FOR")
     if msg.until is None:
         r.turn(msg.turn)
     else:
@@ -734,16 +728,14 @@ def _for(r: Renderer, msg: m.For) -> None:
 
 @_handles(m.Xoy)
 def _xoy(r: Renderer, msg: m.Xoy) -> None:
-    r.mark(110)
-    r.tok("XOY")
+    r.construct("XOY")
     r.names((msg.debtor,))
     r.names((msg.creditor,))
 
 
 @_handles(m.Ydo)
 def _ydo(r: Renderer, msg: m.Ydo) -> None:
-    r.mark(110)
-    r.tok("YDO")
+    r.construct("YDO")
     r.names((msg.power,))
     if not msg.units:
         raise RenderError("YDO needs at least one unit")
@@ -753,8 +745,7 @@ def _ydo(r: Renderer, msg: m.Ydo) -> None:
 
 @_handles(m.SndArrangement)
 def _snd_arrangement(r: Renderer, msg: m.SndArrangement) -> None:
-    r.mark(120)
-    r.tok("SND")
+    r.construct("SND")
     r.names((msg.sender,))
     r.names(msg.recipients)
     r.inner(msg.press)
@@ -762,8 +753,7 @@ def _snd_arrangement(r: Renderer, msg: m.SndArrangement) -> None:
 
 @_handles(m.Fwd)
 def _fwd(r: Renderer, msg: m.Fwd) -> None:
-    r.mark(120)
-    r.tok("FWD")
+    r.construct("FWD")
     r.names(msg.senders)
     r.names((msg.forwarder,))
     r.names((msg.recipient,))
@@ -771,8 +761,7 @@ def _fwd(r: Renderer, msg: m.Fwd) -> None:
 
 @_handles(m.Bcc)
 def _bcc(r: Renderer, msg: m.Bcc) -> None:
-    r.mark(120)
-    r.tok("BCC")
+    r.construct("BCC")
     r.names((msg.sender,))
     r.names(msg.recipients)
     r.names((msg.copy_to,))
@@ -780,8 +769,7 @@ def _bcc(r: Renderer, msg: m.Bcc) -> None:
 
 @_handles(m.Ulb, m.Uub)
 def _bound(r: Renderer, msg: m.Ulb | m.Uub) -> None:
-    r.mark(160)
-    r.tok(type(msg).__name__.upper())
+    r.construct(type(msg).__name__.upper())
     if not math.isfinite(msg.value):
         raise RenderError(f"{msg.value!r} is not a finite number")
     r.out.append(BRA)

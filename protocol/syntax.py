@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedInput
@@ -111,7 +111,8 @@ class _AtomLexer(Lexer):
 
 
 def _v(tok: Token) -> str:
-    return tok.value
+    value: str = tok.value
+    return value
 
 
 def _loc(loc: Any) -> str:
@@ -125,7 +126,8 @@ def _word(tok: Any) -> str:
         return quote(tok.value)
     if tok.type in ("NUMBER", "FLOAT"):
         return repr(tok.value)
-    return tok.value
+    value: str = tok.value
+    return value
 
 
 def _name_check(tok: Token, max_len: int | None, what: str) -> str:
@@ -146,7 +148,7 @@ def _powers(c: Sequence[Any]) -> tuple[str, ...]:
     return tuple(t.value for t in c)
 
 
-class _Build(Transformer):
+class _Build(Transformer[Token, Any]):
     """One method per grammar rule (or alias): children in, typed value out."""
 
     # -- shared pieces
@@ -163,7 +165,8 @@ class _Build(Transformer):
         return f"{c[0].value}/{COAST_NAME[c[1].value]}"
 
     def now_unit(self, c: list[Any]) -> Unit:
-        return c[0]
+        unit: Unit = c[0]
+        return unit
 
     def mrt_unit(self, c: list[Any]) -> Dislodged:
         return Dislodged(c[0], None, tuple(_loc(x) for x in c[1:]))
@@ -604,7 +607,8 @@ class Parser:
         """The typed message, or :class:`ParseError` with the reply to send."""
         feed = _Feed(atoms, self._tokens)
         try:
-            message: m.Message = self._lark.parse(feed)  # type: ignore[assignment]
+            # The tree transformer (_Build) makes the parse a typed message.
+            message = cast(m.Message, self._lark.parse(feed))
         except (_Reject, UnexpectedInput) as exc:
             # Only now look at the brackets: whatever parses is balanced (PRN aside).
             head = atoms[0] if atoms and type(atoms[0]) is int else None

@@ -13,7 +13,7 @@ they exist in the text form only (spec §2.7, §5.5).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -136,10 +136,6 @@ def decode_int(token: int) -> int:
     return value - 0x4000 if value & 0x2000 else value
 
 
-def is_int(token: int) -> bool:
-    return token < 0x4000
-
-
 def is_reserved(token: int) -> bool:
     """Reserved categories must never be sent (spec §2.1); receiving one is EM 0x0E."""
     return (token >> 8) in RESERVED_CATEGORIES
@@ -148,10 +144,6 @@ def is_reserved(token: int) -> bool:
 def province_type(token: int) -> str:
     """Engine province type (``land``/``sea``/``coast``) implied by a province token's category."""
     return _TERRAIN[(token >> 9) & 3]
-
-
-def is_supply_centre_token(token: int) -> bool:
-    return bool((token >> 8) & 1)
 
 
 class TableError(ValueError):
@@ -236,16 +228,9 @@ class TokenTable:
                 raise TableError(f"RM token 0x{value:04X} is neither a power nor a province")
         return cls(tuple(powers), tuple(provinces), ccl_nar)
 
-    def with_ccl_nar(self, ccl_nar: CclNar) -> TokenTable:
-        return TokenTable(self.powers, self.provinces, ccl_nar)
-
     def records(self) -> tuple[tuple[int, str], ...]:
         """The (token, name) records a full RM lists: powers, then provinces."""
         return tuple((v, n) for n, v in (*self.powers, *self.provinces))
-
-    def province_types(self) -> Mapping[str, str]:
-        """Engine terrain for each province, as its token's category says."""
-        return {n: province_type(v) for n, v in self.provinces}
 
     def word(self, token: int) -> str:
         """The text spelling of one token value (integers in decimal; unknown values as

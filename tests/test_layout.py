@@ -1,5 +1,7 @@
-"""The house rules of the layout: each package imports only the packages below it, and no two
-modules import each other in a circle (directly or through others).
+"""The house rules of the layout: each package imports only the packages below it, no two
+modules import each other in a circle (directly or through others), the table of what may
+import what is itself a layering (no package above itself), and every top-level package is in
+the table (a new one fails here until it is given its place).
 
 Every import counts: at the top of a module, inside a function, or under ``TYPE_CHECKING``.
 The table is the README's "Layout" section; change both together.
@@ -8,7 +10,7 @@ The table is the README's "Layout" section; change both together.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -85,21 +87,57 @@ def graph() -> dict[str, set[str]]:
     }
 
 
-def test_every_package_imports_only_downwards() -> None:
+def top_level_packages(root: Path) -> set[str]:
+    """Every directory at ``root`` that holds Python code (hidden ones and the venv aside)."""
+    return {
+        d.name
+        for d in root.iterdir()
+        if d.is_dir() and not d.name.startswith(".") and any(d.glob("*.py"))
+    } | {p.stem for p in root.glob("*.py")}
+
+
+def wrong_imports(
+    deps: Mapping[str, set[str]], allowed: Mapping[str, set[str]], unrestricted: set[str]
+) -> list[str]:
+    """``module imports dep`` for every import of another package that the table does not
+    allow."""
     wrong = []
-    for name, deps in graph().items():
+    for name, imported in deps.items():
         package = name.split(".")[0]
-        if package in UNRESTRICTED:
+        if package in unrestricted:
             continue
-        for dep in deps:
+        for dep in imported:
             target = dep.split(".")[0]
             if target == package:
                 continue
-            allowed = ALLOWED[package]
-            if target in allowed or any(dep == a or dep.startswith(a + ".") for a in allowed):
+            may = allowed[package]
+            if target in may or any(dep == a or dep.startswith(a + ".") for a in may):
                 continue
             wrong.append(f"{name} imports {dep}")
-    assert not wrong, "imports against the layout:\n" + "\n".join(sorted(wrong))
+    return sorted(wrong)
+
+
+def package_graph(allowed: Mapping[str, set[str]]) -> dict[str, set[str]]:
+    """The table as a graph of packages ("bots.registry" counts as bots)."""
+    return {p: {a.split(".")[0] for a in may} - {p} for p, may in allowed.items()}
+
+
+def test_every_package_imports_only_downwards() -> None:
+    wrong = wrong_imports(graph(), ALLOWED, UNRESTRICTED)
+    assert not wrong, "imports against the layout:\n" + "\n".join(wrong)
+
+
+def test_every_top_level_package_has_its_place_in_the_table() -> None:
+    unknown = top_level_packages(ROOT) - PACKAGES
+    assert not unknown, f"packages the layout does not know (add them to ALLOWED): {unknown}"
+
+
+def test_the_table_is_a_layering() -> None:
+    # No package may import, through the table, a package that may import it: the packages
+    # form layers, whatever the modules happen to import today.
+    circles = _cycles(package_graph(ALLOWED))
+    assert not circles, "the table lets packages import each other: " + str(circles)
+    assert all(a.split(".")[0] in ALLOWED for may in ALLOWED.values() for a in may)
 
 
 def test_no_import_circles() -> None:
@@ -156,3 +194,37 @@ def test_the_checker_sees_a_circle_and_a_wrong_import() -> None:
     deps = graph()
     assert "engine.state" in deps["engine.turn"]  # the graph does see real imports
     assert "server.app" in deps["web.hub"]
+    # The engine importing the protocol, the server importing a bot, and a bot importing the
+    # registry's package through a module other than the registry are all caught; what the
+    # table allows is not.
+    fake = {
+        "engine.turn": {"engine.state", "protocol.codec"},
+        "server.game": {"engine.turn", "bots.dumbbot"},
+        "web.hub": {"bots.registry", "server.app"},
+        "tournament.game": {"bots.dumbbot"},
+        "cli.main": {"web.hub", "bots.dumbbot"},
+    }
+    assert wrong_imports(fake, ALLOWED, UNRESTRICTED) == [
+        "engine.turn imports protocol.codec",
+        "server.game imports bots.dumbbot",
+        "tournament.game imports bots.dumbbot",
+    ]
+
+
+def test_the_checker_sees_an_unknown_package_and_a_table_that_is_no_layering(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "engine" / "__init__.py").write_text("")
+    (tmp_path / "newthing").mkdir()
+    (tmp_path / "newthing" / "core.py").write_text("")
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / "x.py").write_text("")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "script.py").write_text("")
+    assert top_level_packages(tmp_path) == {"engine", "newthing", "script"}
+    assert top_level_packages(tmp_path) - PACKAGES == {"newthing", "script"}
+    # A table where the engine may import the protocol, which may import the engine.
+    looping = {**ALLOWED, "engine": {"protocol"}}
+    assert _cycles(package_graph(looping)) == [["engine", "protocol"]]
+    assert _cycles(package_graph(ALLOWED)) == []

@@ -27,7 +27,8 @@ import trio
 
 from engine.defaults import missing_orders
 from engine.map import GameMap, province_of
-from engine.notation import NotationError, parse_order
+from engine.notation import SEASON_NAMES, NotationError, parse_order
+from engine.notation import phase_title as name_of_phase
 from engine.orders import (
     NOTE_TEXT,
     Order,
@@ -40,8 +41,7 @@ from engine.orders import (
 from engine.orderset import OrderSet
 from engine.state import GameState, Unit
 from mapdraw.geometry import geometry
-from mapdraw.svg import SEASONS, power_colours, render_map
-from mapdraw.svg import phase_title as name_of_phase
+from mapdraw.svg import power_colours, render_map
 from protocol import messages as m
 from protocol.codec import Codec, codec_for
 from protocol.connection import Closed, Event, Received
@@ -763,7 +763,7 @@ class WebSession(Link):
             return "Waiting for the players" if stage == "forming" else "No position"
         if stage == "finished":
             ph = state.phase
-            return f"Game over: the board in {SEASONS.get(ph.season, ph.season)} {ph.year}"
+            return f"Game over: the board in {SEASON_NAMES.get(ph.season, ph.season)} {ph.year}"
         return phase_title(state)
 
     def _map_svg(self, offer: Any, mine: dict[str, Order]) -> str:

@@ -29,6 +29,7 @@ from engine.orders import (
     SupportHold,
     SupportMove,
     Waive,
+    order_key,
     order_power,
 )
 
@@ -83,13 +84,15 @@ class Constraints:
         """The legal orders (per unit or site) that the constraints leave. A unit with a
         required order keeps only that; a unit in a zone it must leave keeps its holds only
         when nothing else is left (a unit must be given some order)."""
-        required = {_key(o): o for o in self.required}
+        # One order per unit or site, by the engine's key (its province: a listing's key is a
+        # location, so a fleet on a split coast and a build on one find it by province).
+        required = {order_key(o): o for o in self.required if not isinstance(o, Waive)}
         out: dict[str, list[Order]] = {}
         for key, orders in legal.items():
             if not orders:
                 out[key] = []
                 continue
-            want = required.get(key)
+            want = required.get(province_of(key))
             if want is not None and want in orders:
                 out[key] = [want]
                 continue
@@ -104,10 +107,6 @@ class Constraints:
 
     def required_for(self, power: str) -> list[Order]:
         return [o for o in self.required if order_power(o) == power]
-
-
-def _key(order: Order) -> str:
-    return order.power if isinstance(order, Waive) else order.unit.loc
 
 
 def _fallback(orders: Sequence[Order]) -> Order:

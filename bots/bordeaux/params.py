@@ -96,8 +96,10 @@ def _specs() -> tuple[ParamSpec, ...]:
     out = []
     for f in fields(Params):
         lo, hi = f.metadata["range"]
-        kind = int if isinstance(f.default, int) and not isinstance(f.default, bool) else float
-        out.append(ParamSpec(f.name, kind, f.default, lo, hi, f.metadata["doc"]))  # type: ignore[arg-type]
+        default = f.default
+        assert isinstance(default, int | float), f"{f.name} needs a numeric default"
+        kind = int if isinstance(default, int) and not isinstance(default, bool) else float
+        out.append(ParamSpec(f.name, kind, default, lo, hi, f.metadata["doc"]))
     return tuple(out)
 
 

@@ -77,18 +77,34 @@ class RES:
         self.rng = rng
         self.fall = self.state.phase.season == "FAL"
         self.stats = SearchStats()
+        self.budget: Budget | None = None
+        self.options, self.allowed, self.fixed = self._choices(constraints, bound)
+        self.weights = self._mutation_weights()
+        self.units_of = self._units_by_group()
+        self.raw, self.best = self._starting_points(defaults)
+        self.values = self._evaluate(self._joint())
+        ours = set(self.units_of[0])
+        self.scenarios: list[Orders] = [
+            {p: o for p, o in _by_unit(sc).items() if p not in ours} for sc in scenarios
+        ]
+        self.weight = self.params.scenario_weight if self.scenarios else 0.0
+        self.scenario_value = self._scenario_value(self.best[0])
+
+    def _choices(
+        self, constraints: Constraints, bound: frozenset[str]
+    ) -> tuple[dict[str, list[Order]], dict[str, set[Order]], set[str]]:
+        """Per unit's province: its mutation choices (holds and moves without convoy), every
+        order the constraints leave it (to check the supports made), and the provinces whose
+        one order is required."""
         units = self.state.units
-        group_of = {p: i for i, g in enumerate(self.groups) for p in g}
-        legal = constraints.filter(position.legal(), bound)
+        legal = constraints.filter(self.position.legal(), bound)
         required = {o.unit.province for o in constraints.required if not isinstance(o, Waive)}
-        # Each unit's mutation choices (holds and moves without convoy), and every order the
-        # constraints leave it, for checking the supports made.
-        self.options: dict[str, list[Order]] = {}
-        self.allowed: dict[str, set[Order]] = {}
-        self.fixed: set[str] = set()
+        options: dict[str, list[Order]] = {}
+        allowed: dict[str, set[Order]] = {}
+        fixed: set[str] = set()
         for loc, orders in legal.items():
             prov = province_of(loc)
-            self.allowed[prov] = set(orders)
+            allowed[prov] = set(orders)
             unit = units[prov]
             reach = self.state.map.reach(unit.type, unit.loc)
             opts: list[Order] = [
@@ -98,29 +114,44 @@ class RES:
                 or (isinstance(o, Move) and not o.convoy and province_of(o.dest) in reach)
             ]
             if len(orders) == 1 and prov in required:
-                self.fixed.add(prov)
+                fixed.add(prov)
                 opts = list(orders)
-            self.options[prov] = opts or [orders[0]]
-        # Mutation odds: a move weighs more the better its destination is on the unit's
-        # power's proximity map, so that the few nodes go to plausible orders first.
-        bias = self.params.mutation_bias
-        self.weights: dict[str, list[float]] = {}
+            options[prov] = opts or [orders[0]]
+        return options, allowed, fixed
+
+    def _mutation_weights(self) -> dict[str, list[float]]:
+        """Mutation odds: a move weighs more the better its destination is on the unit's
+        power's proximity map, so that the few nodes go to plausible orders first."""
+        units, bias = self.state.units, self.params.mutation_bias
+        weights: dict[str, list[float]] = {}
         for prov, opts in self.options.items():
-            prox = evaluator.prox.get(units[prov].power, {})
             unit = units[prov]
-            self.weights[prov] = [
+            prox = self.evaluator.prox.get(unit.power, {})
+            weights[prov] = [
                 1.0 + bias * prox.get((unit.type, o.dest), 0.0) if isinstance(o, Move) else 1.0
                 for o in opts
             ]
-        self.units_of: list[list[str]] = [[] for _ in self.groups]
+        return weights
+
+    def _units_by_group(self) -> list[list[str]]:
+        """Per group, the provinces of its units that have choices, sorted."""
+        units = self.state.units
+        group_of = {p: i for i, g in enumerate(self.groups) for p in g}
+        units_of: list[list[str]] = [[] for _ in self.groups]
         for prov in sorted(units):
             g = group_of.get(units[prov].power)
             if g is not None and prov in self.options:
-                self.units_of[g].append(prov)
-        # Starting points.
-        self.raw: list[Orders] = []
-        self.best: list[Orders] = []
-        given = {order_key(o): o for os in defaults.values() for o in os}
+                units_of[g].append(prov)
+        return units_of
+
+    def _starting_points(
+        self, defaults: Mapping[str, Sequence[Order]]
+    ) -> tuple[list[Orders], list[Orders]]:
+        """Per group, its raw starting orders (the defaults, within the choices) and those
+        with supports made; all holds when the defaults cannot be made consistent."""
+        raws: list[Orders] = []
+        bests: list[Orders] = []
+        given = _by_unit(defaults)
         for g in range(len(self.groups)):
             raw = {p: self._raw_of(p, given.get(p)) for p in self.units_of[g]}
             prev = {p: o for p in self.units_of[g] if (o := given.get(p)) is not None}
@@ -128,18 +159,9 @@ class RES:
             if final is None:
                 raw = {p: self._hold(p) for p in self.units_of[g]}
                 final = dict(raw)
-            self.raw.append(raw)
-            self.best.append(final)
-        self.values = self._evaluate(self._joint())
-        ours = set(self.units_of[0])
-        self.scenarios: list[Orders] = []
-        for sc in scenarios:
-            others = {order_key(o): o for os in sc.values() for o in os}
-            self.scenarios.append({p: o for p, o in others.items() if p not in ours})
-        w = self.params.scenario_weight if self.scenarios else 0.0
-        self.weight = w
-        self.scenario_value = self._scenario_value(self.best[0])
-        self.budget: Budget | None = None
+            raws.append(raw)
+            bests.append(final)
+        return raws, bests
 
     # -- the search ---------------------------------------------------------------------
 
@@ -424,3 +446,8 @@ def _regret_matching(
                 regret[i][a] += util[a] - expected
                 total[i][a] += sigma[i][a]
     return [[x / sum(t) for x in t] if sum(t) > 0 else [1.0 / len(t)] * len(t) for t in total]
+
+
+def _by_unit(orders: Mapping[str, Sequence[Order]]) -> dict[str, Order]:
+    """Every power's orders by the engine's key (the unit's province)."""
+    return {order_key(o): o for os in orders.values() for o in os}

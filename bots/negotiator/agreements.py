@@ -25,6 +25,7 @@ from engine.orders import (
     Retreat,
     SupportHold,
     SupportMove,
+    order_key,
     order_power,
 )
 from engine.state import GameState, Phase
@@ -231,7 +232,7 @@ def breaches(
 
 
 def _province(o: Order) -> str:
-    return o.unit.province  # type: ignore[union-attr]
+    return order_key(o)
 
 
 def _attack_on(o: Order, ours: set[str], before: GameState, me: str) -> bool:

@@ -279,7 +279,9 @@ def _forbid(out: dict[str, list[Order]], forbidden: frozenset[Order]) -> None:
     if not forbidden:
         return
     for p, orders in out.items():
-        out[p] = [Hold(o.unit) if o in forbidden else o for o in orders]  # type: ignore[union-attr]
+        out[p] = [
+            Hold(o.unit) if o in forbidden and not isinstance(o, Waive) else o for o in orders
+        ]
 
 
 def _support_allies(view: View, out: dict[str, list[Order]], alliance: frozenset[str]) -> None:

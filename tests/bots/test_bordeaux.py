@@ -21,6 +21,7 @@ from bots.bordeaux.budget import Budget
 from bots.bordeaux.evaluate import Evaluator
 from bots.bordeaux.search import _regret_matching
 from bots.client import build_parser
+from engine.legal import legal_orders
 from engine.map import load_map, province_of
 from engine.orders import (
     Build,
@@ -35,7 +36,7 @@ from engine.orders import (
     Waive,
     order_key,
 )
-from engine.orderset import OrderSet
+from engine.orderset import OrderSet, owes_orders
 from engine.simulate import random_game, random_orders
 from engine.state import Dislodged, GameState, initial_state, make_state, parse_unit
 from engine.turn import process
@@ -93,15 +94,6 @@ def check_complete_and_legal(state: GameState, power: str, given: list[Order]) -
         assert book.submit(power, order).note.accepted, str(order)
 
 
-def owes(state: GameState, power: str) -> bool:
-    kind = state.phase.kind
-    if kind == "movement":
-        return bool(state.units_of(power))
-    if kind == "retreat":
-        return any(d.unit.power == power for d in state.dislodged.values())
-    return state.adjustments()[power] != 0
-
-
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10_000), st.integers(0, 40), st.sampled_from(sorted(G.powers)))
 def test_complete_legal_orders_in_random_positions(seed: int, steps: int, power: str) -> None:
@@ -110,7 +102,7 @@ def test_complete_legal_orders_in_random_positions(seed: int, steps: int, power:
         state = step.result.state
         if i >= steps:
             break
-    if not owes(state, power) or state.winner() is not None:
+    if not owes_orders(state, power) or state.winner() is not None:
         return
     given = decide(state, power, seed=seed, nodes=40)
     check_complete_and_legal(state, power, given)
@@ -126,7 +118,7 @@ def test_every_phase_kind_of_a_game() -> None:
     while state.phase.year <= 1903:
         orders = random_orders(state, rng)
         for power in G.powers:
-            if owes(state, power):
+            if owes_orders(state, power):
                 given = decide(state, power, seed=7, nodes=60)
                 check_complete_and_legal(state, power, given)
                 kinds.add(state.phase.kind)
@@ -215,6 +207,19 @@ def test_demilitarised_zone_required_and_forbidden_orders() -> None:
                 assert province_of(o.dest) not in c.dmz
             if isinstance(o, SupportHold):
                 assert o.target.province not in c.dmz
+
+
+def test_required_orders_on_split_coasts_are_found_by_the_engines_key() -> None:
+    # The listing keys a fleet by its location and a build by its site; a required order is
+    # matched by the engine's order_key (the province), so coasts do not hide it.
+    state = board("RUS F STP/SC", "RUS A MOS", phase="S1901M")
+    fleet = Move(state.units["STP"], "GOB")
+    kept = Constraints(required=(fleet,)).filter(legal_orders(state, "RUS"), frozenset({"RUS"}))
+    assert kept["STP/SC"] == [fleet]
+    win = board("RUS A MOS", phase="W1901A", centres={"MOS": "RUS", "STP": "RUS", "WAR": "RUS"})
+    build = Build(parse_unit("RUS F STP/NC", G))
+    kept = Constraints(required=(build,)).filter(legal_orders(win, "RUS"), frozenset({"RUS"}))
+    assert kept["STP"] == [build]
 
 
 def test_a_unit_in_a_demilitarised_zone_leaves() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from bots.base import View, complete_orders, convoy_route, daide_orders, default_orders
 from bots.holdbot import HoldBot
@@ -107,9 +108,9 @@ def test_the_readme_example_bot_plays() -> None:
     text = (Path(bots.__file__).parent / "README.md").read_text()
     code = text.split("```python\n")[1].split("```")[0]
     assert len(code.splitlines()) <= 40  # "a 20-line affair" (plus imports and main)
-    namespace: dict[str, object] = {"__name__": "example"}
+    namespace: dict[str, Any] = {"__name__": "example"}
     exec(compile(code, "README.md", "exec"), namespace)
-    grabber = namespace["Grabber"]()  # type: ignore[operator]
+    grabber = namespace["Grabber"]()
     rng = random.Random(0)
     start = initial_state()
     orders = grabber.orders(View(start, "TUR", rng))

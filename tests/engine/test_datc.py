@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -48,7 +49,7 @@ def test_every_order_line_states_its_result() -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_datc_case(case) -> None:  # type: ignore[no-untyped-def]
+def test_datc_case(case: Case) -> None:
     result = run_case(case, GMAP)
     assert result.passed, "; ".join(result.problems)
 
@@ -84,7 +85,9 @@ END
 """
 
 
-def test_runner_reads_godip_ids_and_reports_failures(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_runner_reads_godip_ids_and_reports_failures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "cases.txt"
     path.write_text(GODIP_STYLE)
     results = run_file(path)
@@ -97,7 +100,7 @@ def test_runner_reads_godip_ids_and_reports_failures(tmp_path: Path, capsys) -> 
     assert out[-1] == "1 passed, 1 failed"
 
 
-def test_cli_passes_on_the_whole_transcription(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_cli_passes_on_the_whole_transcription(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["datc", "-q", *map(str, FILES)]) == 0
     assert capsys.readouterr().out.strip().splitlines()[-1] == f"{len(CASES)} passed, 0 failed"
 
@@ -117,17 +120,19 @@ def test_bad_case_files_get_clear_errors(text: str, message: str) -> None:
         parse_cases(text, GMAP)
 
 
-def test_cli_reports_unreadable_file(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_cli_reports_unreadable_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["datc", str(tmp_path / "missing.txt")]) == 2
     assert "missing.txt" in capsys.readouterr().err
 
 
-def _failing(monkeypatch: pytest.MonkeyPatch, run_phase) -> set[str]:  # type: ignore[no-untyped-def]
+def _failing(
+    monkeypatch: pytest.MonkeyPatch, run_phase: Callable[[GameState, OrderSet], PhaseResult]
+) -> set[str]:
     monkeypatch.setattr(datc, "process", run_phase)
     return {c.name for c in CASES if not run_case(c, GMAP).passed}
 
 
-def _cases_with(pred) -> set[str]:  # type: ignore[no-untyped-def]
+def _cases_with(pred: Callable[[Verdict], bool]) -> set[str]:
     return {c.name for c in CASES if any(o.expect and pred(o.expect) for o in c.orders)}
 
 

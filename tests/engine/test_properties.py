@@ -4,11 +4,13 @@ every phase."""
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.map import province_of
+from engine.orderset import owes_orders
 from engine.simulate import random_game
 from engine.state import GameState
 
@@ -16,13 +18,14 @@ from .helpers import GMAP
 
 
 def check_invariants(state: GameState, after_adjustment: bool) -> None:
+    """What holds of every state a phase leaves."""
     provinces = [u.province for u in state.units.values()]
     assert len(provinces) == len(set(provinces)), "two units in one province"
     for prov, unit in state.units.items():
         assert prov == province_of(unit.loc)
         assert GMAP.can_stand(unit.type, unit.loc), f"{unit} cannot stand there"
     assert set(state.centres) <= GMAP.supply_centres
-    assert len(GMAP.supply_centres) == 34
+    assert set(state.centres.values()) <= set(GMAP.powers)
     for d in state.dislodged.values():
         assert d.retreats, "a dislodged unit without retreats must have been destroyed"
         for r in d.retreats:
@@ -40,6 +43,30 @@ def check_invariants(state: GameState, after_adjustment: bool) -> None:
     assert GameState.from_json(json.loads(json.dumps(state.to_json()))) == state
 
 
+def check_step(before: GameState, after: GameState, centres_updated: bool) -> None:
+    """What holds of one processed phase: centres change hands only after the Fall, and
+    then every centre with a unit on it belongs to that unit's power; a phase is skipped
+    only when nobody owes orders in it."""
+    fall_ended = before.phase.season in ("FAL", "AUT") and after.phase.index > before.phase.index
+    if fall_ended and centres_updated:
+        for prov, unit in after.units.items():
+            if prov in GMAP.supply_centres:
+                assert after.centres[prov] == unit.power, f"{prov} not taken by {unit}"
+        assert {c: p for c, p in after.centres.items() if c not in after.units} == {
+            c: p for c, p in before.centres.items() if c not in after.units
+        }, "an empty centre changed hands"
+    else:
+        assert after.centres == before.centres, f"centres changed in {before.phase}"
+    phase = before.phase.next()
+    while phase.index < after.phase.index:  # each phase skipped in between
+        assert phase.kind != "movement", f"{phase} skipped"
+        phase = phase.next()
+    if after.winner() is None:
+        assert after.phase.kind == "movement" or any(owes_orders(after, p) for p in GMAP.powers), (
+            f"{after.phase} needs no orders but was not skipped"
+        )
+
+
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(min_value=0, max_value=2**32 - 1))
 def test_random_games_keep_the_invariants(seed: int) -> None:
@@ -47,15 +74,23 @@ def test_random_games_keep_the_invariants(seed: int) -> None:
     for step in random_game(seed, max_year=1912):
         after = step.result.state
         check_invariants(after, step.state.phase.kind == "adjustment")
+        check_step(step.state, after, step.result.centres_updated)
         assert after.phase.index > step.state.phase.index
         last = after
     assert last is not None
 
 
-def test_a_long_game_reaches_an_end() -> None:
+def test_a_long_game_plays_on_from_where_each_phase_left_it_to_its_end() -> None:
     steps = list(random_game(7, max_year=1960))
+    for a, b in pairwise(steps):
+        assert b.state == a.result.state
     final = steps[-1].result.state
-    assert final.winner() is not None or final.phase.year > 1960
+    winner = final.winner()
+    if winner is None:  # no solo: the game played every year up to the last
+        assert steps[-1].state.phase.year == 1960 and final.phase.year == 1961
+    else:  # a solo: more than half of the centres, and nobody else also has them
+        assert final.centre_counts()[winner] > len(GMAP.supply_centres) // 2
+        assert all(s.result.state.winner() is None for s in steps[:-1])
 
 
 def test_states_with_impossible_retreats_are_refused() -> None:

@@ -43,9 +43,8 @@ def seen_with(rgb: Rgb, deficiency: str | None) -> Rgb:
     if deficiency is None:
         return rgb
     m = DEFICIENCIES[deficiency]
-    return tuple(  # type: ignore[return-value]
-        min(1.0, max(0.0, sum(m[i][j] * rgb[j] for j in range(3)))) for i in range(3)
-    )
+    r, g, b = (min(1.0, max(0.0, sum(m[i][j] * rgb[j] for j in range(3)))) for i in range(3))
+    return r, g, b
 
 
 def lab(rgb: Rgb) -> Lab:

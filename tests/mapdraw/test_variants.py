@@ -34,33 +34,16 @@ SVG = "{http://www.w3.org/2000/svg}"
 NON_PLANAR = {"snark": 39 / 45}
 
 
-# Where the goal of no overlap is not met yet: (names, coast targets, spots outside) at most.
-# A name touching a unit in the crowded Aegean of Classical, Abstraction's Low Countries and
-# Modern's France; coast targets over a sea's name where several split coasts crowd a small
-# place (Central America, Thailand, Leningrad, the Iberian and Red Sea coasts of World);
-# Ireland's centre marker in Modern. bench/mapdraw.py prints these figures.
-SHORTFALLS: dict[str, tuple[int, int, int]] = {
-    "abstraction2": (1, 0, 0),
-    "classical": (1, 0, 0),
-    "modern": (1, 0, 1),
-    "americas4": (0, 7, 0),
-    "south_east_asia3": (0, 1, 0),
-    "versailles3": (0, 1, 0),
-    "world3": (0, 3, 0),
-}
-
-
 @pytest.mark.parametrize("name", bundled_maps())
 def test_the_drawing_meets_the_goals(name: str) -> None:
     gmap = load_map(name)
     q = measure(gmap)
     assert q.adjacent_share >= NON_PLANAR.get(name, ADJACENT_GOAL), q
     assert q.non_adjacent_share <= NON_ADJACENT_GOAL, q
-    names, coasts, outside = SHORTFALLS.get(name, (0, 0, 0))
-    assert q.label_overlaps <= names, q
-    assert q.coast_overlaps <= coasts, q
-    assert q.outside <= outside, q
-    if name not in SHORTFALLS and name not in NON_PLANAR:
+    assert q.label_overlaps == 0, q
+    assert q.coast_overlaps == 0, q
+    assert q.outside == 0, q
+    if name not in NON_PLANAR:
         assert q.meets_goals()
 
 

@@ -1,10 +1,16 @@
 """Press levels (spec §4.3): the lowest legal level, and HUH for a message above a game's."""
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from protocol import messages as m
 from protocol.codec import codec_for, parse_text, render_text
 from protocol.levels import LEVELS, TOKEN_LEVEL, level_error, press_level, trim_try
+from protocol.press_levels import FREE_TEXT, PRESS
+from protocol.render import render_marked
+from protocol.text import word_of
+from protocol.tokens import STANDARD
+from tests.protocol.daide_strategies import power_lists, press_messages
 
 C = codec_for()
 
@@ -109,3 +115,33 @@ def test_every_try_token_parses_and_has_a_level() -> None:
     message = parse_text(text)
     assert isinstance(message, m.Snd) and isinstance(message.press, m.Try)
     assert message.press.tokens == tuple(TOKEN_LEVEL)
+
+
+# Where a construct's level is not its leading token's in the table, and why (see
+# protocol.press_levels): SND and FRM as messages are level 10, and a level-0 token written
+# inside press (DRW, NOT, YES, HUH ...) costs level 10. Everywhere else, a construct costs at
+# least what the table gives its token, so TRY (trimmed by the table) and the level check
+# (rendering's marks) cannot disagree.
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(press_messages(daide_pp=True)[0], power_lists())
+def test_every_press_construct_costs_at_least_its_tokens_level(
+    press: m.Press, recipients: tuple[str, ...]
+) -> None:
+    atoms, marks = render_marked(m.Snd(recipients, press), STANDARD)
+    for pos, needed, _ in marks:
+        assert needed in LEVELS
+        if pos >= len(atoms) or not isinstance(atoms[pos], int):
+            assert needed == FREE_TEXT  # free text is a string, not a token
+            continue
+        token = word_of(atoms[pos], STANDARD)
+        if pos == 0 and token in ("SND", "FRM"):
+            assert needed == PRESS
+        else:
+            assert needed >= TOKEN_LEVEL.get(token, PRESS), (token, needed)
+
+
+def test_the_levels_are_the_tables() -> None:
+    assert set(LEVELS) == {0, FREE_TEXT, *TOKEN_LEVEL.values()}
+    assert (
+        press_level(parse_text("SND (FRA) (PRP (XDO ((FRA AMY PAR) HLD)))")) == TOKEN_LEVEL["XDO"]
+    )

@@ -14,15 +14,11 @@ from engine.orders import Result
 from protocol import messages as m
 from server.store import Store
 
-from .daide_client import PATIENCE, MakeServer, WireClient
+from .daide_client import PATIENCE, WireClient
 from .test_reliability import _units
 
 
-async def _start(
-    db: Path, grace: float = PATIENCE, level: int = 10
-) -> tuple[subprocess.Popen[str], int]:
-    """``diplomat serve`` on ``db``; a press game (``level`` 10) unless told otherwise, which
-    serve gives deadlines: a game without deadlines is a game without press."""
+async def _start(db: Path, grace: float = PATIENCE) -> tuple[subprocess.Popen[str], int]:
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -34,7 +30,14 @@ async def _start(
             "--db",
             str(db),
             "--level",
-            str(level),
+            "10",
+            # untimed, though a press game: the game must wait for absent players
+            "--mtl",
+            "0",
+            "--rtl",
+            "0",
+            "--btl",
+            "0",
             "--max-year",
             "1901",
             "--rejoin-grace",
@@ -111,7 +114,7 @@ async def test_after_the_grace_absent_players_are_in_disorder_and_the_game_waits
     are in civil disorder on the wire and in the database; the game (no deadlines) goes on
     with the one who came back, and when that one leaves too, it waits for them."""
     db = tmp_path / "game.sqlite"
-    proc, port = await _start(db, level=0)
+    proc, port = await _start(db)
     try:
         clients = [await WireClient.connect(port, text=True) for _ in range(7)]
         for i, c in enumerate(clients):
@@ -125,7 +128,7 @@ async def test_after_the_grace_absent_players_are_in_disorder_and_the_game_waits
     # The grace is the timer under test, short enough to wait out; long enough that the one
     # player who comes back is surely back before it ends (it learns of the others' disorder
     # only if it is connected when the grace ends), however loaded the machine.
-    proc, port = await _start(db, grace=20, level=0)
+    proc, port = await _start(db, grace=20)
     store = Store(db)
     try:
         back = await WireClient.connect(port)
@@ -156,9 +159,7 @@ async def test_after_the_grace_absent_players_are_in_disorder_and_the_game_waits
         proc.wait()
 
 
-async def test_a_power_the_game_waits_for_is_waited_for_however_long(
-    make_server: MakeServer,
-) -> None:
+async def test_a_power_the_game_waits_for_is_waited_for_however_long(make_server) -> None:  # type: ignore[no-untyped-def]
     """``GameRunner.wait_for(power)`` (the web page's person): in a game without deadlines
     the phase is not processed while that power's player is away, even though every other
     power has ordered; it is as soon as the player is back and has ordered."""
