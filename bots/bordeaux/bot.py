@@ -25,11 +25,13 @@ from bots.bordeaux.adjustments import adjustment_orders
 from bots.bordeaux.budget import Budget
 from bots.bordeaux.constraints import Constraints
 from bots.bordeaux.evaluate import Evaluator
+from bots.bordeaux.models import Estimator, forecasts, scenarios, starting_orders
 from bots.bordeaux.params import ParamError, Params, describe, parse_overrides
 from bots.bordeaux.retreats import retreat_orders
 from bots.bordeaux.search import RES, SearchStats
 from bots.dumbbot import evaluate, movement_orders, weights_for
-from engine.orders import Order, Waive
+from engine.map import province_of
+from engine.orders import Order, Waive, order_power
 
 log = logging.getLogger("bots")
 
@@ -68,6 +70,13 @@ class Bordeaux(Bot):
         self.nodes = nodes
         self.constraints = constraints or Constraints()
         self.decisions: list[Decision] = []
+        self.estimator = self._new_estimator()
+
+    def _new_estimator(self) -> Estimator:
+        return Estimator(eta=self.params.model_eta, floor=self.params.model_floor)
+
+    def start(self, view: View) -> None:
+        self.estimator = self._new_estimator()  # what it learns about opponents is per game
 
     # -- the clock ----------------------------------------------------------------------------
 
@@ -107,12 +116,11 @@ class Bordeaux(Bot):
                 for p in state.map.powers
                 if any(u.power == p for u in state.units.values())
             }
-            scenarios = [
-                {p: movement_orders(state, p, dumb[p], view.rng) for p in defaults}
-                for _ in range(int(self.params.scenarios))
-            ]
+            drawn: list[dict[str, list[Order]]] = []
+            if int(self.params.scenarios) > 0:
+                drawn = self._scenarios(view, position, defaults, groups[0], budget)
             search = RES(
-                position, groups, evaluator, self.params, c, bound, view.rng, defaults, scenarios
+                position, groups, evaluator, self.params, c, bound, view.rng, defaults, drawn
             )
             chosen = search.run(budget)
             stats = search.stats
@@ -136,6 +144,36 @@ class Bordeaux(Bot):
             else "",
         )
         return mine
+
+    def _scenarios(
+        self,
+        view: View,
+        position: Position,
+        defaults: dict[str, list[Order]],
+        ours: frozenset[str],
+        budget: Budget,
+    ) -> list[dict[str, list[Order]]]:
+        """Learn from the last movement phase's results which opponent model predicted each
+        power best, forecast this phase with every model, and draw the scenarios from them by
+        those weights (``bots.bordeaux.models``). Sets the opponents' starting orders in
+        ``defaults`` to their best model's."""
+        state = view.state
+        played: dict[str, list[Order]] = {}
+        for r in view.movement:
+            if r.order is not None and r.turn is not None:
+                played.setdefault(order_power(r.order), []).append(r.order)
+        turn = next((r.turn for r in view.movement if r.turn is not None), None)
+        if turn is not None:
+            self.estimator.observe(turn.name, played)
+        others = [p for p in defaults if p not in ours]
+        forecast = forecasts(state, others, view.rng, position, self.params, budget)
+        legal = {province_of(loc): len(opts) for loc, opts in position.legal().items()}
+        self.estimator.expect(state.phase.name, forecast, legal)
+        for p in others:
+            start = starting_orders(self.estimator, forecast, p)
+            if start is not None:
+                defaults[p] = start
+        return scenarios(self.estimator, forecast, others, int(self.params.scenarios), view.rng)
 
     # -- the command line ---------------------------------------------------------------------
 

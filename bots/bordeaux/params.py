@@ -63,6 +63,18 @@ class Params:
     scenario_weight: float = _p(
         0.8, 0.0, 1.0, "share of our value taken from those draws (the rest: the search's others)"
     )
+    model_draws: int = _p(
+        3, 1, 16, "draws per power of each DumbBot and random opponent model, each phase"
+    )
+    model_nodes: int = _p(
+        150, 0, 5000, "nodes of the cheap search that models opponents as Bordeaux (0: none)"
+    )
+    model_eta: float = _p(
+        0.5, 0.0, 5.0, "temper of each opponent model's weight: its log-likelihood times this"
+    )
+    model_floor: float = _p(
+        0.05, 0.0, 1.0, "share of the opponent models' weight spread evenly, whatever they did"
+    )
     cycle_share: float = _p(
         0.1, 0.0, 0.5, "share of the budget kept, once the search cycles, to solve the cycle"
     )
