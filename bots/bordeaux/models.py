@@ -50,6 +50,7 @@ Forecast = dict[str, list[list[Order]]]  # power -> draws, each that power's lis
 # orders, the rest by the share of its draws that made the order (so a miss is not
 # impossible, and costs more than it would under uniformly random play).
 SPREAD = 0.1
+MODEL_SHARE = 0.2  # most of a phase's seconds the cheap search of the ``search`` model takes
 
 
 @dataclass(frozen=True)
@@ -130,8 +131,11 @@ def _search_forecast(
     evaluator = Evaluator(state, groups, params, dumb)
     defaults = {p: movement_orders(state, p, dumb[p], rng) for p in alive}
     search = RES(position, groups, evaluator, params, Constraints(), frozenset(), rng, defaults)
-    hard = budget.hard - budget.elapsed() if budget is not None else math.inf
-    search.run(Budget(max(0.0, hard), nodes, max(0.0, hard)))
+    # At most a fifth of the phase's time: the search for our own orders comes first.
+    hard = math.inf
+    if budget is not None:
+        hard = max(0.0, min(budget.hard - budget.elapsed(), MODEL_SHARE * budget.seconds))
+    search.run(Budget(hard, nodes, hard))
     by_power = {next(iter(g)): best for g, best in zip(groups, search.best, strict=True)}
     return {p: [[o for _, o in sorted(by_power[p].items())]] for p in powers if p in by_power}
 
