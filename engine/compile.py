@@ -39,6 +39,7 @@ from engine.compiled import (
     can_build,
     complete,
     describe,
+    mode,
 )
 
 
@@ -114,6 +115,8 @@ def start_in_background() -> bool:
     """Start a build of this source in a process of its own, if none exists, none is under
     way and one can be made here; True if started. Its output goes to ``build.log`` beside
     the build."""
+    if mode() != "auto":
+        return False
     folder = build_folder()
     if complete(folder) or building(folder) or can_build() is not None:
         return False
