@@ -58,7 +58,7 @@ class Params:
     )
     improve_eps: float = _p(1e-6, 0.0, 0.5, "a value must rise by more than this to be adopted")
     scenarios: int = _p(
-        3, 0, 16, "extra draws of the other powers' default orders our orders are valued against"
+        3, 0, 16, "predictions of the other powers' orders (opponent models) ours are valued on"
     )
     scenario_weight: float = _p(
         0.8, 0.0, 1.0, "share of our value taken from those draws (the rest: the search's others)"
