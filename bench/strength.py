@@ -46,6 +46,7 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from engine.compiled import describe as engine_path
 from engine.orderset import OrderSet
 from engine.state import GameState
 from server.logs import configure_logging
@@ -193,6 +194,7 @@ def run_lineup(lineup: str, args: argparse.Namespace) -> None:
     settings = GameSettings(max_year=args.max_year, move_time=args.mtl, retreat_time=args.rtl,
                             build_time=args.rtl)  # fmt: skip
     load_before = os.getloadavg()
+    engine = engine_path()  # the bot hosts import the same build (or none)
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as d:
         store = Store(Path(d) / "strength.sqlite")
@@ -216,6 +218,7 @@ def run_lineup(lineup: str, args: argparse.Namespace) -> None:
           f"load {load_before[0]:.1f} -> {load_after[0]:.1f} (15-min {load_after[2]:.1f}) "
           f"on {os.cpu_count()} cores")  # fmt: skip
     print(f"  seats: {' '.join(shlex.quote(w) for w in words)}")
+    print(f"  {engine}")
     if lineup == "bx-self":
         solos = sum(1 for g in results if g.winner is not None)
         sizes = Counter(
@@ -252,6 +255,7 @@ def run_lineup(lineup: str, args: argparse.Namespace) -> None:
             "seats": words,
             "label": label,
             "seed": args.seed,
+            "engine": engine,
             "games_played": len(results),
             "minutes": round(minutes, 2),
             "load": {"before": load_before, "after": load_after, "cores": os.cpu_count()},

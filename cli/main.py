@@ -12,26 +12,6 @@ import sys
 from collections.abc import Callable, Sequence
 
 Handler = Callable[[argparse.Namespace], int]
-# Commands that adjudicate many games: they say which engine runs, and the first of them where
-# a C compiler exists starts building the compiled one in the background.
-ENGINE_HEAVY = ("serve", "tournament", "tune")
-
-
-def engine_line() -> str:
-    """Which engine runs (``engine.compiled``), after starting a build if none exists."""
-    from engine.compile import start_in_background
-    from engine.compiled import describe
-
-    try:
-        started = start_in_background()
-    except OSError as exc:  # a read-only cache: pure Python, said so
-        return f"engine: pure Python (cannot build the compiled engine: {exc})"
-    if started:
-        return (
-            "engine: pure Python (building the compiled engine in the background: "
-            "used from the next start)"
-        )
-    return describe()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,8 +42,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Told by the subcommand, with its own usage (not the top-level one).
         args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     handler: Handler = args.handler
-    if args.command in ENGINE_HEAVY:
-        print(engine_line(), file=sys.stderr)
     try:
         return handler(args)
     except KeyboardInterrupt:

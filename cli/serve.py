@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from cli.options import (
     add_db_option,
     add_game_options,
+    engine_line,
     first_error,
     game_settings,
     open_store,
@@ -118,6 +119,7 @@ def _serve(args: argparse.Namespace) -> int:
             await nursery.start(server.run)
             host, port = server.address
             print(f"diplomat serving DAIDE on {host}:{port} (database {store.path})", flush=True)
+            print(engine_line(), file=sys.stderr, flush=True)
             if not args.no_web:
                 # The page attaches to the running server through its public API.
                 hub = WebHub(

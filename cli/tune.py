@@ -18,6 +18,7 @@ from cli.options import (
     add_db_option,
     add_game_options,
     add_ray_option,
+    engine_line,
     first_error,
     game_settings,
     open_store,
@@ -152,6 +153,7 @@ def _tune(args: argparse.Namespace) -> int:
         return 2
     bot = args.bot
     configure_logging("warning", stream=sys.stderr)
+    print(engine_line(), file=sys.stderr)
     store = open_store(args, must_exist=False)
     if store is None:
         return 2

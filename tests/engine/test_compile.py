@@ -93,7 +93,7 @@ def test_the_engine_tests_pass_on_the_compiled_engine(tmp_path: Path) -> None:
 def test_without_a_compiler_the_engine_is_pure_python_and_says_so(tmp_path: Path) -> None:
     # No compiler on the PATH and an empty cache: nothing is built, and the line the heavy
     # commands print says why the engine is pure Python.
-    code = "from cli.main import engine_line; print(engine_line())"
+    code = "from cli.options import engine_line; print(engine_line())"
     env = {compiled.ENV_CACHE: str(tmp_path), compiled.ENV_MODE: "auto", "PATH": str(tmp_path)}
     done = _python(code, **env)
     assert done.returncode == 0, done.stderr
