@@ -29,7 +29,7 @@ from bots.bordeaux.models import Estimator, forecasts, scenarios, starting_order
 from bots.bordeaux.params import ParamError, Params, describe, parse_overrides
 from bots.bordeaux.retreats import retreat_orders
 from bots.bordeaux.search import RES, SearchStats
-from bots.dumbbot import evaluate, movement_orders, weights_for
+from bots.dumbbot import Evaluation, evaluate, movement_orders, weights_for
 from engine.map import province_of
 from engine.orders import Order, Waive, order_power
 
@@ -118,7 +118,7 @@ class Bordeaux(Bot):
             }
             drawn: list[dict[str, list[Order]]] = []
             if int(self.params.scenarios) > 0:
-                drawn = self._scenarios(view, position, defaults, groups[0], budget)
+                drawn = self._scenarios(view, position, defaults, groups[0], budget, dumb)
             search = RES(
                 position, groups, evaluator, self.params, c, bound, view.rng, defaults, drawn
             )
@@ -152,12 +152,20 @@ class Bordeaux(Bot):
         defaults: dict[str, list[Order]],
         ours: frozenset[str],
         budget: Budget,
+        dumb: dict[str, Evaluation],
     ) -> list[dict[str, list[Order]]]:
         """Learn from the last movement phase's results which opponent model predicted each
         power best, forecast this phase with every model, and draw the scenarios from them by
         those weights (``bots.bordeaux.models``). Sets the opponents' starting orders in
-        ``defaults`` to their best model's."""
+        ``defaults`` to their best model's. With ``opponent_models=0``: draws of the standard
+        DumbBot's orders only (``dumb``: its evaluations), as before the models."""
         state = view.state
+        count = int(self.params.scenarios)
+        if not self.params.opponent_models:
+            return [
+                {p: movement_orders(state, p, dumb[p], view.rng) for p in defaults}
+                for _ in range(count)
+            ]
         played: dict[str, list[Order]] = {}
         for r in view.movement:
             if r.order is not None and r.turn is not None:
@@ -166,14 +174,14 @@ class Bordeaux(Bot):
         if turn is not None:
             self.estimator.observe(turn.name, played)
         others = [p for p in defaults if p not in ours]
-        forecast = forecasts(state, others, view.rng, position, self.params, budget)
+        forecast = forecasts(state, others, view.rng, position, self.params, budget, standard=dumb)
         legal = {province_of(loc): len(opts) for loc, opts in position.legal().items()}
         self.estimator.expect(state.phase.name, forecast, legal)
         for p in others:
             start = starting_orders(self.estimator, forecast, p)
             if start is not None:
                 defaults[p] = start
-        return scenarios(self.estimator, forecast, others, int(self.params.scenarios), view.rng)
+        return scenarios(self.estimator, forecast, others, count, view.rng)
 
     # -- the command line ---------------------------------------------------------------------
 

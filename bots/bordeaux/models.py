@@ -39,7 +39,15 @@ from bots.bordeaux.budget import Budget
 from bots.bordeaux.constraints import Constraints
 from bots.bordeaux.evaluate import Evaluator
 from bots.bordeaux.params import Params
-from bots.dumbbot import STANDARD, WEIGHT_SETS, DumbParams, evaluate, movement_orders, weights_for
+from bots.dumbbot import (
+    STANDARD,
+    WEIGHT_SETS,
+    DumbParams,
+    Evaluation,
+    evaluate,
+    movement_orders,
+    weights_for,
+)
 from engine.map import province_of
 from engine.orders import Hold, Order
 from engine.state import GameState
@@ -71,14 +79,18 @@ class Blueprint:
         position: Position,
         params: Params,
         budget: Budget | None = None,
+        standard: Mapping[str, Evaluation] | None = None,
     ) -> Forecast:
-        """``draws`` order sets for each of ``powers`` (one for ``hold`` and ``search``)."""
+        """``draws`` order sets for each of ``powers`` (one for ``hold`` and ``search``);
+        ``standard``: the standard DumbBot's evaluations, if already made."""
         units = state.units
         if self.kind == "dumbbot":
             p = self.dumb or STANDARD
             out: Forecast = {}
             for power in powers:
-                ev = evaluate(state, power, weights_for(state, power, p), True, p)
+                ev = (standard or {}).get(power) if p == STANDARD else None
+                if ev is None:
+                    ev = evaluate(state, power, weights_for(state, power, p), True, p)
                 out[power] = [movement_orders(state, power, ev, rng, True, p) for _ in range(draws)]
             return out
         if self.kind == "hold":
@@ -93,7 +105,7 @@ class Blueprint:
                 out[power] = [[rng.choice(opts) for _, opts in legal if opts] for _ in range(draws)]
             return out
         if self.kind == "search":
-            return _search_forecast(state, powers, rng, position, params, budget)
+            return _search_forecast(state, powers, rng, position, params, budget, standard)
         raise ValueError(f"unknown blueprint kind {self.kind!r}")
 
 
@@ -117,6 +129,7 @@ def _search_forecast(
     position: Position,
     params: Params,
     budget: Budget | None,
+    standard: Mapping[str, Evaluation] | None = None,
 ) -> Forecast:
     """A cheap run of Bordeaux's own search with every power alone and no scenarios: each
     power's best orders when it ends."""
@@ -127,7 +140,10 @@ def _search_forecast(
     if nodes <= 0 or not alive:
         return {}
     groups = [frozenset({p}) for p in alive]
-    dumb = {p: evaluate(state, p, weights_for(state, p)) for p in state.map.powers}
+    dumb = dict(standard or {})
+    for p in state.map.powers:
+        if p not in dumb:
+            dumb[p] = evaluate(state, p, weights_for(state, p))
     evaluator = Evaluator(state, groups, params, dumb)
     defaults = {p: movement_orders(state, p, dumb[p], rng) for p in alive}
     search = RES(position, groups, evaluator, params, Constraints(), frozenset(), rng, defaults)
@@ -148,11 +164,14 @@ def forecasts(
     params: Params,
     budget: Budget | None = None,
     blueprints: Sequence[Blueprint] = BLUEPRINTS,
+    standard: Mapping[str, Evaluation] | None = None,
 ) -> dict[str, Forecast]:
-    """Every blueprint's forecast of ``powers`` this phase, by blueprint name."""
+    """Every blueprint's forecast of ``powers`` this phase, by blueprint name (``standard``:
+    the standard DumbBot's evaluations, if already made)."""
     draws = max(1, int(params.model_draws))
     return {
-        b.name: b.forecast(state, powers, draws, rng, position, params, budget) for b in blueprints
+        b.name: b.forecast(state, powers, draws, rng, position, params, budget, standard)
+        for b in blueprints
     }
 
 

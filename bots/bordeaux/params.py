@@ -63,6 +63,9 @@ class Params:
     scenario_weight: float = _p(
         0.8, 0.0, 1.0, "share of our value taken from those draws (the rest: the search's others)"
     )
+    opponent_models: int = _p(
+        1, 0, 1, "1: scenarios from every opponent model by how it predicted; 0: DumbBot only"
+    )
     model_draws: int = _p(
         3, 1, 16, "draws per power of each DumbBot and random opponent model, each phase"
     )
