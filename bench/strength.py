@@ -197,7 +197,9 @@ def run_lineup(lineup: str, args: argparse.Namespace) -> None:
     engine = engine_path()  # the bot hosts import the same build (or none)
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as d:
-        store = Store(Path(d) / "strength.sqlite")
+        # A database of one's own (--db) keeps its seed secret: two runs there with one
+        # --seed play the same seat seeds (a paired comparison); a new one draws new ones.
+        store = Store(args.db or Path(d) / "strength.sqlite")
         logs = Path(d) / "tournament"  # per-seat logs, each game in a folder of its own
         t = Tournament(store, seats, settings, games=args.games, parallel=args.parallel,
                        seed=args.seed, pool=pool, folder=logs)  # fmt: skip
@@ -296,6 +298,9 @@ def main() -> None:
     p.add_argument("--json", default=None,
                    help="append one line per line-up here: the command, the summary and "
                    "every game's raw result")  # fmt: skip
+    p.add_argument("--db", type=Path, default=None,
+                   help="play in this database (default: a temporary one); runs sharing it and "
+                   "--seed play the same seat seeds")  # fmt: skip
     p.add_argument("--mtl", type=int, default=30, help="movement deadline (s)")
     p.add_argument("--rtl", type=int, default=15, help="retreat and build deadlines (s)")
     args = p.parse_args()
