@@ -122,6 +122,7 @@ class Bordeaux(Bot):
             search = RES(
                 position, groups, evaluator, self.params, c, bound, view.rng, defaults, drawn
             )
+            budget.resume()  # the set-up above was work, not a pause to keep in hand
             chosen = search.run(budget)
             stats = search.stats
         elif view.kind == "retreat":
