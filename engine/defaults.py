@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engine.orders import Build, Disband, Hold, Order, Remove, Waive
+from engine.orders import Build, Disband, Hold, Order, Remove, UnitOrder, Waive
 from engine.state import GameState, Unit
 
 
@@ -16,20 +16,8 @@ def missing_orders(state: GameState, power: str | None, given: Iterable[Order]) 
     out in ``state``'s phase, in province order (removals in civil-disorder order)."""
     given = list(given)
     kind = state.phase.kind
-    if kind == "movement":
-        ordered = _ordered_provinces(given)
-        return [
-            Hold(u)
-            for p, u in sorted(state.units.items())
-            if p not in ordered and (power is None or u.power == power)
-        ]
-    if kind == "retreat":
-        ordered = _ordered_provinces(given)
-        return [
-            Disband(d.unit)
-            for p, d in sorted(state.dislodged.items())
-            if p not in ordered and (power is None or d.unit.power == power)
-        ]
+    if kind != "adjustment":
+        return list(missing_unit_orders(state, power, given))
     needs = state.adjustments()
     out: list[Order] = []
     for p, need in needs.items():
@@ -38,8 +26,23 @@ def missing_orders(state: GameState, power: str | None, given: Iterable[Order]) 
     return out
 
 
-def _ordered_provinces(given: list[Order]) -> set[str]:
-    return {o.unit.province for o in given if not isinstance(o, Waive)}
+def missing_unit_orders(
+    state: GameState, power: str | None, given: Iterable[Order]
+) -> list[UnitOrder]:
+    """:func:`missing_orders` of a movement or retreat phase: a hold for every unit without
+    an order, a disband for every dislodged unit without one."""
+    ordered = {o.unit.province for o in given if not isinstance(o, Waive)}
+    if state.phase.kind == "movement":
+        return [
+            Hold(u)
+            for p, u in sorted(state.units.items())
+            if p not in ordered and (power is None or u.power == power)
+        ]
+    return [
+        Disband(d.unit)
+        for p, d in sorted(state.dislodged.items())
+        if p not in ordered and (power is None or d.unit.power == power)
+    ]
 
 
 def _missing_adjustments(

@@ -148,6 +148,7 @@ class _Codes:
             ids.append(ids[0])
         return itemgetter(*ids)
 
+
 def _codes(gmap: GameMap) -> _Codes:
     codes = gmap.memo.get("legal")
     if codes is None:

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from engine.convoy import find_route, goes_by_convoy
-from engine.defaults import missing_orders
+from engine.defaults import missing_unit_orders
 from engine.map import GameMap, province_of
 from engine.orders import (
     RESULTS,
@@ -33,6 +33,7 @@ from engine.orders import (
     Result,
     SupportHold,
     SupportMove,
+    UnitOrder,
 )
 from engine.state import Dislodged, GameState, Unit
 
@@ -72,16 +73,16 @@ class _Adjudicator:
         "void",
     )
 
-    def __init__(self, state: GameState, orders: Mapping[str, Order]) -> None:
+    def __init__(self, state: GameState, orders: Mapping[str, UnitOrder]) -> None:
         self.state = state
         self.map = state.map
         self.units = state.units
         # The caller's mapping is read, never changed: copied only to add missing orders.
-        self.orders: Mapping[str, Order] = orders
+        self.orders: Mapping[str, UnitOrder] = orders
         if len(orders) < len(self.units):
             complete = dict(orders)
-            for order in missing_orders(state, None, orders.values()):
-                complete[order.unit.province] = order  # type: ignore[union-attr]
+            for order in missing_unit_orders(state, None, orders.values()):
+                complete[order.unit.province] = order
             self.orders = complete
         self.move_dest: dict[str, str] = {}  # src province -> dest province
         self.moves_into: dict[str, list[str]] = {}
@@ -104,25 +105,26 @@ class _Adjudicator:
         gmap = self.map
         prov_at = gmap.province_at
         move_dest, moves_into, void = self.move_dest, self.moves_into, self.void
+        moves: dict[str, Move] = {}  # src province -> its move
         convoys: list[tuple[str, Convoy]] = []
-        supports: list[tuple[str, SupportHold | SupportMove, type]] = []
+        supports: list[tuple[str, SupportHold | SupportMove]] = []
         active = self.active
         for p, o in orders.items():
             t = type(o)
-            if t is not Hold:
-                active.append((p, t))
-            if t is Move:
-                d = move_dest[p] = prov_at[o.dest]  # type: ignore[union-attr]
+            if t is Hold:
+                continue
+            active.append((p, t))
+            if type(o) is Move:
+                moves[p] = o
+                d = move_dest[p] = prov_at[o.dest]
                 if d in moves_into:
                     moves_into[d].append(p)
                 else:
                     moves_into[d] = [p]
-            elif t is Hold:
-                continue
-            elif t is Convoy:
-                convoys.append((p, o))  # type: ignore[arg-type]
-            else:
-                supports.append((p, o, t))  # type: ignore[arg-type]
+            elif type(o) is Convoy:
+                convoys.append((p, o))
+            elif type(o) is SupportHold or type(o) is SupportMove:
+                supports.append((p, o))
         convoys_for = self.convoys_for
         for p, c in convoys:
             a = prov_at[c.target.loc]
@@ -131,12 +133,11 @@ class _Adjudicator:
                 self.convoy_mask[a] = self.convoy_mask.get(a, 0) | gmap.sea_bit[p]
             else:
                 void.add(p)
-        for p in move_dest:
-            move = orders[p]
-            if move.unit.type == "A":  # type: ignore[union-attr]
-                power = move.unit.power  # type: ignore[union-attr]
+        for p, move in moves.items():
+            if move.unit.type == "A":
+                power = move.unit.power
                 own = p in convoys_for and any(units[f].power == power for f in convoys_for[p])
-                if goes_by_convoy(gmap, move, own):  # type: ignore[arg-type]
+                if goes_by_convoy(gmap, move, own):
                     self.convoyed.add(p)
         for p, fleets in list(convoys_for.items()):
             if p not in self.convoyed:
@@ -144,16 +145,14 @@ class _Adjudicator:
                 del convoys_for[p]
                 del self.convoy_mask[p]
         supported = self.supports
-        for p, sup, t in supports:
+        for p, sup in supports:
             tp = prov_at[sup.target.loc]
-            if t is SupportHold:  # the target has an order and it is not a move
-                matches = tp in orders and tp not in move_dest
-            else:  # the target moves there (to that coast, when the support names one)
-                dest = sup.dest  # type: ignore[union-attr]
+            if type(sup) is SupportMove:  # the target moves there (to that coast, if named)
+                dest = sup.dest
                 dprov = prov_at[dest]
-                matches = move_dest.get(tp) == dprov and (
-                    dest == dprov or dest == orders[tp].dest  # type: ignore[union-attr]
-                )
+                matches = move_dest.get(tp) == dprov and (dest == dprov or dest == moves[tp].dest)
+            else:  # the target has an order and it is not a move
+                matches = tp in orders and tp not in move_dest
             if not matches:
                 void.add(p)
             elif tp in supported:
@@ -380,10 +379,10 @@ class _Adjudicator:
         for p, unit in self.units.items():
             order = orders[p]
             t = type(order)
-            if t is Move:
+            if type(order) is Move:
                 if result[p]:
                     append((order, _SUCCEEDED))
-                    key = (unit.power, unit.type, order.dest)  # type: ignore[union-attr]
+                    key = (unit.power, unit.type, order.dest)
                     standing[move_dest[p]] = unit_at.get(key) or _new_unit(unit_at, key)
                     continue
                 outcome = _BOUNCED
@@ -455,7 +454,7 @@ def _new_unit(memo: dict[tuple[str, str, str], Unit], key: tuple[str, str, str])
     return unit
 
 
-def adjudicate_movement(state: GameState, orders: Mapping[str, Order]) -> MovementOutcome:
+def adjudicate_movement(state: GameState, orders: Mapping[str, UnitOrder]) -> MovementOutcome:
     """Resolve a movement phase. ``orders`` maps a unit's province to its (legal, normalised)
     order; units without one hold."""
     return _Adjudicator(state, orders).run()

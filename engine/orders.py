@@ -1,30 +1,33 @@
 """Orders, the notes validation gives them, and the results adjudication gives them.
 
-Orders are frozen values. Each names the unit it is for as the player wrote it (power, type
-and location); validation (``engine.validate``) checks that against the board and returns the
-order rewritten with the real unit. The notes and results are DAIDE's (THX notes, ORD results),
-so the protocol layer maps them one to one.
+Orders are immutable values: named tuples, equal only to orders of the same kind with equal
+fields. An order listed once is shared by every position that lists it, so it must not
+change; a tuple is the cheapest immutable object to build and to hash (a frozen dataclass
+costs three times as much to build). Each unit order names the unit it is for as the player
+wrote it (power, type and location); validation (``engine.validate``) checks that
+against the board and returns the order rewritten with the real unit. A :class:`Waive` is the
+one order that is not a unit's: it names a power. The notes and results are DAIDE's (THX
+notes, ORD results), so the protocol layer maps them one to one.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from engine.map import province_of
 from engine.state import Unit
 
 
-@dataclass(slots=True, unsafe_hash=True)
-class Hold:
+class Hold(NamedTuple):
     unit: Unit
 
     def __str__(self) -> str:
         return f"{self.unit} H"
 
 
-@dataclass(slots=True, unsafe_hash=True)
-class Move:
+class Move(NamedTuple):
     """A move. ``convoy`` is set for a move written "via convoy" (DAIDE ``CTO``); ``via`` is
     the route DAIDE's ``CTO ... VIA (...)`` lists, checked when the order is given but not
     binding on adjudication (DATC 4.A.6)."""
@@ -39,8 +42,7 @@ class Move:
         return f"{self.unit} - {self.dest}{tail}"
 
 
-@dataclass(slots=True, unsafe_hash=True)
-class SupportHold:
+class SupportHold(NamedTuple):
     unit: Unit
     target: Unit
 
@@ -48,8 +50,7 @@ class SupportHold:
         return f"{self.unit} S {self.target}"
 
 
-@dataclass(slots=True, unsafe_hash=True)
-class SupportMove:
+class SupportMove(NamedTuple):
     """Support for ``target`` moving to ``dest`` (a province; a coast, if given, must match
     the supported move's coast)."""
 
@@ -61,8 +62,7 @@ class SupportMove:
         return f"{self.unit} S {self.target} - {self.dest}"
 
 
-@dataclass(slots=True, unsafe_hash=True)
-class Convoy:
+class Convoy(NamedTuple):
     unit: Unit
     target: Unit
     dest: str
@@ -71,8 +71,7 @@ class Convoy:
         return f"{self.unit} C {self.target} - {self.dest}"
 
 
-@dataclass(slots=True, unsafe_hash=True)
-class Retreat:
+class Retreat(NamedTuple):
     unit: Unit
     dest: str
 
@@ -80,41 +79,76 @@ class Retreat:
         return f"{self.unit} R {self.dest}"
 
 
-@dataclass(slots=True, unsafe_hash=True)
-class Disband:
+class Disband(NamedTuple):
     unit: Unit
 
     def __str__(self) -> str:
         return f"{self.unit} D"
 
 
-@dataclass(slots=True, unsafe_hash=True)
-class Build:
+class Build(NamedTuple):
     unit: Unit
 
     def __str__(self) -> str:
         return f"{self.unit} B"
 
 
-@dataclass(slots=True, unsafe_hash=True)
-class Remove:
+class Remove(NamedTuple):
     unit: Unit
 
     def __str__(self) -> str:
         return f"{self.unit} D"
 
 
-@dataclass(slots=True, unsafe_hash=True)
-class Waive:
+class Waive(NamedTuple):
+    """A power's choice not to use a build. Not a unit order: it has a power, no unit."""
+
     power: str
 
     def __str__(self) -> str:
         return "WAIVE"
 
 
-Order = (
-    Hold | Move | SupportHold | SupportMove | Convoy | Retreat | Disband | Build | Remove | Waive
+# Orders for one unit each; every one has ``unit``. A phase's orders are these and waives.
+MovementOrder = Hold | Move | SupportHold | SupportMove | Convoy
+UnitOrder = MovementOrder | Retreat | Disband | Build | Remove
+Order = UnitOrder | Waive
+
+
+def _same_kind(self: tuple[object, ...], other: object) -> bool:
+    return type(self) is type(other) and tuple.__eq__(self, other)
+
+
+def _other_kind(self: tuple[object, ...], other: object) -> bool:
+    return type(self) is not type(other) or tuple.__ne__(self, other)
+
+
+_BY_KIND: dict[str, object] = {
+    "__eq__": _same_kind,
+    "__ne__": _other_kind,
+    "__hash__": tuple.__hash__,
+}
+
+
+# Two orders are equal when they are of the same kind with equal fields (a plain tuple's
+# ``==`` would make a hold equal to a removal of the same unit); equal orders hash as their
+# tuples do. Set here, once for every kind: a NamedTuple's body cannot assign them.
+ORDER_KINDS: tuple[type[Order], ...] = (
+    Hold,
+    Move,
+    SupportHold,
+    SupportMove,
+    Convoy,
+    Retreat,
+    Disband,
+    Build,
+    Remove,
+    Waive,
 )
+for _kind in ORDER_KINDS:
+    for _name, _method in _BY_KIND.items():
+        setattr(_kind, _name, _method)
+
 # The kinds of order each kind of phase takes (another kind is refused with NRS).
 PHASE_ORDERS: dict[str, tuple[type, ...]] = {
     "movement": (Hold, Move, SupportHold, SupportMove, Convoy),
@@ -196,7 +230,7 @@ class Outcome(StrEnum):
     NSO = "NSO"  # the supported or convoyed order does not exist
 
 
-@dataclass(slots=True, unsafe_hash=True)
+@dataclass(frozen=True, slots=True)
 class Result:
     outcome: Outcome
     dislodged: bool = False  # DAIDE's RET: the unit was dislodged and must retreat

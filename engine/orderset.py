@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from engine.map import province_of
-from engine.orders import Build, Note, Order, Remove, Waive, order_key
+from engine.orders import Build, Note, Order, Remove, UnitOrder, Waive, order_key
 from engine.state import Dislodged, GameState, Unit
 from engine.validate import Checked, Position, check_order
 
@@ -25,23 +25,26 @@ class OrderSet:
         the legal-order listing) with other users of the same state."""
         self.state = state
         self.position = position if position is not None else Position(state)
-        self._orders: dict[str, dict[str, Order]] = {p: {} for p in state.map.powers}
+        # Every power's orders but waives, by order_key (an accepted order is always for one
+        # of its power's own units, so the keys of two powers never meet).
+        self._all: dict[str, UnitOrder] = {}
         self._waives: dict[str, int] = dict.fromkeys(state.map.powers, 0)
-        self._all: dict[str, Order] = {}  # every power's orders but waives, by order_key
-        self._adjust = state.adjustments() if state.phase.kind == "adjustment" else {}
+        self._province_at = state.map.province_at
+        self._adjusting = state.phase.kind == "adjustment"
+        self._adjust = state.adjustments() if self._adjusting else {}
 
     # -- giving orders -------------------------------------------------------------------
 
     def submit(self, power: str, order: Order) -> Checked:
         """Judge ``order`` from ``power``; keep it if accepted. Returns the note and the
         (normalised) order."""
-        if power not in self._orders:
+        if power not in self._waives:
             return Checked(Note.NYU, order)
         checked = check_order(self.position, power, order)
         if checked.note is not Note.MBV:
             return checked
         order = checked.order
-        if self.state.phase.kind == "adjustment":
+        if self._adjusting:
             note = self._count(power, order)
             if note is not Note.MBV:
                 return Checked(note, order)
@@ -52,18 +55,17 @@ class OrderSet:
         """Keep ``order``, known to be legal and normal as it stands (it is an object of this
         position's legal-order listing), without judging it again. Builds and removals are
         still counted; one beyond the allowance is dropped."""
-        if self.state.phase.kind == "adjustment" and self._count(power, order) is not Note.MBV:
+        if self._adjusting and self._count(power, order) is not Note.MBV:
             return
         self._keep(power, order)
 
     def _keep(self, power: str, order: Order) -> None:
-        """Record an accepted order; a later order for the same unit replaces it (4.D.1)."""
+        """Record an accepted order; a later order for the same unit replaces it (DATC
+        4.D.1). Every path that keeps an order comes here: this is that rule's one place."""
         if isinstance(order, Waive):
             self._waives[power] += 1
-        else:
-            key = order_key(order)
-            self._orders[power][key] = order
-            self._all[key] = order
+        else:  # order_key: a kept order's unit stands on the board, so the map knows its loc
+            self._all[self._province_at[order.unit.loc]] = order
 
     def submit_all(self, orders: Mapping[str, Iterable[Order]]) -> list[tuple[str, Checked]]:
         out = []
@@ -74,7 +76,7 @@ class OrderSet:
 
     def _count(self, power: str, order: Order) -> Note:
         allowed = self._adjust.get(power, 0)
-        mine = self._orders[power]
+        mine = self._mine(power)
         builds = sum(1 for o in mine.values() if isinstance(o, Build))
         removes = sum(1 for o in mine.values() if isinstance(o, Remove))
         if isinstance(order, Build):
@@ -91,8 +93,7 @@ class OrderSet:
 
     def cancel(self, power: str, order: Order) -> bool:
         """Withdraw one accepted order (DAIDE ``NOT (SUB (order))``)."""
-        mine = self._orders.get(power)
-        if mine is None:
+        if power not in self._waives:
             return False
         if isinstance(order, Waive):
             if self._waives[power] > 0:
@@ -101,35 +102,43 @@ class OrderSet:
             return False
         checked = check_order(self.position, power, order)
         key = order_key(checked.order)
-        if checked.note is not Note.MBV or mine.get(key) != checked.order:
+        if checked.note is not Note.MBV or self._all.get(key) != checked.order:
             return False
-        del mine[key]
         del self._all[key]
         return True
 
     def clear(self, power: str) -> None:
         """Withdraw all of a power's orders (DAIDE ``NOT (SUB)``)."""
-        if power in self._orders:
-            for key in self._orders[power]:
+        if power in self._waives:
+            for key in self._mine(power):
                 del self._all[key]
-            self._orders[power].clear()
             self._waives[power] = 0
 
     # -- reading them back ---------------------------------------------------------------
 
+    def _mine(self, power: str) -> dict[str, UnitOrder]:
+        """``power``'s orders but waives, by order_key."""
+        return {k: o for k, o in self._all.items() if o.unit.power == power}
+
     def orders_of(self, power: str) -> list[Order]:
-        out: list[Order] = list(self._orders.get(power, {}).values())
+        out: list[Order] = list(self._mine(power).values())
         out.extend(Waive(power) for _ in range(self._waives.get(power, 0)))
         return out
 
     def all_orders(self) -> dict[str, list[Order]]:
-        return {p: self.orders_of(p) for p in self._orders}
+        """Every power's orders (waives last), in one pass."""
+        out: dict[str, list[Order]] = {p: [] for p in self._waives}
+        for o in self._all.values():
+            out[o.unit.power].append(o)
+        for p, n in self._waives.items():
+            out[p].extend(Waive(p) for _ in range(n))
+        return out
 
-    def by_unit(self) -> dict[str, Order]:
+    def by_unit(self) -> dict[str, UnitOrder]:
         """Movement and retreat orders keyed by the province of their unit."""
         return dict(self._all)
 
-    def view_by_unit(self) -> Mapping[str, Order]:
+    def view_by_unit(self) -> Mapping[str, UnitOrder]:
         """:meth:`by_unit` without the copy, for a reader that does not keep it (the
         mapping changes as orders are given)."""
         return self._all
@@ -139,11 +148,11 @@ class OrderSet:
 
     def missing_units(self, power: str) -> list[Unit]:
         """Movement: the power's units without an order."""
-        mine = self._orders.get(power, {})
+        mine = self._all
         return [u for p, u in self.state.units.items() if u.power == power and p not in mine]
 
     def missing_retreats(self, power: str) -> list[Dislodged]:
-        mine = self._orders.get(power, {})
+        mine = self._all
         return [
             d for p, d in self.state.dislodged.items() if d.unit.power == power and p not in mine
         ]
@@ -151,7 +160,7 @@ class OrderSet:
     def missing_adjustments(self, power: str) -> int:
         """Adjustment: > 0 removals still required, < 0 builds still possible, 0 done."""
         allowed = self._adjust.get(power, 0)
-        mine = self._orders.get(power, {})
+        mine = self._mine(power)
         if allowed < 0:
             removes = sum(1 for o in mine.values() if isinstance(o, Remove))
             return -allowed - removes
@@ -164,7 +173,7 @@ class OrderSet:
 
     def build_sites(self, power: str) -> list[str]:
         """Vacant owned home centres not yet built in."""
-        mine = self._orders.get(power, {})
+        mine = self._all
         return [h for h in build_sites(self.state, power) if h not in mine]
 
     def needs_orders(self, power: str) -> bool:
@@ -175,7 +184,7 @@ class OrderSet:
         if kind == "retreat":
             return any(d.unit.power == power for d in self.state.dislodged.values())
         allowed = self._adjust.get(power, 0)
-        return allowed < 0 or (allowed > 0 and bool(self.build_sites(power) or self._orders[power]))
+        return allowed < 0 or (allowed > 0 and bool(self.build_sites(power) or self._mine(power)))
 
     def complete(self, power: str) -> bool:
         kind = self.state.phase.kind

@@ -13,8 +13,8 @@ of candidate order sets without rebuilding anything::
     out.results                                # [(order, result), ...] for every unit
     out.dislodged                              # units dislodged this phase
 
-Orders taken from :meth:`Position.legal` are accepted without being judged again; any other
-order is judged as ``engine.turn.process`` judges it (an illegal one is dropped and its unit
+Orders equal to one :meth:`Position.legal` lists are accepted without being judged again; any
+other order is judged as ``engine.turn.process`` judges it (an illegal one is dropped and its unit
 gets the default order, see ``engine.defaults.missing_orders``).
 """
 
@@ -24,12 +24,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from engine.legal import Listing, listing, select
-from engine.orders import Note, Order, Result, Waive, order_key, order_power
+from engine.orders import WAIVE_KEY, Order, Result, Waive, order_power
 from engine.orderset import OrderSet
 from engine.state import GameState, Unit
-from engine.turn import PhaseResult, after_movement, after_retreats, process
+from engine.turn import process
 from engine.validate import Position as _Tables
-from engine.validate import check_order
 
 __all__ = ["Adjudication", "Position"]
 
@@ -51,7 +50,7 @@ class Position:
         self.state = state
         self._tables = _Tables(state)
         self._by_power: dict[str | None, Listing] = {}
-        self._listed: dict[int, tuple[str, str]] | None = None
+        self._listed: dict[Order, str] | None = None
 
     def legal(self, power: str | None = None) -> Listing:
         """Every legal order of ``power`` (every power's when None) keyed by the unit's
@@ -68,50 +67,30 @@ class Position:
         orders."""
         state = self.state
         listed = self._listed_keys()
-        if state.phase.kind == "adjustment":
-            book = OrderSet(state, self._tables)
-            for power, batch in orders.items():
-                for order in batch:
-                    mark = listed.get(id(order))
-                    if mark is not None and mark[1] == power:
-                        book.submit_legal(power, order)
-                    else:
-                        book.submit(power, order)
-            phase = process(state, book)
-        else:
-            phase = self._unit_phase(orders, listed)
+        book = OrderSet(state, self._tables)
+        for power, batch in orders.items():
+            for order in batch:
+                if listed.get(order) == power:
+                    book.submit_legal(power, order)
+                else:
+                    book.submit(power, order)
+        phase = process(state, book)
         dislodged = [o.unit for o, r in phase.results if r.dislodged and not isinstance(o, Waive)]
         return Adjudication(phase.state, phase.results, dislodged)
 
-    def _unit_phase(
-        self, orders: Mapping[str, Iterable[Order]], listed: dict[int, tuple[str, str]]
-    ) -> PhaseResult:
-        """A movement or retreat phase: one order per unit, the later replacing the earlier
-        (DATC 4.D.1); listed orders go straight in, others are judged."""
-        by_unit: dict[str, Order] = {}
-        for power, batch in orders.items():
-            for order in batch:
-                mark = listed.get(id(order))
-                if mark is not None and mark[1] == power:
-                    by_unit[mark[0]] = order
-                    continue
-                checked = check_order(self._tables, power, order)
-                if checked.note is Note.MBV:
-                    by_unit[order_key(checked.order)] = checked.order
-        if self.state.phase.kind == "movement":
-            return after_movement(self.state, by_unit)
-        return after_retreats(self.state, by_unit)
-
-    def _listed_keys(self) -> dict[int, tuple[str, str]]:
-        """The listed orders by identity, with each one's key and power, once the position
-        has been listed (listing only to skip judging a few orders would cost more than
-        judging them). The listing keeps the objects alive, so an identity found here is
-        one of them."""
+    def _listed_keys(self) -> dict[Order, str]:
+        """The listed orders, with each one's power, once the position has been
+        listed (listing only to skip judging a few orders would cost more than judging
+        them). Orders are values: an order equal to a listed one is that legal order,
+        whichever object it is."""
         if self._listed is None:
             if not self._by_power:
                 return {}
-            full = listing(self._tables)
-            self._listed = {
-                id(o): (order_key(o), order_power(o)) for orders in full.values() for o in orders
-            }
+            listed: dict[Order, str] = {}
+            for key, orders in listing(self._tables).items():
+                if key == WAIVE_KEY:
+                    listed.update((w, order_power(w)) for w in orders)
+                else:  # one unit's (or build site's) orders: one power
+                    listed.update(dict.fromkeys(orders, order_power(orders[0])))
+            self._listed = listed
         return self._listed

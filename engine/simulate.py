@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from engine.legal import WAIVE_KEY, legal_orders
-from engine.orders import Order, Remove
+from engine.orders import Order, Remove, order_power
 from engine.state import GameState, initial_state
 from engine.turn import PhaseResult, process
 
@@ -21,11 +21,11 @@ def random_orders(state: GameState, rng: random.Random) -> dict[str, list[Order]
     if state.phase.kind != "adjustment":
         for orders in options.values():
             o = rng.choice(orders)
-            out[o.unit.power].append(o)  # type: ignore[union-attr]
+            out[order_power(o)].append(o)
         return out
     for power, need in state.adjustments().items():
         if need > 0:
-            sites = [v for k, v in options.items() if k != WAIVE_KEY and v[0].unit.power == power]  # type: ignore[union-attr]
+            sites = [v for k, v in options.items() if k != WAIVE_KEY and order_power(v[0]) == power]
             rng.shuffle(sites)
             out[power].extend(rng.choice(s) for s in sites[:need])
         elif need < 0:

@@ -14,10 +14,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from engine.defaults import missing_orders
+from engine.defaults import missing_orders, missing_unit_orders
 from engine.map import province_of
 from engine.movement import adjudicate_movement
-from engine.orders import RESULTS, Build, Order, Outcome, Remove, Result, Retreat, order_power
+from engine.orders import (
+    RESULTS,
+    Build,
+    Order,
+    Outcome,
+    Remove,
+    Result,
+    Retreat,
+    UnitOrder,
+    order_power,
+)
 from engine.orderset import OrderSet, build_sites
 from engine.state import FrozenDict, GameState, Phase, Unit
 
@@ -45,7 +55,7 @@ def process(state: GameState, orders: OrderSet | Mapping[str, Iterable[Order]]) 
     return _after_adjustments(state, orders)
 
 
-def after_movement(state: GameState, orders: Mapping[str, Order]) -> PhaseResult:
+def after_movement(state: GameState, orders: Mapping[str, UnitOrder]) -> PhaseResult:
     """:func:`process` for a movement phase whose ``orders`` are legal, normal and keyed by
     their unit's province (``OrderSet.by_unit``)."""
     outcome = adjudicate_movement(state, orders)
@@ -61,12 +71,12 @@ def after_movement(state: GameState, orders: Mapping[str, Order]) -> PhaseResult
     return _advance(state.phase, results, nxt)
 
 
-def after_retreats(state: GameState, orders: Mapping[str, Order]) -> PhaseResult:
+def after_retreats(state: GameState, orders: Mapping[str, UnitOrder]) -> PhaseResult:
     """:func:`process` for a retreat phase whose ``orders`` are legal, normal and keyed by
     their unit's province (``OrderSet.by_unit``)."""
     given = dict(orders)
-    for order in missing_orders(state, None, given.values()):
-        given[order.unit.province] = order  # type: ignore[union-attr]
+    for order in missing_unit_orders(state, None, given.values()):
+        given[order.unit.province] = order
     chosen = [given[prov] for prov in state.dislodged]
     targets: dict[str, int] = {}
     for order in chosen:
@@ -91,7 +101,7 @@ def _after_adjustments(state: GameState, book: OrderSet) -> PhaseResult:
     units = dict(state.units)
     results: list[tuple[Order, Result]] = []
     done = RESULTS[Outcome.SUC, False]
-    by_power = {power: book.orders_of(power) for power in state.map.powers}
+    by_power = book.all_orders()
     given = [o for orders in by_power.values() for o in orders]
     for order in missing_orders(state, None, given):
         by_power[order_power(order)].append(order)

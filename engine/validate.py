@@ -22,9 +22,8 @@ Choices, per DATC 3.0 (see ``engine/RULES.md``):
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.convoy import ConvoyTable, convoy_table, fleet_mask
 from engine.map import coast_of, province_of
@@ -46,10 +45,9 @@ from engine.orders import (
 from engine.state import GameState, Unit
 
 
-# Not frozen, as orders are not: one is built per order judged, and a frozen dataclass costs
-# several times as much to build.
-@dataclass(slots=True, unsafe_hash=True)
-class Checked:
+# A named tuple, as orders are: one is built per order judged, and a frozen dataclass costs
+# three times as much to build.
+class Checked(NamedTuple):
     note: Note
     order: Order  # normalised when accepted, as given otherwise
 
@@ -130,12 +128,12 @@ def check_order(position: Position, power: str, order: Order) -> Checked:
     kind = position.kind
     if kind == "movement":
         check = _MOVEMENT_CHECKS.get(type(order))
-        if check is None:
+        if check is None or isinstance(order, Waive):
             return Checked(Note.NRS, order)
-        unit = _own_unit(position, power, order.unit)  # type: ignore[union-attr]
-        if type(unit) is Note:
+        unit = _own_unit(position, power, order.unit)
+        if isinstance(unit, Note):
             return Checked(unit, order)
-        return check(position, unit, order)  # type: ignore[arg-type]
+        return check(position, unit, order)
     if not isinstance(order, PHASE_ORDERS[kind]):
         return Checked(Note.NRS, order)
     if kind == "retreat":

@@ -617,9 +617,9 @@ def _convoyed_attack_retreats(
             attackers[province_of(o.dest)] = o
     changed: dict[str, Dislodged] = {}
     for o, r in results:
-        if not r.dislodged:
+        if not r.dislodged or isinstance(o, Waive):
             continue
-        unit = o.unit  # type: ignore[union-attr]
+        unit = o.unit
         attack = attackers.get(unit.province)
         if attack is None or not _went_by_convoy(gmap, attack, convoy_of):
             continue

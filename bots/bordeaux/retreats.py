@@ -18,7 +18,7 @@ from bots.bordeaux.budget import Budget
 from bots.bordeaux.constraints import Constraints
 from bots.bordeaux.evaluate import Evaluator
 from engine.map import province_of
-from engine.orders import Disband, Order, Retreat
+from engine.orders import Disband, Order, Retreat, order_power
 from engine.state import Unit
 
 MAX_COMBINATIONS = 4096  # per component; beyond it, units are chosen one at a time
@@ -38,7 +38,7 @@ def retreat_orders(
     by_power: dict[str, dict[str, list[Order]]] = {}
     for loc, orders in legal.items():
         if orders:
-            by_power.setdefault(orders[0].unit.power, {})[loc] = orders  # type: ignore[union-attr]
+            by_power.setdefault(order_power(orders[0]), {})[loc] = orders
     fall = state.phase.season == "AUT"
     chosen: dict[str, Order] = {}
     for other in sorted(p for p in by_power if p != power):

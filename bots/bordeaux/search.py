@@ -33,7 +33,7 @@ from bots.bordeaux.constraints import Constraints
 from bots.bordeaux.evaluate import Evaluator
 from bots.bordeaux.params import Params
 from engine.map import province_of
-from engine.orders import Hold, Move, Order, SupportHold, SupportMove, Waive
+from engine.orders import Hold, Move, Order, SupportHold, SupportMove, Waive, order_key
 from engine.state import Unit
 
 log = logging.getLogger("bots")
@@ -120,7 +120,7 @@ class RES:
         # Starting points.
         self.raw: list[Orders] = []
         self.best: list[Orders] = []
-        given = {province_of(o.unit.loc): o for os in defaults.values() for o in os}  # type: ignore[union-attr]
+        given = {order_key(o): o for os in defaults.values() for o in os}
         for g in range(len(self.groups)):
             raw = {p: self._raw_of(p, given.get(p)) for p in self.units_of[g]}
             prev = {p: o for p in self.units_of[g] if (o := given.get(p)) is not None}
@@ -134,7 +134,7 @@ class RES:
         ours = set(self.units_of[0])
         self.scenarios: list[Orders] = []
         for sc in scenarios:
-            others = {province_of(o.unit.loc): o for os in sc.values() for o in os}  # type: ignore[union-attr]
+            others = {order_key(o): o for os in sc.values() for o in os}
             self.scenarios.append({p: o for p, o in others.items() if p not in ours})
         w = self.params.scenario_weight if self.scenarios else 0.0
         self.weight = w

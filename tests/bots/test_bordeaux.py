@@ -32,6 +32,7 @@ from engine.orders import (
     SupportHold,
     SupportMove,
     Waive,
+    order_key,
 )
 from engine.orderset import OrderSet
 from engine.simulate import random_game, random_orders
@@ -84,10 +85,10 @@ def check_complete_and_legal(state: GameState, power: str, given: list[Order]) -
     kind = state.phase.kind
     if kind == "movement":
         mine = sorted(u.province for u in state.units_of(power))
-        assert sorted(province_of(o.unit.loc) for o in given) == mine  # type: ignore[union-attr]
+        assert sorted(order_key(o) for o in given) == mine
     elif kind == "retreat":
         mine = sorted(p for p, d in state.dislodged.items() if d.unit.power == power)
-        assert sorted(o.unit.province for o in given) == mine  # type: ignore[union-attr]
+        assert sorted(order_key(o) for o in given) == mine
         assert all(isinstance(o, Retreat | Disband) for o in given)
     else:
         need = state.adjustments()[power]
@@ -96,7 +97,7 @@ def check_complete_and_legal(state: GameState, power: str, given: list[Order]) -
             assert len(given) == need
         else:
             assert all(isinstance(o, Remove) for o in given)
-            assert len({o.unit for o in given}) == len(given) == -need  # type: ignore[union-attr]
+            assert len({order_key(o) for o in given}) == len(given) == -need
     book = OrderSet(state)
     for order in daide_orders(state, complete_orders(state, power, given)):
         assert book.submit(power, order).note.accepted, str(order)
@@ -229,7 +230,7 @@ def test_demilitarised_zone_required_and_forbidden_orders() -> None:
 def test_a_unit_in_a_demilitarised_zone_leaves() -> None:
     state = board("GER A MUN", "GER F KIE", phase="S1901M")
     given = decide(state, "GER", nodes=200, constraints=Constraints(dmz=frozenset({"MUN"})))
-    (munich,) = [o for o in given if o.unit.province == "MUN"]  # type: ignore[union-attr]
+    (munich,) = [o for o in given if order_key(o) == "MUN"]
     assert isinstance(munich, Move)
 
 

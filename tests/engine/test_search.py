@@ -4,9 +4,21 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from engine.legal import legal_orders
 from engine.notation import parse_order
-from engine.orders import WAIVE_KEY, Hold, Move, Order, SupportMove, Waive
+from engine.orders import (
+    WAIVE_KEY,
+    Build,
+    Disband,
+    Hold,
+    Move,
+    Order,
+    Remove,
+    SupportMove,
+    Waive,
+)
 from engine.search import Position
 from engine.simulate import random_game, random_orders
 from engine.state import GameState, Unit, initial_state
@@ -47,7 +59,9 @@ def test_many_order_sets_from_one_position_equal_process() -> None:
             assert out.state == expected.state
             assert out.state.phase == expected.state.phase
             assert out.results == expected.results
-            assert out.dislodged == [o.unit for o, r in expected.results if r.dislodged]  # type: ignore[union-attr]
+            assert out.dislodged == [
+                o.unit for o, r in expected.results if r.dislodged and not isinstance(o, Waive)
+            ]
             kinds.add(state.phase.kind)
     assert kinds == {"movement", "retreat", "adjustment"}
 
@@ -104,3 +118,39 @@ def test_adjustments_count_listed_builds() -> None:
     assert out.results == expected.results
     assert [type(o) for o, _ in out.results].count(Waive) == 0  # two builds use the allowance
     assert len(out.state.units) == 3
+
+
+def test_a_listed_order_cannot_be_changed_and_a_fresh_position_lists_the_same() -> None:
+    # Listings share order objects between positions (per-map memos): before orders were
+    # immutable, setting ``dest`` on one listed move changed what every later position listed.
+    state = initial_state()
+    first = Position(state).legal("FRA")
+    move = next(o for o in first["PAR"] if isinstance(o, Move) and o.dest == "BUR")
+    with pytest.raises(AttributeError):
+        object.__setattr__(move, "dest", "MUN")  # not even past the class's own __setattr__
+    fresh = Position(state).legal("FRA")
+    assert fresh == first
+    assert "A PAR - MUN" not in {str(o) for o in fresh["PAR"]}
+    assert move.dest == "BUR"
+
+
+def test_an_order_equal_to_a_listed_one_is_that_order() -> None:
+    # Search relies on equality, not on which object was passed: a copy of a listed order
+    # is taken as listed, and gives the results the listed object gives.
+    state = board("ENG F NTH", "ENG F ECH", "FRA F BEL")
+    pos = Position(state)
+    listed = [o for o in pos.legal("ENG")["NTH"] if str(o) == "F NTH - BEL"]
+    copy = Move(Unit("ENG", "F", "NTH"), "BEL")
+    assert listed == [copy] and listed[0] is not copy
+    assert pos.adjudicate({"ENG": [copy]}).results == pos.adjudicate({"ENG": listed}).results
+
+
+def test_orders_are_equal_only_to_orders_of_their_kind() -> None:
+    unit = Unit("FRA", "A", "PAR")
+    kinds = [Hold(unit), Disband(unit), Build(unit), Remove(unit)]
+    assert len(set(kinds)) == 4  # named tuples with equal fields, but different orders
+    assert all(a != b for a in kinds for b in kinds if a is not b)
+    assert Hold(unit) == Hold(Unit("FRA", "A", "PAR"))
+    assert hash(Hold(unit)) == hash(Hold(Unit("FRA", "A", "PAR")))
+    assert Hold(unit) != (unit,) and (unit,) != Hold(unit)
+    assert Waive("FRA") != Waive("GER") and Waive("FRA") == Waive("FRA")

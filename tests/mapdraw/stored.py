@@ -4,7 +4,6 @@ master records them."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 from engine.orders import Move, Order, Result, order_power
@@ -21,7 +20,7 @@ def _ord_text(phase: Phase, order: Order, result: Result, state: GameState) -> s
         return render_text(
             m.Ord(
                 phase,
-                dataclasses.replace(order, via=state.map.seas_near[order.unit.province][:1]),
+                order._replace(via=state.map.seas_near[order.unit.province][:1]),
                 result,
             )
         )

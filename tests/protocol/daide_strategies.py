@@ -61,7 +61,7 @@ def province_lists(min_size: int = 1) -> st.SearchStrategy[tuple[str, ...]]:
 
 orders = st.one_of(
     st.builds(Hold, units),
-    st.builds(Move, units, locations),
+    st.builds(Move, units, locations, st.just(False), st.none()),
     st.builds(Move, units, provinces, st.just(True), province_lists()),
     st.builds(SupportHold, units, units),
     st.builds(SupportMove, units, units, provinces),
