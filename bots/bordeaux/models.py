@@ -59,6 +59,7 @@ Forecast = dict[str, list[list[Order]]]  # power -> draws, each that power's lis
 # impossible, and costs more than it would under uniformly random play).
 SPREAD = 0.1
 MODEL_SHARE = 0.2  # most of a phase's seconds the cheap search of the ``search`` model takes
+FORECAST_SHARE = 0.25  # no blueprint beyond the first ALWAYS starts after this share
 
 
 @dataclass(frozen=True)
@@ -109,14 +110,18 @@ class Blueprint:
         raise ValueError(f"unknown blueprint kind {self.kind!r}")
 
 
+# Cheapest first: when time is short (a loaded machine, a small budget) the forecasts stop
+# after FORECAST_SHARE of the phase's seconds, and the blueprints not reached sit this phase
+# out (they neither predict nor are scored).
 BLUEPRINTS: tuple[Blueprint, ...] = (
     Blueprint("dumbbot:standard", "dumbbot", WEIGHT_SETS["standard"]),
+    Blueprint("random", "random"),
+    Blueprint("hold", "hold"),
     Blueprint("dumbbot:aggressive", "dumbbot", WEIGHT_SETS["aggressive"]),
     Blueprint("dumbbot:defensive", "dumbbot", WEIGHT_SETS["defensive"]),
     Blueprint("search", "search"),
-    Blueprint("random", "random"),
-    Blueprint("hold", "hold"),
 )
+ALWAYS = 3  # the first blueprints are always forecast (they cost next to nothing)
 # The DumbBot weight sets the models use: a field measured "against opponents Bordeaux does
 # not model" uses the other sets.
 MODELLED_WEIGHT_SETS = tuple(b.name.split(":")[1] for b in BLUEPRINTS if b.kind == "dumbbot")
@@ -169,10 +174,16 @@ def forecasts(
     """Every blueprint's forecast of ``powers`` this phase, by blueprint name (``standard``:
     the standard DumbBot's evaluations, if already made)."""
     draws = max(1, int(params.model_draws))
-    return {
-        b.name: b.forecast(state, powers, draws, rng, position, params, budget, standard)
-        for b in blueprints
-    }
+    out: dict[str, Forecast] = {}
+    for i, b in enumerate(blueprints):
+        if (
+            i >= ALWAYS
+            and budget is not None
+            and (budget.elapsed() > FORECAST_SHARE * budget.seconds or budget.late())
+        ):
+            break
+        out[b.name] = b.forecast(state, powers, draws, rng, position, params, budget, standard)
+    return out
 
 
 def _by_unit(orders: Sequence[Order]) -> dict[str, str]:
@@ -225,9 +236,12 @@ class Estimator:
                 continue
             totals = self.loglik.setdefault(power, dict.fromkeys(self.names, 0.0))
             for name in self.names:
+                # A blueprint not forecast this phase (no time) is scored as uniformly random
+                # play would be: neither credit nor blame beyond that baseline.
+                uniform = name in exp.uniform or name not in exp.forecasts
                 draws = exp.forecasts.get(name, {}).get(power)
                 totals[name] += sum(
-                    math.log(_odds(draws, prov, text, exp.legal.get(prov, 1), name in exp.uniform))
+                    math.log(_odds(draws, prov, text, exp.legal.get(prov, 1), uniform))
                     for prov, text in actual.items()
                 )
             self.units_seen[power] = self.units_seen.get(power, 0) + len(actual)

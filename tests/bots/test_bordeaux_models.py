@@ -161,3 +161,22 @@ def test_bordeaux_learns_from_the_movement_results_it_is_shown() -> None:
         bot.orders(View(state, "FRA", rng, movement=results))
     assert bot.estimator.best("AUS") == "hold"
     assert bot.estimator.best("TUR") == "random"
+
+
+def test_short_of_time_only_the_cheap_models_forecast_and_the_rest_score_as_random() -> None:
+    from bots.bordeaux.budget import Budget
+    from bots.bordeaux.models import ALWAYS
+
+    state = initial_state()
+    position = Position(state)
+    spent = Budget(0.0)  # no time at all: only the blueprints that cost next to nothing
+    fc = forecasts(state, ["AUS"], random.Random(1), position, Params(), spent)
+    assert list(fc) == list(NAMES[:ALWAYS])
+    est = Estimator()
+    legal = {province_of(loc): len(o) for loc, o in position.legal().items()}
+    est.expect(state.phase.name, fc, legal)
+    assert est.observe(state.phase.name, {"AUS": holds(state, "AUS", random.Random(0))})
+    w = est.weights("AUS")
+    # The models not forecast score exactly as random play: no credit for sitting out.
+    assert w["hold"] > w["random"]
+    assert all(abs(w[n] - w["random"]) < 1e-12 for n in NAMES[ALWAYS:])
