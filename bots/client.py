@@ -225,20 +225,15 @@ def build_parser(bot: type[Bot]) -> argparse.ArgumentParser:
     return parser
 
 
-def run(bot: type[Bot], argv: Sequence[str] | None = None) -> int:
-    """The ``main`` of a bot module: parse the command line, play one game, return the exit
-    status (0 when the game ended normally)."""
-    parser = build_parser(bot)
-    args = parser.parse_args(argv)
-    if args.passcode is not None and args.power is None:
-        parser.error("--passcode needs --power")
+def start_session(bot: type[Bot], args: argparse.Namespace) -> Session:
+    """Logging to stderr at the verbosity asked for, and the bot's session, from its parsed
+    command line (:func:`build_parser`): how every bot starts, from its own process or forked
+    by the bot host."""
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
     logging.basicConfig(
-        level=level,
-        stream=sys.stderr,
-        format=f"%(asctime)s {bot.name} %(levelname)s %(message)s",
+        level=level, stream=sys.stderr, format=f"%(asctime)s {bot.name} %(levelname)s %(message)s"
     )
-    session = Session(
+    return Session(
         bot.from_arguments(args),
         name=args.name,
         power=args.power,
@@ -246,6 +241,16 @@ def run(bot: type[Bot], argv: Sequence[str] | None = None) -> int:
         seed=args.seed,
         always_mdf=args.mdf,
     )
+
+
+def run(bot: type[Bot], argv: Sequence[str] | None = None) -> int:
+    """The ``main`` of a bot module: parse the command line, play one game, return the exit
+    status (0 when the game ended normally)."""
+    parser = build_parser(bot)
+    args = parser.parse_args(argv)
+    if args.passcode is not None and args.power is None:
+        parser.error("--passcode needs --power")
+    session = start_session(bot, args)
     try:
         if args.stdio:
             return trio.run(play_stdio, session)

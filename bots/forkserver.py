@@ -8,7 +8,6 @@ import contextlib
 import gc
 import io
 import json
-import logging
 import os
 import resource
 import signal
@@ -52,21 +51,10 @@ def _parse(name: str, argv: list[str]) -> tuple[Any, Any]:
 
 
 def _play(cls: Any, args: Any, fd: int) -> int:
-    from bots.client import play
-    from bots.session import Session
+    from bots.client import play, start_session
     from protocol.connection import ClientConnection
 
-    level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
-    logging.basicConfig(
-        level=level, stream=sys.stderr, format=f"%(asctime)s {cls.name} %(levelname)s %(message)s"
-    )
-    session = Session(
-        cls.from_arguments(args),
-        name=args.name,
-        power=args.power,
-        seed=args.seed,
-        always_mdf=args.mdf,
-    )
+    session = start_session(cls, args)
     sock = socket.socket(fileno=fd)
 
     async def main() -> int:

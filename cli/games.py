@@ -9,6 +9,7 @@ from typing import Any
 
 from cli.options import add_db_option, open_game, open_store
 from server.settings import default_db_path
+from server.store import centre_counts
 
 HIDDEN = "abandoned"  # games a tournament or server gave up on: listed with --all only
 
@@ -167,7 +168,7 @@ def _show_daide(
 ) -> None:
     """Per phase: the centres held, each ORD message as stored, the press."""
     for phase, state in states:
-        centres = " ".join(f"{pw}:{len(cs)}" for pw, cs in state["centres"].items() if cs)
+        centres = " ".join(f"{pw}:{n}" for pw, n in centre_counts(state).items() if n)
         print(f"\n{phase}  centres {centres}")
         for _power, text in by_phase.get(phase, []):
             print(f"  {text}")
@@ -214,7 +215,7 @@ def _show_readable(
 
 def _centre_counts(state: dict[str, Any]) -> str:
     counts = sorted(
-        ((pw, len(cs)) for pw, cs in state["centres"].items() if cs), key=lambda x: (-x[1], x[0])
+        ((pw, n) for pw, n in centre_counts(state).items() if n), key=lambda x: (-x[1], x[0])
     )
     return ", ".join(f"{pw} {n}" for pw, n in counts)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from server.settings import GameSettings, default_db_path
+from server.settings import VARIANT_OPTIONS, GameSettings, default_db_path
 
 
 def add_game_options(p: argparse.ArgumentParser) -> None:
@@ -47,20 +47,11 @@ def add_game_options(p: argparse.ArgumentParser) -> None:
 
 
 def game_settings(args: argparse.Namespace) -> GameSettings:
+    """The settings the options of :func:`add_game_options` ask for (each variant option is
+    named as DAIDE names it: ``--mtl``, ``--dsd`` ...)."""
+    variant = {name: getattr(args, option) for option, name in VARIANT_OPTIONS.items()}
     return GameSettings(
-        map=args.map,
-        level=args.level,
-        move_time=args.mtl,
-        retreat_time=args.rtl,
-        build_time=args.btl,
-        press_time=args.ptl,
-        dsd=args.dsd,
-        aoa=args.aoa,
-        pda=args.pda,
-        npr=args.npr,
-        npb=args.npb,
-        max_year=args.max_year,
-        draw_unchanged_years=args.draw_after,
+        map=args.map, max_year=args.max_year, draw_unchanged_years=args.draw_after, **variant
     )
 
 

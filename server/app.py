@@ -27,10 +27,12 @@ import trio
 from protocol import messages as m
 from protocol.connection import Closed, Received, Send, Unparsed
 from protocol.lines import TextConnection
-from server.game import ClientId, Drop, GameMaster, JoinRefused, Outgoing, mdf_for
+from server.effects import ClientId, Close, Effects, Tell, split
+from server.game import GameMaster, mdf_for
 from server.guard import PasscodeGuard
 from server.links import Link, accept_link
 from server.logs import get_logger
+from server.seating import JoinRefused
 from server.settings import (
     DEFAULT_PORT,
     IAM_FREE_GUESSES,
@@ -43,6 +45,7 @@ from server.settings import (
     SEND_QUEUE,
     GameSettings,
 )
+from server.status import MasterStatus
 from server.store import Store
 
 INFLIGHT = 64  # messages a client may have waiting for its game
@@ -84,7 +87,10 @@ _NOBODY: Any = _Nobody()
 
 
 class GameRunner:
-    """The task that owns one game."""
+    """The task that owns one game: it hands the game's :class:`GameMaster` each event (a
+    client's message, its joining or leaving, the time, a command from whoever seats the
+    players) and carries out the effects the master returns: the records first, committed in
+    one transaction, then the messages, queued in order."""
 
     def __init__(self, server: Server, master: GameMaster) -> None:
         self.server = server
@@ -99,8 +105,8 @@ class GameRunner:
         self.done = trio.Event()
         self.log = get_logger(game=master.id)
         # Web pages show what DAIDE has no message for (who has ordered, the deadline, the
-        # page's own orders): each watcher looks at the game after every event, in this task.
-        self.watchers: dict[object, Callable[[GameMaster, float], None]] = {}
+        # page's own orders): each watcher is given the master's status after every event.
+        self.watchers: dict[object, Callable[[MasterStatus, float], None]] = {}
 
     @property
     def id(self) -> int:
@@ -114,11 +120,11 @@ class GameRunner:
     def joined(self) -> set[str | None]:
         """The powers asked for by players who have joined and accepted the map (None for a
         player who asked for none)."""
-        return {j.request for j in self.master.joiners if j.ready_map}
+        return set(self.master.status().accepted)
 
     def has_joiner_for(self, power: str) -> bool:
         """Whether a player asking for ``power`` has sent NME (accepted the map or not)."""
-        return any(j.request == power for j in self.master.joiners)
+        return power in self.master.status().joined
 
     def start_without(self, missing: Sequence[tuple[str, str | None]]) -> None:
         """Start now; the ``(power, label)`` seats still empty begin in civil disorder."""
@@ -129,7 +135,7 @@ class GameRunner:
         master = self.master
         if master.started or master.finished or self.reaped:
             return 0
-        return len(master.map.powers) - len(master.joiners) - self.pending_joins
+        return len(master.map.powers) - len(master.lobby.joiners) - self.pending_joins
 
     def wait_for(self, power: str, on: bool = True) -> None:
         """In phases without a deadline, wait for ``power`` while its player is away, however
@@ -140,8 +146,8 @@ class GameRunner:
         """End a game that has not started (its forming players are sent OFF)."""
         self.post("abandon", None)
 
-    def watch(self, key: object, look: Callable[[GameMaster, float], None] | None) -> None:
-        """Call ``look(master, now)`` in the game's task after every event (None: stop)."""
+    def watch(self, key: object, look: Callable[[MasterStatus, float], None] | None) -> None:
+        """Call ``look(status, now)`` in the game's task after every event (None: stop)."""
         self.post("watch", None, key, look)
 
     async def run(self) -> None:
@@ -154,19 +160,16 @@ class GameRunner:
                     item = await self.inbox.receive()
                 now = trio.current_time()
                 done = len(master.history)
-                if item is None:
-                    self._deliver(master.on_time(now))
-                else:
-                    self._deliver(self._handle(item, now))
+                self._carry_out(master.on_time(now) if item is None else self._handle(item, now))
                 self._watch(now)
-                for phase, _, after in master.history[done:]:
-                    self.log.info("phase processed", phase=phase.name, next=after.phase.name)
+                for p in master.history.since(done):
+                    self.log.info("phase processed", phase=p.phase.name, next=p.after.phase.name)
                 if self.open and not master.started:
                     self.server.refill(now)
             if self.reaped:
-                self.log.info("forming game abandoned", players=len(master.joiners))
+                self.log.info("forming game abandoned", players=len(master.lobby.joiners))
                 self.server.store.set_status(self.id, "abandoned")
-                self.server.deliver_many([(cid, m.Off()) for cid in master.clients])
+                self.server.deliver_many([Tell(cid, m.Off()) for cid in master.clients])
             else:
                 self.log.info("game over", result=master.result)
             await self._close_clients()
@@ -175,10 +178,13 @@ class GameRunner:
             self.server.game_over(self)
 
     def _watch(self, now: float) -> None:
+        if not self.watchers:
+            return
+        status = self.master.status()
         for look in list(self.watchers.values()):
-            look(self.master, now)
+            look(status, now)
 
-    def _handle(self, item: tuple[Any, ...], now: float) -> Outgoing:
+    def _handle(self, item: tuple[Any, ...], now: float) -> Effects:
         kind, client = item[0], item[1]
         master = self.master
         if kind == "watch":  # ("watch", None, key, look or None to stop)
@@ -186,14 +192,10 @@ class GameRunner:
                 self.watchers.pop(item[2], None)
             else:
                 self.watchers[item[2]] = item[3]
-                item[3](master, now)
+                item[3](master.status(), now)
             return []
         if kind == "patient":  # ("patient", None, power, on)
-            if item[3]:
-                master.patient.add(item[2])
-                return []
-            master.patient.discard(item[2])
-            return master.maybe_process(now)
+            return master.wait_for(item[2], item[3], now)
         if kind == "abandon":
             if not master.started:
                 self.reaped = True
@@ -229,19 +231,23 @@ class GameRunner:
                 if master.can_rejoin(msg.power, msg.passcode):
                     client.game = self
                     return master.rejoin(client.id, msg.power, now)
-                return [(client.id, m.Rej(msg))]
+                return [Tell(client.id, m.Rej(msg))]
         except JoinRefused as exc:
             self.log.info("join refused", peer=client.link.peer, reason=str(exc))
             if kind == "adopt":  # its seat was taken meanwhile (cannot happen: seats count)
-                return [(client.id, m.Off()), (client.id, Drop(f"could not be moved: {exc}"))]
-            return [(client.id, m.Rej(item[2]))]
+                return [Tell(client.id, m.Off()), Close(client.id, f"could not be moved: {exc}")]
+            return [Tell(client.id, m.Rej(item[2]))]
         finally:
             if kind in ("message", "nme", "obs", "iam"):
                 client.inflight.release()
         return []
 
-    def _deliver(self, out: Outgoing) -> None:
-        self.server.deliver_many(out)
+    def _carry_out(self, effects: Effects) -> None:
+        """Store the records, then send: nothing a player is told is missing from the database
+        after a crash."""
+        records, wire = split(effects)
+        self.server.store.write(self.id, records)
+        self.server.deliver_many(wire)
 
     async def _close_clients(self) -> None:
         for cid in list(self.master.clients):
@@ -289,9 +295,7 @@ class Server:
         self.rejoin_grace = rejoin_grace
         self.open_games = open_games  # keep a game open for any client that sends NME
         self.clients: dict[ClientId, Client] = {}
-        self._lasting: OrderedDict[tuple[int, tuple[str, bytes]], tuple[Any, bytes]] = (
-            OrderedDict()
-        )
+        self._lasting: OrderedDict[tuple[int, tuple[str, bytes]], tuple[Any, bytes]] = OrderedDict()
         self.games: dict[int, GameRunner] = {}
         self.open_game: GameRunner | None = None
         self._ids = itertools.count(1)
@@ -358,7 +362,7 @@ class Server:
             if row.status == "forming":
                 self.store.set_status(row.id, "abandoned")
             elif row.status == "active":
-                master = GameMaster.restore(row.id, self.store, self.rng, now, self.rejoin_grace)
+                master = GameMaster.restore(self.store.saved(row.id), now, self.rejoin_grace)
                 self._start_game(master)
                 self.log.info("resumed game", game=row.id, phase=master.state.phase.name)
 
@@ -378,8 +382,7 @@ class Server:
     ) -> GameRunner:
         settings = settings or self.settings
         gid = self.store.create_game(settings.model_dump(), name, tournament)
-        master = GameMaster(gid, settings, self.store, random.Random(self.rng.random()), name or "")
-        master.join_timeout = self.join_timeout
+        master = GameMaster(gid, settings, name or "", join_timeout=self.join_timeout)
         runner = self._start_game(master)
         self.log.info("game created", game=gid, settings=settings.model_dump(exclude_none=True))
         return runner
@@ -414,8 +417,8 @@ class Server:
                 free = target.free_seats()
                 if free <= 0:
                     break
-                requested = {j.request for j in target.master.joiners}
-                for joiner in list(source.master.joiners):
+                requested = {j.request for j in target.master.lobby.joiners}
+                for joiner in list(source.master.lobby.joiners):
                     if free <= 0:
                         break
                     if not joiner.ready_map or (
@@ -433,7 +436,7 @@ class Server:
                     free -= 1
                     self.log.info("player moved", client=client.id, frm=source.id, to=target.id)
         for runner in forming[1:]:
-            if not runner.master.joiners and runner.pending_joins == 0:
+            if not runner.master.lobby.joiners and runner.pending_joins == 0:
                 runner.reaped = True
                 runner.post("abandon", None)
 
@@ -524,9 +527,7 @@ class Server:
     def _backlogged(self, client: Client) -> bool:
         """Too much waits to go out to this client to read more of its requests."""
         stats = client.send.statistics()
-        return (
-            client.queued_bytes > QUEUE_BYTES or stats.current_buffer_used > self.send_queue // 2
-        )
+        return client.queued_bytes > QUEUE_BYTES or stats.current_buffer_used > self.send_queue // 2
 
     async def _reader(self, client: Client, log: Any) -> None:
         """Read the client's messages one at a time, yielding to every other task between
@@ -601,20 +602,22 @@ class Server:
             client.queued_bytes += len(item)
 
     def deliver(self, cid: ClientId, message: Any) -> None:
-        self.deliver_many([(cid, message)])
+        self.deliver_many([Tell(cid, message)])
 
-    def deliver_many(self, out: Outgoing) -> None:
+    def deliver_many(self, out: Sequence[Tell | Close]) -> None:
         """Queue each message for its client, encoded once per wire form (broadcasts go to
         every client of a game; an MDF or a stored ORD is encoded once for good)."""
         encoded: dict[tuple[int, tuple[str, bytes]], bytes] = {}
-        for cid, msg in out:
+        for effect in out:
+            cid = effect.client
             client = self.clients.get(cid)
             if client is None or client.link.closed:
                 continue
-            if isinstance(msg, Drop):
-                self.log.info("closing a client", client=cid, reason=msg.reason)
+            if isinstance(effect, Close):
+                self.log.info("closing a client", client=cid, reason=effect.reason)
                 self._queue(client, _CLOSE)
                 continue
+            msg = effect.message
             key = (id(msg), client.link.wire_key)
             data = encoded.get(key)
             lasting = type(msg) in _LASTING and key[1][0] in _BYTE_WIRES

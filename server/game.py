@@ -1,21 +1,25 @@
 """One game's master: joining, orders, press, deadlines, adjudication and the end of the game.
 
-The :class:`GameMaster` is the DAIDE game logic with no I/O: each method takes what a client
-sent (as a typed message) and the current time, and returns the messages to send, each
-addressed to a client id. The async shell (``server.app``) owns the sockets and the clock and
-calls these methods from the game's one task, so a game's state is never shared.
+The :class:`GameMaster` is the DAIDE game logic as a state machine without I/O, as h11 is for
+HTTP. It takes events, each with the current time from the shell:
 
-Persistence happens here, through the store, at the moment each fact is decided: every
-accepted order, flag and press message as it arrives, and each processed phase as one
-transaction. :meth:`GameMaster.restore` rebuilds a game from the store after a restart.
+- a message from a client (:meth:`~GameMaster.handle`), a client joining
+  (:meth:`~GameMaster.add_player`, :meth:`~GameMaster.add_observer`,
+  :meth:`~GameMaster.rejoin`) or leaving (:meth:`~GameMaster.disconnect`);
+- the time passing (:meth:`~GameMaster.on_time`, when :meth:`~GameMaster.next_wakeup` says);
+- what those who seat players decide (:meth:`~GameMaster.start`,
+  :meth:`~GameMaster.wait_for`, moving a forming player between games);
+- a restart (:meth:`~GameMaster.restore`, from what the store saved);
+
+and returns :mod:`server.effects`: messages to send, connections to close and
+:mod:`server.records` to store, which the async shell (``server.app``) carries out, the records
+first. It reads no clock, socket or database. :meth:`~GameMaster.status` answers what the web
+page and the tournament need to know (who owes orders, who is ready or away, the deadline).
 """
 
 from __future__ import annotations
 
-import random
-import secrets
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
@@ -23,76 +27,31 @@ from engine.convoy import with_route
 from engine.map import GameMap, load_map
 from engine.orders import Move, Note, Order, order_key, order_power
 from engine.orderset import OrderSet
-from engine.state import GameState, Phase, initial_state
-from engine.turn import PhaseResult, process
+from engine.state import GameState, initial_state
+from engine.turn import process
 from protocol import messages as m
 from protocol.codec import Codec, codec_for
-from protocol.levels import level_error, trim_try
 from protocol.mdf import MapDefinition
 from protocol.syntax import ParseError
+from server import ending, press
+from server.clock import PhaseClock
+from server.draws import DrawVotes
+from server.effects import ClientId, Close, Effects, Tell
+from server.history import History
+from server.records import (
+    FlagSet,
+    GameFinished,
+    GameStarted,
+    OrderGiven,
+    PhaseProcessed,
+    PlayerSeated,
+    PlayerStatus,
+    PressRelayed,
+)
+from server.seating import Joiner, JoinRefused, Lobby, Seat, new_passcode
 from server.settings import JOIN_TIMEOUT, GameSettings
-from server.store import Store
-
-ClientId = int
-Outgoing = list[tuple[ClientId, Any]]
-POW_REQUEST_SEP = ":"
-
-
-MAX_PASSCODE = 8191  # passcodes are 1..8191, as the AiServer's
-
-
-def new_passcode() -> int:
-    """A passcode nobody can predict (never from the game's seeded generator, which only
-    deals the powers)."""
-    return secrets.randbelow(MAX_PASSCODE) + 1
-
-
-class JoinRefused(Exception):
-    """A client cannot join this game (full, started, power taken)."""
-
-
-@dataclass
-class Seat:
-    """A power and the player who plays it."""
-
-    power: str
-    name: str
-    version: str
-    passcode: int
-    label: str | None = None
-    client: ClientId | None = None
-    ready_map: bool = False
-    ever_connected: bool = True
-
-
-@dataclass
-class Joiner:
-    """A client that sent NME and waits for the game to start (powers are dealt at start)."""
-
-    client: ClientId
-    name: str
-    version: str
-    request: str | None  # a power asked for with 'POW:name'
-    label: str | None = None
-    ready_map: bool = False
-    joined_at: float = 0.0  # when it sent NME (the join timeout counts from there)
-
-
-@dataclass(frozen=True)
-class Drop:
-    """Outgoing instruction to the shell: close this client's connection, for ``reason``."""
-
-    reason: str
-
-
-@dataclass
-class PhaseClock:
-    """The deadline of the phase in progress, in the shell's monotonic seconds."""
-
-    deadline: float | None = None
-    paused_remaining: float | None = None  # DSD: time left when the clock stopped
-    notify: dict[ClientId, set[int]] = field(default_factory=dict)  # TME (s) requests
-    notified: set[tuple[ClientId, int]] = field(default_factory=set)
+from server.status import MasterStatus, PowerStatus
+from server.store import SavedGame
 
 
 class GameMaster:
@@ -100,39 +59,33 @@ class GameMaster:
         self,
         game_id: int,
         settings: GameSettings,
-        store: Store,
-        rng: random.Random,
         name: str = "",
         gmap: GameMap | None = None,
+        join_timeout: float = JOIN_TIMEOUT,
     ) -> None:
         self.id = game_id
         self.name = name or f"game-{game_id}"
         self.settings = settings
-        self.store = store
-        self.rng = rng
         self.map = gmap or load_map(settings.map)
         self.codec: Codec = codec_for()
         self.state: GameState = initial_state(self.map)
         self.book = OrderSet(self.state)
         self.seats: dict[str, Seat] = {}
-        self.joiners: list[Joiner] = []
-        self.observers: set[ClientId] = set()
+        self.lobby = Lobby(self.map.powers, join_timeout)  # the players waiting for the start
         self.clients: dict[ClientId, str | None] = {}  # client -> power (None: observer)
         self.started = False
         self.finished = False
-        self.result: dict[str, Any] | None = None
+        self.result: ending.Result | None = None
         self.waiting: set[str] = set()  # powers that sent NOT (GOF)
-        self.draws: dict[str, set[tuple[str, ...]]] = {}  # power -> draws it votes for
+        self.draws = DrawVotes()
         # AOA: (power, order key) -> the illegal order accepted for it, and its note
         self.aoa_notes: dict[tuple[str, str], tuple[Order, Note]] = {}
         self.clock = PhaseClock()
-        self.history: list[tuple[Phase, list[m.Ord], GameState]] = []  # processed phases
-        self.unchanged_since: int = self.state.phase.year
+        self.history = History(unchanged_since=self.state.phase.year)
         self.rejoin_until: float | None = None
         # Powers whose absence a phase without a deadline waits out (a person's seat on the
-        # web page): set by whoever seats the player, not persisted.
+        # web page): set by whoever seats the player (:meth:`wait_for`), not persisted.
         self.patient: set[str] = set()
-        self.join_timeout = JOIN_TIMEOUT  # seconds a joiner has to accept the map
 
     @property
     def mdf(self) -> m.Mdf:
@@ -140,72 +93,101 @@ class GameMaster:
         return mdf_for(self.map)
 
     @classmethod
-    def restore(
-        cls, game_id: int, store: Store, rng: random.Random, now: float, grace: float
-    ) -> GameMaster:
-        """Rebuild an unfinished game from the store, at the phase it was in, with the orders,
-        ready flags and draw votes given so far. Every player is away until it sends IAM;
-        for ``grace`` seconds the game waits for them before it treats absent powers as in
-        civil disorder."""
-        row = store.game(game_id)
-        settings = GameSettings.model_validate(row.settings)
-        game = cls(game_id, settings, store, rng, row.name)
-        states = store.states(game_id)
-        if not states:
-            raise ValueError(f"game {game_id} never started")
-        codec = game.codec
+    def restore(cls, saved: SavedGame, now: float, grace: float) -> GameMaster:
+        """Rebuild an unfinished game from what the store saved, at the phase it was in, with
+        the orders, ready flags and draw votes given so far. Every player is away until it
+        sends IAM; for ``grace`` seconds the game waits for them before it treats absent
+        powers as in civil disorder."""
+        row = saved.row
+        game = cls(row.id, GameSettings.model_validate(row.settings), row.name)
+        if not saved.states:
+            raise ValueError(f"game {row.id} never started")
         game.started = True
-        for p in store.players(game_id):
-            game.seats[p.power] = Seat(p.power, p.name, p.version, p.passcode, p.label, None)
-        parsed = [GameState.from_json(js, game.map) for _, js in states]
-        results: dict[str, list[m.Ord]] = {}
-        for phase, _, text in store.results(game_id):
-            msg = codec.parse_text(text)
-            assert isinstance(msg, m.Ord)
-            results.setdefault(phase, []).append(msg)
-        for before, after in pairwise(parsed):
-            game.history.append((before.phase, results.get(before.phase.name, []), after))
-            if after.centres != before.centres:
-                game.unchanged_since = before.phase.year
-        game.state = parsed[-1]
-        game.book = OrderSet(game.state)
-        phase = game.state.phase.name
-        for sub in store.submissions(game_id, phase):
-            if sub.action == "clear":
-                game.book.clear(sub.power)
-                continue
-            msg = codec.parse_text(sub.body)
-            if sub.action == "sub" and isinstance(msg, m.Sub):
-                for order in msg.orders:
-                    game.book.submit(sub.power, order)
-            elif sub.action == "not" and isinstance(msg, m.Not) and isinstance(msg.inner, m.Sub):
-                for order in msg.inner.orders:
-                    game.book.cancel(sub.power, order)
-        for power, flag in store.flags(game_id, phase):
-            if flag == "wait":
-                game.waiting.add(power)
-            elif flag == "draw":
-                game._vote(power, tuple(sorted(game._alive())), True)
-            elif flag.startswith("draw:"):
-                game._vote(power, tuple(flag[5:].split()), True)
+        for p in saved.players:
+            game.seats[p.power] = Seat(
+                p.power, p.name, p.version, p.passcode, p.label, None, p.status, p.eliminated
+            )
+        game._restore_history(saved)
+        game._restore_phase(saved)
         game.rejoin_until = now + grace
         game._begin_phase(now)
         return game
 
-    # -- who is who ----------------------------------------------------------------------
+    def _restore_history(self, saved: SavedGame) -> None:
+        parsed = [GameState.from_json(js, self.map) for _, js in saved.states]
+        results: dict[str, list[m.Ord]] = {}
+        for phase, _, text in saved.results:
+            msg = self.codec.parse_text(text)
+            assert isinstance(msg, m.Ord)
+            results.setdefault(phase, []).append(msg)
+        for before, after in pairwise(parsed):
+            self.history.add(before, results.get(before.phase.name, []), after)
+        self.state = parsed[-1]
+        self.book = OrderSet(self.state)
 
-    @property
-    def full(self) -> bool:
-        return len(self.joiners) + len(self.seats) >= len(self.map.powers)
+    def _restore_phase(self, saved: SavedGame) -> None:
+        """The orders and flags given in the phase in progress, replayed in their order."""
+        for sub in saved.submissions:
+            if sub.action == "clear":
+                self.book.clear(sub.power)
+                continue
+            msg = self.codec.parse_text(sub.body)
+            if sub.action == "sub" and isinstance(msg, m.Sub):
+                for order in msg.orders:
+                    self.book.submit(sub.power, order)
+            elif sub.action == "not" and isinstance(msg, m.Not) and isinstance(msg.inner, m.Sub):
+                for order in msg.inner.orders:
+                    self.book.cancel(sub.power, order)
+        for power, flag in saved.flags:
+            if flag == "wait":
+                self.waiting.add(power)
+            elif flag == "draw":
+                self.draws.vote(power, tuple(sorted(self._alive())), True)
+            elif flag.startswith("draw:"):
+                self.draws.vote(power, tuple(flag[5:].split()), True)
+
+    # -- what the game looks like ----------------------------------------------------------
+
+    def status(self) -> MasterStatus:
+        """Who owes orders, who has given them, who is ready, who is away, the deadline."""
+        started = self.started
+        alive = set(self._alive()) if started else set(self.map.powers)
+        powers = []
+        for p in self.map.powers:
+            owes = started and p in alive and self.book.needs_orders(p)
+            powers.append(
+                PowerStatus(
+                    power=p,
+                    alive=p in alive,
+                    away=self._in_disorder(p),
+                    owes=owes,
+                    complete=not owes or self.book.complete(p),
+                    waiting=p in self.waiting,
+                    orders=tuple(self.book.orders_of(p)) if started else (),
+                )
+            )
+        return MasterStatus(
+            started=started,
+            finished=self.finished,
+            phase=self.state.phase.name,
+            processed=len(self.history),
+            deadline=self.clock.deadline,
+            paused=self.clock.paused_remaining,
+            joined=tuple(j.request for j in self.lobby.joiners),
+            accepted=tuple(j.request for j in self.lobby.joiners if j.ready_map),
+            powers=tuple(powers),
+        )
+
+    def passcode(self, power: str) -> int | None:
+        """The passcode of ``power``'s seat (for whoever seats its player again with IAM)."""
+        seat = self.seats.get(power)
+        return seat.passcode if seat is not None else None
 
     def power_of(self, client: ClientId) -> str | None:
         return self.clients.get(client)
 
-    def everyone(self) -> list[ClientId]:
-        return list(self.clients)
-
-    def _all(self, message: Any) -> Outgoing:
-        return [(c, message) for c in self.clients]
+    def _all(self, message: Any) -> Effects:
+        return [Tell(c, message) for c in self.clients]
 
     def _alive(self) -> list[str]:
         return self.state.alive()
@@ -224,136 +206,96 @@ class GameMaster:
         label: str | None = None,
         power: str | None = None,
         now: float = 0.0,
-    ) -> Outgoing:
+    ) -> Effects:
         """NME: join (the power is dealt when the game starts). ``power`` reserves one (a
-        tournament seat); otherwise ``'POW:name'`` asks for a power, as David Norman's client
-        writes a power request."""
+        tournament seat); otherwise ``'POW:name'`` asks for a power."""
         if self.started:
             raise JoinRefused("the game has started")
-        if self.full:
-            raise JoinRefused("the game is full")
-        request = power
-        head, sep, _ = name.partition(POW_REQUEST_SEP)
-        if request is None and sep and head.upper() in self.map.powers:
-            request = head.upper()
-        if request is not None:
-            if any(j.request == request for j in self.joiners):
-                raise JoinRefused(f"{request} is already taken")
-            if request not in self.map.powers:
-                raise JoinRefused(f"no power {request}")
-        self.joiners.append(Joiner(client, name, version, request, label, joined_at=now))
+        request = self.lobby.request(name, power)
+        self.lobby.admit(Joiner(client, name, version, request, label, joined_at=now))
         self.clients[client] = None
-        return [(client, m.Yes(m.Nme(name, version))), (client, m.Map(self.map.name))]
+        return [Tell(client, m.Yes(m.Nme(name, version))), Tell(client, m.Map(self.map.name))]
 
-    def add_observer(self, client: ClientId) -> Outgoing:
-        self.observers.add(client)
+    def add_observer(self, client: ClientId) -> Effects:
         self.clients[client] = None
-        out: Outgoing = [(client, m.Yes(m.Obs())), (client, m.Map(self.map.name))]
+        out: Effects = [Tell(client, m.Yes(m.Obs())), Tell(client, m.Map(self.map.name))]
         if self.started:
-            out += [(client, self._hlo(None)), (client, self._sco()), (client, self._now())]
+            out += [Tell(client, self._hlo(None)), Tell(client, self._sco())]
+            out.append(Tell(client, self._now()))
         return out
 
-    def accept_map(self, client: ClientId, now: float) -> Outgoing:
-        for j in self.joiners:
-            if j.client == client:
-                j.ready_map = True
-        if (
-            not self.started
-            and len(self.joiners) == len(self.map.powers)
-            and all(j.ready_map for j in self.joiners)
-        ):
+    def accept_map(self, client: ClientId, now: float) -> Effects:
+        """YES (MAP): the game starts once every power's player has accepted the map."""
+        if self.lobby.accept_map(client) and not self.started:
             return self.start(now)
         return []
 
     def release_joiner(self, client: ClientId) -> Joiner | None:
         """Take a waiting player out of this forming game (to seat it in an earlier one)."""
-        for j in self.joiners:
-            if j.client == client:
-                self.drop_joiner(client)
-                return j
-        return None
+        joiner = self.lobby.remove(client)
+        if joiner is not None:
+            self.clients.pop(client, None)
+        return joiner
 
-    def adopt_joiner(self, joiner: Joiner, now: float) -> Outgoing:
+    def adopt_joiner(self, joiner: Joiner, now: float) -> Effects:
         """Seat a player moved here from a later forming game; it may complete this one."""
-        if self.started or self.full or (
-            joiner.request is not None and any(j.request == joiner.request for j in self.joiners)
-        ):
+        if self.started:
             raise JoinRefused("no seat here any more")
-        self.joiners.append(joiner)
+        try:
+            self.lobby.admit(joiner)
+        except JoinRefused:
+            raise JoinRefused("no seat here any more") from None
         self.clients[joiner.client] = None
         return self.accept_map(joiner.client, now) if joiner.ready_map else []
 
-    def _join_timeouts(self, now: float) -> Outgoing:
-        """Drop the joiners that have not accepted the map within :attr:`join_timeout`."""
-        out: Outgoing = []
-        for j in list(self.joiners):
-            if not j.ready_map and now >= j.joined_at + self.join_timeout:
-                self.drop_joiner(j.client)
-                why = f"the map was not accepted (YES (MAP)) within {self.join_timeout:g} s"
-                out += [(j.client, m.Off()), (j.client, Drop(why))]
-        return out
-
-    def drop_joiner(self, client: ClientId) -> None:
-        self.joiners = [j for j in self.joiners if j.client != client]
-        self.clients.pop(client, None)
-        self.observers.discard(client)
-
-    def start(self, now: float, absent: Iterable[tuple[str, str | None]] = ()) -> Outgoing:
+    def start(self, now: float, absent: Iterable[tuple[str, str | None]] = ()) -> Effects:
         """Deal the powers (requests first, then the rest in arrival order), send HLO, SCO,
         NOW and start the clock. ``absent`` (power, label) are seats whose player never came
-        (a tournament bot that failed to start): those powers begin in civil disorder."""
+        (a tournament bot that failed to start): those powers begin in civil disorder. A
+        player that joined but never accepted the map is left out, as absent."""
+        out: Effects = []
         for power, label in absent:
-            passcode = new_passcode()
-            self.seats[power] = Seat(power, label or "absent", "-", passcode, label, None, False)
-            self.store.set_player(self.id, power, label or "absent", "-", passcode, label)
-            self.store.set_player_status(self.id, power, "crashed")
-        taken = {j.request for j in self.joiners} | set(self.seats)
-        free = [p for p in self.map.powers if p not in taken]
-        for j in self.joiners:
+            seat = Seat(power, label or "absent", "-", new_passcode(), label, None, "crashed")
+            self.seats[power] = seat
+            out.append(PlayerSeated(power, seat.name, seat.version, seat.passcode, label))
+            out.append(PlayerStatus(power, "crashed"))
+        for j in self.lobby.joiners:
             if not j.ready_map:  # joined but never accepted the map: treated as absent
                 self.clients.pop(j.client, None)
-                continue
-            power = j.request or free.pop(0)
-            passcode = new_passcode()
-            self.seats[power] = Seat(power, j.name, j.version, passcode, j.label, j.client, True)
+        for j, power in self.lobby.deal(set(self.seats)):
+            seat = Seat(power, j.name, j.version, new_passcode(), j.label, j.client)
+            self.seats[power] = seat
             self.clients[j.client] = power
-            self.store.set_player(self.id, power, j.name, j.version, passcode, j.label)
-        self.joiners = []
+            out.append(PlayerSeated(power, j.name, j.version, seat.passcode, j.label))
         self.started = True
-        self.store.start(self.id, self.state.phase.name, self.state.to_json())
-        out: Outgoing = []
+        out.append(GameStarted(self.state.phase.name, self.state.to_json()))
         for client, who in self.clients.items():
-            out.append((client, self._hlo(who)))
+            out.append(Tell(client, self._hlo(who)))
         out += self._all(self._sco())
         out += self._all(self._now())
         out += self._begin_phase(now)
         return out
 
-    def _variant(self) -> m.Variant:
-        s = self.settings
-        return m.Variant(
-            level=s.level,
-            mtl=s.move_time,
-            rtl=s.retreat_time,
-            btl=s.build_time,
-            dsd=s.dsd,
-            aoa=s.aoa,
-            pda=s.pda,
-            npr=s.npr,
-            npb=s.npb,
-            ptl=s.press_time,
-        )
-
     def _hlo(self, power: str | None) -> m.Hlo:
+        variant = self.settings.variant()
         if power is None:
-            return m.Hlo("UNO", 0, self._variant())
-        return m.Hlo(power, self.seats[power].passcode, self._variant())
+            return m.Hlo("UNO", 0, variant)
+        return m.Hlo(power, self.seats[power].passcode, variant)
 
     def _now(self) -> m.Now:
         return m.Now.from_state(self.state)
 
     def _sco(self) -> m.Sco:
         return m.Sco.from_centres(self.state.centres, self.map)
+
+    def _join_timeouts(self, now: float) -> Effects:
+        """Drop the joiners that have not accepted the map in time."""
+        out: Effects = []
+        for j in self.lobby.overdue(now):
+            self.clients.pop(j.client, None)
+            why = f"the map was not accepted (YES (MAP)) within {self.lobby.join_timeout:g} s"
+            out += [Tell(j.client, m.Off()), Close(j.client, why)]
+        return out
 
     # -- reconnecting ------------------------------------------------------------------------
 
@@ -364,113 +306,106 @@ class GameMaster:
 
     def can_rejoin(self, power: str, passcode: int) -> bool:
         seat = self.seats.get(power)
-        return (
-            self.started
-            and not self.finished
-            and seat is not None
-            and seat.client is None
-            and seat.passcode == passcode
-        )
+        return self.awaits(power) and seat is not None and seat.passcode == passcode
 
-    def _grace_over(self) -> Outgoing:
+    def _set_status(self, seat: Seat, status: str) -> PlayerStatus:
+        seat.status = status
+        return PlayerStatus(seat.power, status)
+
+    def _grace_over(self) -> Effects:
         """The grace after a restart is over: the powers nobody took back are in civil
         disorder, in the database and on the wire."""
-        out: Outgoing = []
-        recorded = {p.power: p.status for p in self.store.players(self.id)}
+        out: Effects = []
         for power, seat in self.seats.items():
             if seat.client is None and power in self._alive():
-                if recorded.get(power) == "playing":  # (a crashed bot stays crashed)
-                    self.store.set_player_status(self.id, power, "disorder")
+                if seat.status == "playing":  # (a crashed bot stays crashed)
+                    out.append(self._set_status(seat, "disorder"))
                 out += self._all(m.Ccd(power))
         return out
 
-    def rejoin(self, client: ClientId, power: str, now: float) -> Outgoing:
+    def rejoin(self, client: ClientId, power: str, now: float) -> Effects:
         """IAM accepted: the client plays ``power`` again."""
         seat = self.seats[power]
         seat.client = client
         self.clients[client] = power
-        self.store.set_player_status(self.id, power, "playing")
-        out: Outgoing = [(client, m.Yes(m.Iam(power, seat.passcode)))]
+        out: Effects = [self._set_status(seat, "playing")]
+        out.append(Tell(client, m.Yes(m.Iam(power, seat.passcode))))
         out += self._all(m.Not(m.Ccd(power)))
         if self.settings.dsd:
             out += self._resume_clock(now)
         # Its orders may be all in already (given before it left): the game may go on.
         return out + self.maybe_process(now)
 
-    def disconnect(self, client: ClientId, now: float) -> Outgoing:
+    def disconnect(self, client: ClientId, now: float) -> Effects:
         """A client left (closed, crashed, dropped for being too slow)."""
         power = self.clients.pop(client, None)
-        self.observers.discard(client)
-        self.clock.notify.pop(client, None)
+        self.clock.forget(client)
         if not self.started:
-            self.joiners = [j for j in self.joiners if j.client != client]
+            self.lobby.remove(client)
             return []
         if power is None or self.finished:
             return []
         seat = self.seats[power]
         seat.client = None
-        self.store.set_player_status(self.id, power, "disorder")
-        out = self._all(m.Ccd(power))
+        out: Effects = [self._set_status(seat, "disorder")]
+        out += self._all(m.Ccd(power))
         if self.settings.dsd and self.book.needs_orders(power) and power in self._alive():
             out += self._pause_clock(now)
         out += self.maybe_process(now)
         return out
 
+    def wait_for(self, power: str, on: bool, now: float) -> Effects:
+        """In phases without a deadline, wait for ``power`` while its player is away, however
+        long (on), or play on without it again (off)."""
+        if on:
+            self.patient.add(power)
+            return []
+        self.patient.discard(power)
+        return self.maybe_process(now)
+
     # -- the clock -------------------------------------------------------------------------
 
-    def _begin_phase(self, now: float) -> Outgoing:
-        self.clock.notified.clear()
+    def _owed_by_absent(self) -> bool:
+        return any(self._in_disorder(p) and self.book.needs_orders(p) for p in self._alive())
+
+    def _begin_phase(self, now: float) -> Effects:
         limit = self.settings.deadline_for(self.state.phase.kind)
-        self.clock.deadline = None if limit is None else now + limit
-        self.clock.paused_remaining = None
+        self.clock.begin(limit, now)
         if limit is None:
             return []
-        if self.settings.dsd and any(
-            self._in_disorder(p) and self.book.needs_orders(p) for p in self._alive()
-        ):
+        if self.settings.dsd and self._owed_by_absent():
             return self._pause_clock(now)
         return self._all(m.Tme(limit))
 
-    def _pause_clock(self, now: float) -> Outgoing:
-        if self.clock.deadline is None:
+    def _pause_clock(self, now: float) -> Effects:
+        remaining = self.clock.pause(now)
+        if remaining is None:
             return []
-        remaining = max(0.0, self.clock.deadline - now)
-        self.clock.paused_remaining = remaining
-        self.clock.deadline = None
         return self._all(m.Not(m.Tme(round(remaining))))
 
-    def _resume_clock(self, now: float) -> Outgoing:
-        if self.clock.paused_remaining is None:
+    def _resume_clock(self, now: float) -> Effects:
+        if self.clock.paused_remaining is None or self._owed_by_absent():
             return []
-        if any(self._in_disorder(p) and self.book.needs_orders(p) for p in self._alive()):
-            return []
-        remaining = self.clock.paused_remaining
-        self.clock.paused_remaining = None
-        self.clock.deadline = now + remaining
+        remaining = self.clock.resume(now)
+        assert remaining is not None
         return self._all(m.Tme(round(remaining)))
 
     def next_wakeup(self) -> float | None:
-        """When :meth:`on_time` must next be called (a deadline, a TME notice, the end of
-        the grace period after a restart)."""
-        times = []
+        """When :meth:`on_time` must next be called (a deadline, a TME notice, a join
+        timeout, the end of the grace period after a restart)."""
+        times = self.clock.wakeups()
         if not self.started:
-            times += [j.joined_at + self.join_timeout for j in self.joiners if not j.ready_map]
-        if self.clock.deadline is not None:
-            times.append(self.clock.deadline)
-            for client, secs in self.clock.notify.items():
-                for s in secs:
-                    if (client, s) not in self.clock.notified:
-                        times.append(self.clock.deadline - s)
+            times += self.lobby.wakeups()
         if self.rejoin_until is not None:
             times.append(self.rejoin_until)
         return min(times) if times else None
 
-    def on_time(self, now: float) -> Outgoing:
+    def on_time(self, now: float) -> Effects:
         if not self.started:
             return self._join_timeouts(now)
         if self.finished:
             return []
-        out: Outgoing = []
+        out: Effects = []
         if self.rejoin_until is not None and now >= self.rejoin_until:
             self.rejoin_until = None
             out += self._grace_over()
@@ -480,16 +415,12 @@ class GameMaster:
             return out
         if now >= deadline:
             return out + self.process_phase(now)
-        for client, secs in self.clock.notify.items():
-            for s in sorted(secs, reverse=True):
-                if now >= deadline - s and (client, s) not in self.clock.notified:
-                    self.clock.notified.add((client, s))
-                    out.append((client, m.Tme(s)))
+        out += [Tell(client, m.Tme(s)) for client, s in self.clock.due(now)]
         return out
 
     # -- messages from clients -------------------------------------------------------------
 
-    def handle(self, client: ClientId, msg: Any, now: float) -> Outgoing:
+    def handle(self, client: ClientId, msg: Any, now: float) -> Effects:
         """A message from a client of this game (a player or an observer): dispatched by its
         type (and, for NOT, YES and REJ, the type of what it wraps) through ``_FOR_ANYONE``,
         then, for players only, ``_FOR_PLAYERS``. A player-only message from a client that
@@ -503,113 +434,137 @@ class GameMaster:
         power = self.power_of(client)
         player_handler = _FOR_PLAYERS.get(key) or _FOR_PLAYERS.get(type(msg))
         if power is None or player_handler is None:
-            return [(client, _huh_for(self.codec, msg))]
+            return [Tell(client, _huh_for(self.codec, msg))]
         return player_handler(self, client, power, msg, now)
 
     # Requests anyone in the game may make; None means "not this form" (then HUH).
 
-    def _map_request(self, client: ClientId, msg: m.Map, now: float) -> Outgoing | None:
-        return [(client, m.Map(self.map.name))] if msg.name is None else None
+    def _map_request(self, client: ClientId, msg: m.Map, now: float) -> Effects | None:
+        return [Tell(client, m.Map(self.map.name))] if msg.name is None else None
 
-    def _mdf_request(self, client: ClientId, msg: m.Mdf, now: float) -> Outgoing | None:
-        return [(client, self.mdf)] if msg.definition is None else None
+    def _mdf_request(self, client: ClientId, msg: m.Mdf, now: float) -> Effects | None:
+        return [Tell(client, self.mdf)] if msg.definition is None else None
 
-    def _map_accepted(self, client: ClientId, msg: m.Yes, now: float) -> Outgoing:
+    def _map_accepted(self, client: ClientId, msg: m.Yes, now: float) -> Effects:
         return self.accept_map(client, now)
 
-    def _map_refused(self, client: ClientId, msg: m.Rej, now: float) -> Outgoing:
-        self.drop_joiner(client)
-        return [(client, m.Off())]
+    def _map_refused(self, client: ClientId, msg: m.Rej, now: float) -> Effects:
+        self.release_joiner(client)
+        return [Tell(client, m.Off())]
 
-    def _refuse(self, client: ClientId, msg: Any, now: float) -> Outgoing:
-        return [(client, m.Rej(msg))]
+    def _refuse(self, client: ClientId, msg: Any, now: float) -> Effects:
+        return [Tell(client, m.Rej(msg))]
 
-    def _ignore(self, client: ClientId, msg: Any, now: float) -> Outgoing:
+    def _ignore(self, client: ClientId, msg: Any, now: float) -> Effects:
         return []  # never answer a HUH or PRN; YES/REJ answer SVE/LOD: nothing to do
 
-    def _now_request(self, client: ClientId, msg: m.Now, now: float) -> Outgoing | None:
-        return [(client, self._now())] if msg.turn is None else None
+    def _now_request(self, client: ClientId, msg: m.Now, now: float) -> Effects | None:
+        return [Tell(client, self._now())] if msg.turn is None else None
 
-    def _sco_request(self, client: ClientId, msg: m.Sco, now: float) -> Outgoing | None:
-        return [(client, self._sco())] if not msg.owners else None
+    def _sco_request(self, client: ClientId, msg: m.Sco, now: float) -> Effects | None:
+        return [Tell(client, self._sco())] if not msg.owners else None
 
-    def _hst_request(self, client: ClientId, msg: m.Hst, now: float) -> Outgoing:
-        return self._history(client, msg)
+    def _hst_request(self, client: ClientId, msg: m.Hst, now: float) -> Effects:
+        turn = self.history.turn(msg.turn) if msg.turn is not None else None
+        if turn is None:
+            return [Tell(client, m.Rej(msg))]
+        return [Tell(client, reply) for reply in turn]
 
-    def _ord_asked(self, client: ClientId, msg: m.Ord, now: float) -> Outgoing | None:
-        return self._ord_request(client) if msg.order is None else None
+    def _ord_asked(self, client: ClientId, msg: m.Ord, now: float) -> Effects | None:
+        if msg.order is not None:
+            return None
+        ords = self.history.last_orders()
+        if ords is None:
+            return [Tell(client, m.Rej(m.Ord()))]
+        return [Tell(client, o) for o in ords]
 
-    def _adm(self, client: ClientId, msg: m.Adm, now: float) -> Outgoing:
+    def _adm(self, client: ClientId, msg: m.Adm, now: float) -> Effects:
         if self.settings.level == 0:
-            return [(client, m.Rej(msg))]  # gunboat: no talk at all, not even admin chat
+            return [Tell(client, m.Rej(msg))]  # gunboat: no talk at all, not even admin chat
         return self._all(msg)
+
+    def _tme(self, client: ClientId, msg: m.Tme, now: float) -> Effects:
+        if msg.seconds is None:
+            left = self.clock.left(now)
+            return [Tell(client, m.Rej(msg) if left is None else m.Tme(left))]
+        longest = self.settings.longest_limit()
+        if longest is None or msg.seconds < 0 or msg.seconds > longest:
+            return [Tell(client, m.Rej(msg))]
+        self.clock.ask(client, msg.seconds)
+        return [Tell(client, m.Yes(msg))]
+
+    def _not_tme(self, client: ClientId, msg: m.Not, now: float) -> Effects:
+        inner = msg.inner
+        assert isinstance(inner, m.Tme)
+        forgotten = self.clock.cancel(client, inner.seconds)
+        return [Tell(client, m.Yes(msg) if forgotten else m.Rej(msg))]
 
     # Player-only messages.
 
-    def _hlo_request(self, client: ClientId, power: str, msg: m.Hlo, now: float) -> Outgoing:
+    def _hlo_request(self, client: ClientId, power: str, msg: m.Hlo, now: float) -> Effects:
         if not self.started:
-            return [(client, m.Rej(msg))]
-        return [(client, self._hlo(power))]
+            return [Tell(client, m.Rej(msg))]
+        return [Tell(client, self._hlo(power))]
 
-    def _mis_asked(self, client: ClientId, power: str, msg: m.Mis, now: float) -> Outgoing:
-        return self._mis_request(client, power)
+    def _mis_asked(self, client: ClientId, power: str, msg: m.Mis, now: float) -> Effects:
+        if not self.started or self.finished:
+            return [Tell(client, m.Rej(m.Mis()))]
+        return [Tell(client, self._missing(power) or m.Mis())]
 
-    def _gof_on(self, client: ClientId, power: str, msg: Any, now: float) -> Outgoing:
+    def _gof_on(self, client: ClientId, power: str, msg: Any, now: float) -> Effects:
         return self._gof(client, power, msg, True, now)
 
-    def _gof_off(self, client: ClientId, power: str, msg: Any, now: float) -> Outgoing:
+    def _gof_off(self, client: ClientId, power: str, msg: Any, now: float) -> Effects:
         return self._gof(client, power, msg, False, now)
 
-    def _drw_on(self, client: ClientId, power: str, msg: Any, now: float) -> Outgoing:
-        return self._drw(client, power, msg, True, now)
+    def _drw_on(self, client: ClientId, power: str, msg: Any, now: float) -> Effects:
+        return self._drw(client, power, msg, True)
 
-    def _drw_off(self, client: ClientId, power: str, msg: Any, now: float) -> Outgoing:
-        return self._drw(client, power, msg, False, now)
+    def _drw_off(self, client: ClientId, power: str, msg: Any, now: float) -> Effects:
+        return self._drw(client, power, msg, False)
 
     # -- orders ----------------------------------------------------------------------------
 
-    def _sub(self, client: ClientId, power: str, msg: m.Sub, now: float) -> Outgoing:
+    def _sub(self, client: ClientId, power: str, msg: m.Sub, now: float) -> Effects:
         if not self.started or self.finished:
-            return [(client, m.Rej(msg))]
+            return [Tell(client, m.Rej(msg))]
         if msg.turn is not None and msg.turn != self.state.phase:
-            return [(client, m.Rej(msg))]
+            return [Tell(client, m.Rej(msg))]
         if power not in self._alive():
-            return [(client, m.Rej(msg))]
-        out: Outgoing = []
+            return [Tell(client, m.Rej(msg))]
+        out: Effects = []
         phase = self.state.phase.name
         for order in msg.orders:
             checked = self.book.submit(power, order)
             note = checked.note
             if note is Note.MBV:
                 daide = _daide_form(self.state, checked.order)
-                self.store.add_submission(
-                    self.id, phase, power, "sub", self.codec.text(m.Sub((daide,))), "MBV"
-                )
+                body = self.codec.text(m.Sub((daide,)))
+                out.append(OrderGiven(phase, power, "sub", body))
                 self.aoa_notes.pop(_unit_key(order), None)
             elif self.settings.aoa and note not in (Note.NRS, Note.NYU, Note.NSU):
                 self.aoa_notes[_unit_key(order)] = (order, note)
                 note = Note.MBV
-            out.append((client, m.Thx(order, note)))
+            out.append(Tell(client, m.Thx(order, note)))
         mis = self._missing(power)
         if mis is not None:
-            out.append((client, mis))
+            out.append(Tell(client, mis))
         return out + self.maybe_process(now)
 
-    def _not_sub(self, client: ClientId, power: str, msg: m.Not, now: float) -> Outgoing:
+    def _not_sub(self, client: ClientId, power: str, msg: m.Not, now: float) -> Effects:
         inner = msg.inner
         assert isinstance(inner, m.Sub)
         if not self.started or self.finished:
-            return [(client, m.Rej(msg))]
+            return [Tell(client, m.Rej(msg))]
         phase = self.state.phase.name
         if not inner.orders:
             self.book.clear(power)
-            self.store.add_submission(self.id, phase, power, "clear", "", "MBV")
-            return [(client, m.Yes(msg))]
+            return [OrderGiven(phase, power, "clear", ""), Tell(client, m.Yes(msg))]
         order = inner.orders[0]
         if len(inner.orders) == 1 and self.book.cancel(power, order):
-            self.store.add_submission(self.id, phase, power, "not", self.codec.text(msg), "MBV")
-            return [(client, m.Yes(msg))]
-        return [(client, m.Rej(msg))]
+            body = self.codec.text(msg)
+            return [OrderGiven(phase, power, "not", body), Tell(client, m.Yes(msg))]
+        return [Tell(client, m.Rej(msg))]
 
     def _missing(self, power: str) -> m.Mis | None:
         """What the power still owes, or None when it owes nothing."""
@@ -625,31 +580,21 @@ class GameMaster:
         n = self.book.missing_adjustments(power)
         return m.Mis(count=n) if n else None
 
-    def _mis_request(self, client: ClientId, power: str) -> Outgoing:
-        if not self.started or self.finished:
-            return [(client, m.Rej(m.Mis()))]
-        return [(client, self._missing(power) or m.Mis())]
-
-    def _gof(self, client: ClientId, power: str, msg: Any, ready: bool, now: float) -> Outgoing:
+    def _gof(self, client: ClientId, power: str, msg: Any, ready: bool, now: float) -> Effects:
         if not self.started or self.finished or (not ready and power not in self._alive()):
-            return [(client, m.Rej(msg))]
-        phase = self.state.phase.name
+            return [Tell(client, m.Rej(msg))]
         if ready:
             self.waiting.discard(power)
         else:
             self.waiting.add(power)
-        self.store.set_flag(self.id, phase, power, "wait", not ready)
-        out: Outgoing = [(client, m.Yes(msg))]
+        out: Effects = [FlagSet(self.state.phase.name, power, "wait", not ready)]
+        out.append(Tell(client, m.Yes(msg)))
         if ready:
             mis = self._missing(power)
             if mis is not None:
-                out.append((client, mis))
+                out.append(Tell(client, mis))
             out += self.maybe_process(now)
         return out
-
-    def _untimed(self) -> bool:
-        """The phase in progress has no deadline (it waits for the players)."""
-        return self.settings.deadline_for(self.state.phase.kind) is None
 
     def ready_to_process(self) -> bool:
         """Every power that owes orders has given them all and is ready (GOF). Powers in
@@ -660,7 +605,7 @@ class GameMaster:
         if not self.started or self.finished:
             return False
         alive = self._alive()
-        untimed = self._untimed()
+        untimed = self.settings.deadline_for(self.state.phase.kind) is None
         if untimed and all(self._in_disorder(p) for p in alive):
             return False
         for power in alive:
@@ -676,56 +621,58 @@ class GameMaster:
                 return False
         return True
 
-    def maybe_process(self, now: float) -> Outgoing:
+    def maybe_process(self, now: float) -> Effects:
         if self.ready_to_process():
             return self.process_phase(now)
         return []
 
     # -- adjudication ----------------------------------------------------------------------
 
-    def process_phase(self, now: float) -> Outgoing:
+    def process_phase(self, now: float) -> Effects:
+        """Adjudicate the phase in progress. The effects begin with the record of the phase
+        (stored before any result goes out), then ORDs, SCO, the end if it came (SLO or DRW)
+        and NOW, to every client."""
         before = self.state
-        alive_before = set(before.alive())
-        result = process(before, self.book)
-        ords = [self._ord(before, order, res) for order, res in result.results]
-        after = result.state
-        self.state = after
-        out: Outgoing = []
-        for o in ords:
-            out += self._all(o)
-        ended: dict[str, Any] | None = None
-        if result.centres_updated:
-            out += self._all(self._sco())
-            if after.centres != before.centres:
-                self.unchanged_since = before.phase.year
-            winner = after.winner()
-            if winner is not None:
-                out += self._all(m.Slo(winner))
-                ended = self._result("solo", [winner], "solo", before.phase.year)
-        if ended is None:
-            ended = self._end_rule(before, result)
-            if ended is not None:
-                out += self._all(m.Drw())
-        # The end of the game is announced before the NOW, as SLO is (spec §7.15).
-        out += self._all(self._now())
-        eliminated = [(p, before.phase.year) for p in alive_before if p not in after.alive()]
-        self.store.record_phase(
-            self.id,
+        processed = process(before, self.book)
+        ords = [self._ord(before, order, res) for order, res in processed.results]
+        after = self.state = processed.state
+        self.history.add(before, ords, after)
+        unchanged = self.history.unchanged_years(before)
+        ended = ending.after_phase(self.settings, before, processed, unchanged)
+        record = PhaseProcessed(
             before.phase.name,
-            [(_ord_power(o), self.codec.text(o)) for o in ords],
+            tuple((_ord_power(o), self.codec.text(o)) for o in ords),
             after.phase.name,
             after.to_json(),
             ended,
-            eliminated,
+            tuple(self._eliminate(before, after)),
         )
-        self.history.append((before.phase, ords, after))
+        out: Effects = [record]
+        for o in ords:
+            out += self._all(o)
+        if processed.centres_updated:
+            out += self._all(self._sco())
+        if ended is not None:
+            out += self._all(ending.announcement(ended))
+        # The end of the game is announced before the NOW, as SLO is (spec §7.15).
+        out += self._all(self._now())
         self.book = OrderSet(after)
         self.waiting.clear()
         self.draws.clear()
         self.aoa_notes.clear()
         if ended is not None:
-            return out + self._finish(ended)
+            return out + self._finish(ended, recorded=True)
         return out + self._begin_phase(now)
+
+    def _eliminate(self, before: GameState, after: GameState) -> list[tuple[str, int]]:
+        """The powers the phase eliminated, with the year (their seats note it)."""
+        alive = set(after.alive())
+        gone = [(p, before.phase.year) for p in before.alive() if p not in alive]
+        for power, year in gone:
+            seat = self.seats.get(power)
+            if seat is not None:
+                seat.status, seat.eliminated = "eliminated", year
+        return gone
 
     def _ord(self, before: GameState, order: Order, res: Any) -> m.Ord:
         phase = before.phase
@@ -735,116 +682,22 @@ class GameMaster:
             return m.Ord(phase, given, m.NoteResult(note, res.dislodged))
         return m.Ord(phase, _daide_form(before, order), res)
 
-    def _end_rule(self, before: GameState, result: PhaseResult) -> dict[str, Any] | None:
-        s = self.settings
-        after = result.state
-        if s.max_year is not None and after.phase.year > s.max_year:
-            return self._result("draw", after.alive(), "year limit", before.phase.year)
-        if (
-            s.draw_unchanged_years is not None
-            and result.centres_updated
-            and before.phase.year - self.unchanged_since >= s.draw_unchanged_years
-        ):
-            return self._result("draw", after.alive(), "no centre changed hands", before.phase.year)
-        return None
-
-    def _result(
-        self, kind: str, powers: Iterable[str], reason: str, year: int | None = None
-    ) -> dict[str, Any]:
-        return {
-            "kind": kind,
-            "powers": sorted(powers),
-            "reason": reason,
-            "year": self.state.phase.year if year is None else year,
-            "phase": self.state.phase.name,
-            "centres": self.state.centre_counts(),
-        }
-
-    def _finish(self, result: dict[str, Any]) -> Outgoing:
+    def _finish(self, result: ending.Result, recorded: bool = False) -> Effects:
+        """The game is over: SMR and OFF to everyone (``recorded``: the phase's record holds
+        the result already)."""
         self.finished = True
         self.result = result
-        self.clock.deadline = None
-        self.store.finish(self.id, result)
-        return self._all(self._smr()) + self._all(m.Off())
-
-    def _smr(self) -> m.Smr:
-        counts = self.state.centre_counts()
-        eliminated = {p.power: p.eliminated for p in self.store.players(self.id)}
-        entries = []
-        for power in self.map.powers:
-            seat = self.seats.get(power)
-            year = eliminated.get(power) if counts[power] == 0 else None
-            entries.append(
-                m.SmrEntry(
-                    power,
-                    seat.name if seat else "",
-                    seat.version if seat else "",
-                    counts[power],
-                    year,
-                )
-            )
-        return m.Smr(self.state.phase, tuple(entries))
-
-    # -- history -----------------------------------------------------------------------------
-
-    def _history(self, client: ClientId, msg: m.Hst) -> Outgoing:
-        for phase, ords, after in self.history:
-            if phase == msg.turn:
-                out: Outgoing = [(client, o) for o in ords]
-                out.append((client, m.Sco.from_centres(after.centres, self.map)))
-                out.append((client, m.Now.from_state(after)))
-                return out
-        return [(client, m.Rej(msg))]
-
-    def _ord_request(self, client: ClientId) -> Outgoing:
-        """The last movement phase's results and any retreat or adjustment results since."""
-        if not self.history:
-            return [(client, m.Rej(m.Ord()))]
-        start = max(
-            (i for i, (phase, _, _) in enumerate(self.history) if phase.kind == "movement"),
-            default=0,
-        )
-        return [(client, o) for _, ords, _ in self.history[start:] for o in ords]
-
-    # -- deadlines asked for ---------------------------------------------------------------
-
-    def _longest_limit(self) -> int | None:
-        s = self.settings
-        limits = [x for x in (s.move_time, s.retreat_time, s.build_time) if x is not None]
-        return max(limits) if limits else None
-
-    def _tme(self, client: ClientId, msg: m.Tme, now: float) -> Outgoing:
-        if msg.seconds is None:
-            if self.clock.deadline is None:
-                if self.clock.paused_remaining is not None:
-                    return [(client, m.Tme(round(self.clock.paused_remaining)))]
-                return [(client, m.Rej(msg))]
-            return [(client, m.Tme(max(0, round(self.clock.deadline - now))))]
-        longest = self._longest_limit()
-        if longest is None or msg.seconds < 0 or msg.seconds > longest:
-            return [(client, m.Rej(msg))]
-        self.clock.notify.setdefault(client, set()).add(msg.seconds)
-        return [(client, m.Yes(msg))]
-
-    def _not_tme(self, client: ClientId, msg: m.Not) -> Outgoing:
-        inner = msg.inner
-        assert isinstance(inner, m.Tme)
-        wanted = self.clock.notify.get(client, set())
-        if inner.seconds is None:
-            self.clock.notify.pop(client, None)
-            return [(client, m.Yes(msg))]
-        if inner.seconds in wanted:
-            wanted.discard(inner.seconds)
-            return [(client, m.Yes(msg))]
-        return [(client, m.Rej(msg))]
+        self.clock.stop()
+        out: Effects = [] if recorded else [GameFinished(result)]
+        return out + self._all(ending.summary(self.state, self.seats)) + self._all(m.Off())
 
     # -- draws -----------------------------------------------------------------------------
 
-    def _drw(self, client: ClientId, power: str, msg: Any, vote: bool, now: float) -> Outgoing:
+    def _drw(self, client: ClientId, power: str, msg: Any, vote: bool) -> Effects:
         inner = msg if vote else msg.inner
         alive = self._alive()
         if not self.started or self.finished or power not in alive:
-            return [(client, m.Rej(msg))]
+            return [Tell(client, m.Rej(msg))]
         listed = inner.powers
         if listed is not None and (
             not self.settings.pda
@@ -852,81 +705,46 @@ class GameMaster:
             or len(listed) < 2
             or any(p not in alive for p in listed)
         ):
-            return [(client, m.Rej(msg))]
+            return [Tell(client, m.Rej(msg))]
         # A bare DRW is a vote for a draw among all survivors (who cannot change within a
         # phase, and votes end with the phase).
         parties = tuple(sorted(inner.powers if inner.powers is not None else alive))
         flag = "draw" if inner.powers is None else "draw:" + " ".join(parties)
-        self._vote(power, parties, vote)
-        self.store.set_flag(self.id, self.state.phase.name, power, flag, vote)
-        out: Outgoing = [(client, m.Yes(msg))]
+        self.draws.vote(power, parties, vote)
+        out: Effects = [FlagSet(self.state.phase.name, power, flag, vote)]
+        out.append(Tell(client, m.Yes(msg)))
         if vote:
             out += self._check_draw()
         return out
 
-    def _vote(self, power: str, parties: tuple[str, ...], vote: bool) -> None:
-        mine = self.draws.setdefault(power, set())
-        if vote:
-            mine.add(parties)
-        else:
-            mine.discard(parties)
-
-    def _check_draw(self) -> Outgoing:
+    def _check_draw(self) -> Effects:
         alive = sorted(self._alive())
-        agreed = set.intersection(*(self.draws.get(p, set()) for p in alive)) if alive else set()
-        if not agreed:
+        parties = self.draws.agreed(alive)
+        if parties is None:
             return []
-        parties = max(agreed, key=len)
-        result = self._result("draw", parties, "agreed")
+        result = ending.result("draw", parties, "agreed", self.state, self.state.phase.year)
         announce = m.Drw() if list(parties) == alive else m.Drw(parties)
         return self._all(announce) + self._finish(result)
 
     # -- press -----------------------------------------------------------------------------
 
-    def _snd(self, client: ClientId, power: str, msg: m.Snd, now: float) -> Outgoing:
+    def _snd(self, client: ClientId, power: str, msg: m.Snd, now: float) -> Effects:
         s = self.settings
-        huh = level_error(msg, s.level)
-        if huh is not None:
-            return [(client, huh)]
-        kind = self.state.phase.kind
-        if (
-            not self.started
-            or self.finished
-            or power not in self._alive()
-            or power in msg.recipients
-            or (msg.turn is not None and msg.turn != self.state.phase)
-            or (s.npr and kind == "retreat")
-            or (s.npb and kind == "adjustment")
-            or self._past_press_deadline(now)
-        ):
-            return [(client, m.Rej(msg))]
-        alive = self._alive()
-        for r in msg.recipients:
-            if r not in alive:
-                return [(client, m.Out(r))]
-            if self._in_disorder(r):
-                return [(client, m.Ccd(r))]
-        press = msg.press
-        if isinstance(press, m.Try):
-            press = trim_try(press, s.level)
-        self.store.add_press(
-            self.id, self.state.phase.name, power, msg.recipients, self.codec.text(press)
-        )
-        frm = m.Frm(power, msg.recipients, press)
-        out: Outgoing = [(client, m.Yes(msg))]
+        playing = self.started and not self.finished
+        deadline = self.clock.deadline
+        reply = press.refusal(s, self.state, playing, power, msg, self._in_disorder, deadline, now)
+        if reply is not None:
+            return [Tell(client, reply)]
+        relayed = press.relayed(msg, s.level)
+        body = self.codec.text(relayed)
+        out: Effects = [PressRelayed(self.state.phase.name, power, tuple(msg.recipients), body)]
+        out.append(Tell(client, m.Yes(msg)))
+        frm = m.Frm(power, msg.recipients, relayed)
         for r in msg.recipients:
             seat = self.seats[r]
             if seat.client is not None:
-                out.append((seat.client, frm))
+                out.append(Tell(seat.client, frm))
         return out
-
-    def _past_press_deadline(self, now: float) -> bool:
-        s = self.settings
-        if s.press_time is None or self.state.phase.kind != "movement":
-            return False
-        if self.clock.deadline is None:
-            return False
-        return self.clock.deadline - now < s.press_time
 
 
 _MDFS: dict[str, tuple[GameMap, m.Mdf]] = {}
@@ -948,7 +766,7 @@ def _dispatch_key(msg: Any) -> Any:
     return type(msg)
 
 
-_FOR_ANYONE: dict[Any, Callable[[GameMaster, ClientId, Any, float], Outgoing | None]] = {
+_FOR_ANYONE: dict[Any, Callable[[GameMaster, ClientId, Any, float], Effects | None]] = {
     m.Map: GameMaster._map_request,
     m.Mdf: GameMaster._mdf_request,
     (m.Yes, m.Map): GameMaster._map_accepted,
@@ -962,14 +780,14 @@ _FOR_ANYONE: dict[Any, Callable[[GameMaster, ClientId, Any, float], Outgoing | N
     m.Ord: GameMaster._ord_asked,
     m.Adm: GameMaster._adm,
     m.Tme: GameMaster._tme,
-    (m.Not, m.Tme): lambda g, c, msg, now: g._not_tme(c, msg),
+    (m.Not, m.Tme): GameMaster._not_tme,
     m.Huh: GameMaster._ignore,
     m.Prn: GameMaster._ignore,
     m.Yes: GameMaster._ignore,
     m.Rej: GameMaster._ignore,
 }
 
-_FOR_PLAYERS: dict[Any, Callable[[GameMaster, ClientId, str, Any, float], Outgoing]] = {
+_FOR_PLAYERS: dict[Any, Callable[[GameMaster, ClientId, str, Any, float], Effects]] = {
     m.Hlo: GameMaster._hlo_request,
     m.Sub: GameMaster._sub,
     (m.Not, m.Sub): GameMaster._not_sub,

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from protocol.frames import DEFAULT_PORT, IM_TIMEOUT
 from protocol.levels import LEVELS as PRESS_LEVELS
+from protocol.messages import Variant
 
 # The server's defaults, each written once (the port and the IM timeout are DAIDE's own, so
 # they live in the protocol, where the bots read them too).
@@ -18,6 +19,22 @@ REJOIN_GRACE = 60.0  # seconds a restarted server waits for players to come back
 def default_db_path() -> Path:
     """``diplomat.sqlite`` in the user's data directory."""
     return Path(platformdirs.user_data_dir("diplomat", appauthor=False)) / "diplomat.sqlite"
+
+
+# Each DAIDE variant option (HLO's, and the command line's option of the same name) and the
+# setting it stands for.
+VARIANT_OPTIONS = {
+    "level": "level",
+    "mtl": "move_time",
+    "rtl": "retreat_time",
+    "btl": "build_time",
+    "dsd": "dsd",
+    "aoa": "aoa",
+    "pda": "pda",
+    "npr": "npr",
+    "npb": "npb",
+    "ptl": "press_time",
+}
 
 
 class GameSettings(BaseModel):
@@ -63,6 +80,16 @@ class GameSettings(BaseModel):
     def deadline_for(self, kind: str) -> int | None:
         return {"movement": self.move_time, "retreat": self.retreat_time}.get(kind, self.build_time)
 
+    def longest_limit(self) -> int | None:
+        """The longest of the phase deadlines (a TME request may ask for no more)."""
+        limits = [x for x in (self.move_time, self.retreat_time, self.build_time) if x is not None]
+        return max(limits) if limits else None
+
+    def variant(self) -> Variant:
+        """The variant options HLO announces."""
+        return Variant(**{option: getattr(self, name) for option, name in VARIANT_OPTIONS.items()})
+
+
 # Fair service (per connection): a client may send MESSAGE_BURST messages at once and
 # MESSAGE_RATE a second after that before its reading is paused (throttled, never dropped); its
 # own requests stop being read while more than QUEUE_BYTES of replies wait to go out to it.
@@ -91,6 +118,7 @@ __all__ = [
     "REJOIN_GRACE",
     "SEND_QUEUE",
     "TEXT_LINE_TIMEOUT",
+    "VARIANT_OPTIONS",
     "GameSettings",
     "default_db_path",
 ]

@@ -6,7 +6,9 @@ moment restarts into the same games with nothing lost. Orders and press are stor
 text form; states as the engine's JSON.
 
 The interface is small and synchronous on purpose: a game task owns its writes, each a few
-statements, and PostgreSQL could sit behind the same methods later.
+statements, and PostgreSQL could sit behind the same methods later. A game's own facts come as
+:mod:`server.records` values, which :meth:`Store.write` commits, an event's all in one
+transaction; :meth:`Store.saved` reads back what a restarted game needs.
 """
 
 from __future__ import annotations
@@ -14,11 +16,23 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from server.records import (
+    FlagSet,
+    GameFinished,
+    GameStarted,
+    OrderGiven,
+    PhaseProcessed,
+    PlayerSeated,
+    PlayerStatus,
+    PressRelayed,
+    Record,
+)
 
 SCHEMA_VERSION = 1
 _SCHEMA = """
@@ -136,6 +150,19 @@ class PressRow:
     sent: float
 
 
+@dataclass(frozen=True, slots=True)
+class SavedGame:
+    """What the store holds of one game: enough to rebuild it after a restart (the phase in
+    progress, with the orders, flags given so far)."""
+
+    row: GameRow
+    players: list[PlayerRow]
+    states: list[tuple[str, dict[str, Any]]]  # (phase, state JSON), first to last
+    results: list[tuple[str, str, str]]  # (phase, power, ORD text)
+    submissions: list[Submission]  # of the phase in progress
+    flags: list[tuple[str, str]]  # (power, name) of the phase in progress
+
+
 class Store:
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
@@ -227,24 +254,13 @@ class Store:
         passcode: int,
         label: str | None = None,
     ) -> None:
-        with self._tx() as db:
-            db.execute(
-                "INSERT INTO players VALUES (?, ?, ?, ?, ?, ?, 'playing', NULL) "
-                "ON CONFLICT (game_id, power) DO UPDATE SET name=excluded.name, "
-                "version=excluded.version, passcode=excluded.passcode, label=excluded.label, "
-                "status='playing'",
-                (game_id, power, name, version, passcode, label),
-            )
+        self.write(game_id, [PlayerSeated(power, name, version, passcode, label)])
 
     def set_player_status(
         self, game_id: int, power: str, status: str, eliminated: int | None = None
     ) -> None:
         with self._tx() as db:
-            db.execute(
-                "UPDATE players SET status=?, eliminated=COALESCE(?, eliminated) "
-                "WHERE game_id=? AND power=?",
-                (status, eliminated, game_id, power),
-            )
+            _set_status(db, game_id, power, status, eliminated)
 
     def players(self, game_id: int) -> list[PlayerRow]:
         rows = self._db.execute(
@@ -258,12 +274,7 @@ class Store:
 
     def start(self, game_id: int, phase: str, state: dict[str, Any]) -> None:
         """The game begins at ``state``."""
-        with self._tx() as db:
-            db.execute(
-                "INSERT INTO phases VALUES (?, 0, ?, ?, ?)",
-                (game_id, phase, json.dumps(state), time.time()),
-            )
-            db.execute("UPDATE games SET status='active' WHERE id=?", (game_id,))
+        self.write(game_id, [GameStarted(phase, state)])
 
     def record_phase(
         self,
@@ -277,37 +288,13 @@ class Store:
     ) -> None:
         """One transaction: the processed phase's results (power, ORD text), the next state,
         eliminations, and the end of the game if ``result`` is given."""
-        now = time.time()
-        with self._tx() as db:
-            db.executemany(
-                "INSERT INTO results VALUES (?, ?, ?, ?, ?)",
-                [(game_id, phase, i, p, text) for i, (p, text) in enumerate(ords)],
-            )
-            seq = db.execute(
-                "SELECT COALESCE(MAX(seq), -1) + 1 FROM phases WHERE game_id=?", (game_id,)
-            ).fetchone()[0]
-            db.execute(
-                "INSERT INTO phases VALUES (?, ?, ?, ?, ?)",
-                (game_id, seq, next_phase, json.dumps(next_state), now),
-            )
-            for power, year in eliminated:
-                db.execute(
-                    "UPDATE players SET status='eliminated', eliminated=? "
-                    "WHERE game_id=? AND power=?",
-                    (year, game_id, power),
-                )
-            if result is not None:
-                db.execute(
-                    "UPDATE games SET status='finished', result=?, finished=? WHERE id=?",
-                    (json.dumps(result), now, game_id),
-                )
+        record = PhaseProcessed(
+            phase, tuple(ords), next_phase, next_state, result, tuple(eliminated)
+        )
+        self.write(game_id, [record])
 
     def finish(self, game_id: int, result: dict[str, Any]) -> None:
-        with self._tx() as db:
-            db.execute(
-                "UPDATE games SET status='finished', result=?, finished=? WHERE id=?",
-                (json.dumps(result), time.time(), game_id),
-            )
+        self.write(game_id, [GameFinished(result)])
 
     def states(self, game_id: int) -> list[tuple[str, dict[str, Any]]]:
         rows = self._db.execute(
@@ -329,12 +316,7 @@ class Store:
     def add_submission(
         self, game_id: int, phase: str, power: str, action: str, body: str, note: str
     ) -> None:
-        with self._tx() as db:
-            db.execute(
-                "INSERT INTO submissions SELECT ?, ?, COALESCE(MAX(seq), -1) + 1, ?, ?, ?, ? "
-                "FROM submissions WHERE game_id=? AND phase=?",
-                (game_id, phase, power, action, body, note, game_id, phase),
-            )
+        self.write(game_id, [OrderGiven(phase, power, action, body, note)])
 
     def submissions(self, game_id: int, phase: str) -> list[Submission]:
         rows = self._db.execute(
@@ -345,16 +327,7 @@ class Store:
         return [Submission(*r) for r in rows]
 
     def set_flag(self, game_id: int, phase: str, power: str, name: str, on: bool) -> None:
-        with self._tx() as db:
-            if on:
-                db.execute(
-                    "INSERT OR IGNORE INTO flags VALUES (?, ?, ?, ?)", (game_id, phase, power, name)
-                )
-            else:
-                db.execute(
-                    "DELETE FROM flags WHERE game_id=? AND phase=? AND power=? AND name=?",
-                    (game_id, phase, power, name),
-                )
+        self.write(game_id, [FlagSet(phase, power, name, on)])
 
     def flags(self, game_id: int, phase: str) -> list[tuple[str, str]]:
         rows = self._db.execute(
@@ -367,12 +340,7 @@ class Store:
     def add_press(
         self, game_id: int, phase: str, sender: str, recipients: Sequence[str], body: str
     ) -> None:
-        with self._tx() as db:
-            db.execute(
-                "INSERT INTO press SELECT ?, COALESCE(MAX(seq), -1) + 1, ?, ?, ?, ?, ? "
-                "FROM press WHERE game_id=?",
-                (game_id, phase, sender, " ".join(recipients), body, time.time(), game_id),
-            )
+        self.write(game_id, [PressRelayed(phase, sender, tuple(recipients), body)])
 
     def press(self, game_id: int) -> list[PressRow]:
         rows = self._db.execute(
@@ -381,6 +349,114 @@ class Store:
             (game_id,),
         ).fetchall()
         return [PressRow(s, ph, snd, tuple(r.split()), b, t) for s, ph, snd, r, b, t in rows]
+
+    # -- a game's own records, and what a restart reads back --------------------------------
+
+    def write(self, game_id: int, records: Sequence[Record]) -> None:
+        """Commit ``records`` of game ``game_id``, in order, in one transaction."""
+        if not records:
+            return
+        with self._tx() as db:
+            for record in records:
+                _write(db, game_id, record, time.time())
+
+    def saved(self, game_id: int) -> SavedGame:
+        """Everything a restarted server needs to rebuild game ``game_id``."""
+        row = self.game(game_id)
+        states = self.states(game_id)
+        phase = states[-1][0] if states else ""
+        return SavedGame(
+            row,
+            self.players(game_id),
+            states,
+            self.results(game_id),
+            self.submissions(game_id, phase),
+            self.flags(game_id, phase),
+        )
+
+
+def _write(db: sqlite3.Connection, game_id: int, record: Record, now: float) -> None:
+    """The statements that store one record."""
+    match record:
+        case PlayerSeated(power, name, version, passcode, label):
+            db.execute(
+                "INSERT INTO players VALUES (?, ?, ?, ?, ?, ?, 'playing', NULL) "
+                "ON CONFLICT (game_id, power) DO UPDATE SET name=excluded.name, "
+                "version=excluded.version, passcode=excluded.passcode, label=excluded.label, "
+                "status='playing'",
+                (game_id, power, name, version, passcode, label),
+            )
+        case PlayerStatus(power, status):
+            _set_status(db, game_id, power, status, None)
+        case GameStarted(phase, state):
+            db.execute(
+                "INSERT INTO phases VALUES (?, 0, ?, ?, ?)",
+                (game_id, phase, json.dumps(state), now),
+            )
+            db.execute("UPDATE games SET status='active' WHERE id=?", (game_id,))
+        case PhaseProcessed(phase, ords, next_phase, next_state, result, eliminated):
+            db.executemany(
+                "INSERT INTO results VALUES (?, ?, ?, ?, ?)",
+                [(game_id, phase, i, p, text) for i, (p, text) in enumerate(ords)],
+            )
+            seq = db.execute(
+                "SELECT COALESCE(MAX(seq), -1) + 1 FROM phases WHERE game_id=?", (game_id,)
+            ).fetchone()[0]
+            db.execute(
+                "INSERT INTO phases VALUES (?, ?, ?, ?, ?)",
+                (game_id, seq, next_phase, json.dumps(next_state), now),
+            )
+            for power, year in eliminated:
+                _set_status(db, game_id, power, "eliminated", year)
+            if result is not None:
+                _finish(db, game_id, result, now)
+        case GameFinished(result):
+            _finish(db, game_id, result, now)
+        case OrderGiven(phase, power, action, body, note):
+            db.execute(
+                "INSERT INTO submissions SELECT ?, ?, COALESCE(MAX(seq), -1) + 1, ?, ?, ?, ? "
+                "FROM submissions WHERE game_id=? AND phase=?",
+                (game_id, phase, power, action, body, note, game_id, phase),
+            )
+        case FlagSet(phase, power, name, on):
+            if on:
+                db.execute(
+                    "INSERT OR IGNORE INTO flags VALUES (?, ?, ?, ?)", (game_id, phase, power, name)
+                )
+            else:
+                db.execute(
+                    "DELETE FROM flags WHERE game_id=? AND phase=? AND power=? AND name=?",
+                    (game_id, phase, power, name),
+                )
+        case PressRelayed(phase, sender, recipients, body):
+            db.execute(
+                "INSERT INTO press SELECT ?, COALESCE(MAX(seq), -1) + 1, ?, ?, ?, ?, ? "
+                "FROM press WHERE game_id=?",
+                (game_id, phase, sender, " ".join(recipients), body, now, game_id),
+            )
+
+
+def _set_status(
+    db: sqlite3.Connection, game_id: int, power: str, status: str, eliminated: int | None
+) -> None:
+    db.execute(
+        "UPDATE players SET status=?, eliminated=COALESCE(?, eliminated) "
+        "WHERE game_id=? AND power=?",
+        (status, eliminated, game_id, power),
+    )
+
+
+def _finish(db: sqlite3.Connection, game_id: int, result: dict[str, Any], now: float) -> None:
+    db.execute(
+        "UPDATE games SET status='finished', result=?, finished=? WHERE id=?",
+        (json.dumps(result), now, game_id),
+    )
+
+
+def centre_counts(state: Mapping[str, Any]) -> dict[str, int]:
+    """How many supply centres each power holds in a state as stored (the engine's JSON),
+    powers that hold none included."""
+    return {power: len(centres) for power, centres in state["centres"].items()}
 
 
 def _game_row(r: Sequence[Any]) -> GameRow:

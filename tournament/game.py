@@ -20,10 +20,10 @@ import trio
 
 from bots.registry import BotHost, HostError
 from server.app import GameRunner, Server
-from server.game import GameMaster
 from server.links import Link, binary_link, text_link
 from server.logs import get_logger
 from server.settings import GameSettings
+from server.status import MasterStatus
 from tournament.records import SeatRecord
 
 JOIN_TIMEOUT = 30.0  # seconds for a bot to connect and accept the map
@@ -169,8 +169,9 @@ class GamePlay:
         self.folder = folder / spec.folder if folder is not None else None
         self.seats = [_Seat(s, self._log_path(s)) for s in spec.seats]
         self.runner: GameRunner | None = None
-        self._missing_snapshot: tuple[str, float | None, set[str], set[str]] | None = None
-        self._seen = 0
+        # The game's status before its last event, while a deadline ran: who owed orders
+        # then and who had not given them all.
+        self._before: MasterStatus | None = None
         self._changed = trio.Event()  # set (and replaced) at every event of the game
         self.log = log.bind(tournament=spec.key, index=spec.index)
 
@@ -320,11 +321,11 @@ class GamePlay:
     def _gone(self, runner: GameRunner, seat: _Seat, code: int | None) -> None:
         seat.gone = True
         self._poke()
-        master = runner.master
-        if master.finished or seat.status != "played":
+        status = runner.master.status()
+        if status.finished or seat.status != "played":
             return
         seat.status = "crashed"
-        seat.phase = master.state.phase.name if master.started else "joining"
+        seat.phase = status.phase if status.started else "joining"
         seat.detail = f"exit status {code}" if code is not None else "closed its connection"
         self.log.warning(f"seat {seat.spec.seat} ({seat.spec.entry.label}) crashed", game=runner.id)
 
@@ -369,41 +370,36 @@ class GamePlay:
 
     # -- watching the game (in the game's task, after every event) ---------------------------
 
-    def _look(self, master: GameMaster, now: float) -> None:
+    def _look(self, status: MasterStatus, now: float) -> None:
         if self._changed.statistics().tasks_waiting:
             self._poke()
-        if not master.started:
+        if not status.started:
             for seat in self.seats:
-                if seat.joined is None and any(
-                    j.request == seat.spec.power for j in master.joiners
-                ):
+                if seat.joined is None and seat.spec.power in status.joined:
                     seat.joined = now
             return
-        if len(master.history) > self._seen:
-            snap = self._missing_snapshot
-            first = master.history[self._seen][0].name
-            self._seen = len(master.history)
-            if snap is not None and snap[0] == first:
-                phase, deadline, owed, missing = snap
-                at_deadline = deadline is not None and now >= deadline - 0.001
-                for seat in self.seats:
-                    power = seat.spec.power
-                    if power not in owed or seat.status != "played":
-                        continue
-                    if at_deadline and power in missing:
-                        seat.missed += 1
-                        seat.first_missed = seat.first_missed or phase
-                        if seat.missed >= self.spec.hung_after:
-                            self._hung(seat)
-                    else:
-                        seat.missed, seat.first_missed = 0, None
-        self._missing_snapshot = None
-        if master.finished or master.clock.deadline is None:
-            return
-        book = master.book
-        owed = {p for p in master.state.alive() if book.needs_orders(p)}
-        missing = {p for p in owed if p in master.waiting or not book.complete(p)}
-        self._missing_snapshot = (master.state.phase.name, master.clock.deadline, owed, missing)
+        before = self._before
+        if before is not None and status.processed > before.processed:
+            self._count_missed(before, now)
+        self._before = None if status.finished or status.deadline is None else status
+
+    def _count_missed(self, before: MasterStatus, now: float) -> None:
+        """The phase ``before`` was in has been processed: a seat whose power owed orders and
+        had not given them all when its deadline came missed them; one that gave them is
+        clear again."""
+        at_deadline = before.deadline is not None and now >= before.deadline - 0.001
+        owed, missing = before.owed, before.missing
+        for seat in self.seats:
+            power = seat.spec.power
+            if power not in owed or seat.status != "played":
+                continue
+            if at_deadline and power in missing:
+                seat.missed += 1
+                seat.first_missed = seat.first_missed or before.phase
+                if seat.missed >= self.spec.hung_after:
+                    self._hung(seat)
+            else:
+                seat.missed, seat.first_missed = 0, None
 
     def _hung(self, seat: _Seat) -> None:
         seat.status, seat.phase = "hung", seat.first_missed

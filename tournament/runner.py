@@ -41,7 +41,7 @@ from bots.registry import BUNDLED, BotHost, HostError, HostProcess
 from server.app import GameRunner, Server
 from server.logs import get_logger
 from server.settings import GameSettings
-from server.store import Store
+from server.store import Store, centre_counts
 from tournament.distributed import run_on_ray
 from tournament.game import (
     HUNG_AFTER,
@@ -426,8 +426,7 @@ def tournament_results(store: Store, key: str, records: Records | None = None) -
         index = _index_of(row.name)
         if row.status != "finished" or row.result is None or index is None:
             continue
-        final = store.states(row.id)[-1][1]
-        counts = {p: len(cs) for p, cs in final["centres"].items()}
+        counts = centre_counts(store.states(row.id)[-1][1])
         seats = records.seats(row.id) if records is not None else {}
         results = []
         for p in store.players(row.id):

@@ -50,7 +50,7 @@ from web.builder import Action, OrderBuilder
 
 if TYPE_CHECKING:
     from server.app import GameRunner, Server
-    from server.game import GameMaster
+    from server.status import MasterStatus
     from server.store import Store
     from web.http import WebSocket
     from web.seats import SeatBook, SeatRow
@@ -104,37 +104,18 @@ class GameStatus:
     ready: bool
 
 
-def game_status(master: GameMaster, power: str) -> GameStatus:
-    alive = set(master.state.alive()) if master.started else set(master.map.powers)
-    book = master.book
-    states = []
-    for p in master.map.powers:
-        if not master.started:
-            state = "idle"
-        elif p not in alive:
-            state = "out"
-        elif master.seats.get(p) is None or master.seats[p].client is None:
-            state = "disorder"
-        elif not book.needs_orders(p):
-            state = "idle"
-        elif not book.complete(p):
-            state = "ordering"
-        elif p in master.waiting:
-            state = "ordered"
-        else:
-            state = "ready"
-        states.append((p, state))
-    clock = master.clock
+def game_status(status: MasterStatus, power: str) -> GameStatus:
+    """The seat's view of the master's status."""
     return GameStatus(
-        started=master.started,
-        finished=master.finished,
-        phase=master.state.phase.name,
-        deadline=clock.deadline,
-        paused=clock.paused_remaining,
-        joined=sum(1 for j in master.joiners if j.ready_map),
-        states=tuple(states),
-        mine=tuple(book.orders_of(power)) if master.started else (),
-        ready=master.started and power not in master.waiting,
+        started=status.started,
+        finished=status.finished,
+        phase=status.phase,
+        deadline=status.deadline,
+        paused=status.paused,
+        joined=len(status.accepted),
+        states=tuple((p.power, status.state_of(p.power)) for p in status.powers),
+        mine=status.of(power).orders,
+        ready=status.started and not status.of(power).waiting,
     )
 
 
@@ -296,7 +277,7 @@ class WebSession(Link):
         server = self.hub.server
         seat: tuple[GameRunner, str | None, str | None] | None = None
         if master.started:
-            passcode = master.seats[self.power].passcode if self.power in master.seats else 0
+            passcode = master.passcode(self.power) or 0
             self.send(m.Iam(self.power, passcode))
         else:
             seat = (runner, self.power, "human")
@@ -361,8 +342,8 @@ class WebSession(Link):
 
     # -- what the game tells --------------------------------------------------------------------
 
-    def _look(self, master: GameMaster, now: float) -> None:
-        status = game_status(master, self.power)
+    def _look(self, reported: MasterStatus, now: float) -> None:
+        status = game_status(reported, self.power)
         if status != self.status:
             self.status = status
             self._wake_up()

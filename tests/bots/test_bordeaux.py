@@ -8,6 +8,7 @@ import random
 import subprocess
 import sys
 import time
+from functools import partial
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -36,27 +37,16 @@ from engine.orders import (
 )
 from engine.orderset import OrderSet
 from engine.simulate import random_game, random_orders
-from engine.state import Dislodged, GameState, Phase, initial_state, make_state, parse_unit
+from engine.state import Dislodged, GameState, initial_state, make_state, parse_unit
 from engine.turn import process
 from protocol import messages as m
+from tests.boards import HOMES
+from tests.boards import board as shared_board
 
 G = load_map("standard")
-HOMES = {c: p for p, cs in G.start_centres.items() for c in cs}
 
 
-def board(
-    *units: str,
-    phase: str = "F1901M",
-    centres: dict[str, str] | None = None,
-    dislodged: tuple[Dislodged, ...] = (),
-) -> GameState:
-    return make_state(
-        G,
-        Phase.parse(phase),
-        [parse_unit(u, G) for u in units],
-        HOMES if centres is None else centres,
-        dislodged,
-    )
+board = partial(shared_board, phase="F1901M", centres=HOMES)
 
 
 def decide(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from functools import partial
 
 import pytest
 
@@ -41,10 +42,11 @@ from engine.orders import (
 from engine.orderset import OrderSet
 from engine.simulate import random_game
 from engine.state import Dislodged, GameState, Phase, initial_state, make_state, parse_unit
+from tests.boards import HOMES
+from tests.boards import board as shared_board
 
 G = load_map("standard")
 START = initial_state()
-HOMES = dict(START.centres)
 
 
 class Best(random.Random):
@@ -65,13 +67,7 @@ class Scripted(random.Random):
         return next(self.draws)
 
 
-def board(*units: str, phase: str = "F1901M", centres: dict[str, str] | None = None) -> GameState:
-    return make_state(
-        G,
-        Phase.parse(phase),
-        [parse_unit(u, G) for u in units],
-        HOMES if centres is None else centres,
-    )
+board = partial(shared_board, phase="F1901M", centres=HOMES)
 
 
 # -- step A: sizes -----------------------------------------------------------------------------

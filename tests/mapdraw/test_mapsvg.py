@@ -12,11 +12,12 @@ from engine.map import GameMap, load_map, province_of
 from engine.notation import parse_order
 from engine.orders import Order, Outcome, Waive
 from engine.simulate import random_game
-from engine.state import GameState, Phase, initial_state, make_state, parse_unit
+from engine.state import GameState, initial_state
 from engine.turn import process
 from mapdraw.geometry import geometry, point_in
 from mapdraw.svg import dom_id, render_map
 from server.store import Store
+from tests.boards import board
 from tests.mapdraw.stored import store_random_game
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -35,10 +36,6 @@ def by_id(root: ET.Element) -> dict[str, ET.Element]:
 
 def classes(e: ET.Element) -> set[str]:
     return set(e.attrib.get("class", "").split())
-
-
-def board(*units: str, phase: str = "S1901M", centres: dict[str, str] | None = None) -> GameState:
-    return make_state(GMAP, Phase.parse(phase), [parse_unit(u, GMAP) for u in units], centres or {})
 
 
 def orders_of(state: GameState, *texts: str) -> dict[str, list[Order]]:

@@ -132,10 +132,10 @@ async def test_players_split_over_two_forming_games_after_a_join_timeout(
     server = await make_server(join_timeout=600.0)
     stalling, players = await _split(server.address[1])
     forming = server.forming_open_games()
-    assert [len(r.master.joiners) for r in forming] == [7, 3]
+    assert [len(r.master.lobby.joiners) for r in forming] == [7, 3]
     # The seven have accepted the map (their YES (MAP) handled), the three have not.
     with trio.fail_after(PATIENCE):
-        while sum(j.ready_map for r in forming for j in r.master.joiners) < 7:
+        while sum(j.ready_map for r in forming for j in r.master.lobby.joiners) < 7:
             await trio.sleep(0.05)
     mock_clock.jump(600.0)
     hlos = [await c.expect(m.Hlo) for c in players]

@@ -9,7 +9,7 @@ from typing import Any
 import trio
 
 from protocol import messages as m
-from server.game import MAX_PASSCODE
+from server.seating import MAX_PASSCODE
 
 from .daide_client import WireClient
 

@@ -5,14 +5,11 @@ from __future__ import annotations
 
 from engine.map import load_map
 from engine.orders import Order
-from engine.state import Dislodged, GameState, Phase, Unit, initial_state, make_state, parse_unit
+from engine.state import Dislodged, Phase, Unit, initial_state, make_state
+from tests.boards import board
 from web.builder import OrderBuilder
 
 GMAP = load_map("standard")
-
-
-def board(*units: str, phase: str = "S1901M", centres: dict[str, str] | None = None) -> GameState:
-    return make_state(GMAP, Phase.parse(phase), [parse_unit(u, GMAP) for u in units], centres or {})
 
 
 def clicks(b: OrderBuilder, *locs: str, mine: dict[str, Order] | None = None) -> str | None:

@@ -232,7 +232,7 @@ async def test_leaving_means_civil_disorder_and_the_link_brings_you_back(
     with trio.fail_after(120):
         while not master.history:
             await trio.sleep(0.05)
-    first = {str(o.order) for o in master.history[0][1]}
+    first = {str(o.order) for o in master.history.phases[0].ords}
     assert "A CON - BUL" in first
     page, cm = await open_page(web, seat.game_id, seat.token)
     view = await page.until(lambda v: v["stage"] == "playing" and "orders" in v)

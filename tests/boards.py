@@ -1,0 +1,28 @@
+"""Positions for tests, written as players write them: ``board("ENG F NTH", "FRA A BEL")``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from engine.map import load_map
+from engine.state import Dislodged, GameState, Phase, make_state, parse_unit
+
+GMAP = load_map("standard")
+HOMES = {c: p for p, cs in GMAP.start_centres.items() for c in cs}  # centre -> its home power
+
+
+def board(
+    *units: str,
+    phase: str = "S1901M",
+    centres: Mapping[str, str] | None = None,
+    dislodged: tuple[Dislodged, ...] = (),
+) -> GameState:
+    """A position on the standard map with those units only, in ``phase``; ``centres`` maps
+    each owned centre to its owner (None: nobody owns any)."""
+    return make_state(
+        GMAP,
+        Phase.parse(phase),
+        [parse_unit(u, GMAP) for u in units],
+        dict(centres) if centres is not None else {},
+        dislodged,
+    )

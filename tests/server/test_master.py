@@ -1,0 +1,119 @@
+"""The game master on its own: events in, effects out, no socket, clock or database.
+
+What it returns is carried out by the shell (these tests write its records to a real store, as
+the shell does); a game rebuilt from those records is the game the players were told about."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from protocol import messages as m
+from protocol.codec import codec_for
+from server.effects import Effects, Tell, split
+from server.game import GameMaster
+from server.records import GameStarted, OrderGiven, PhaseProcessed, PlayerSeated
+from server.settings import GameSettings
+from server.status import MasterStatus
+from server.store import Store
+
+CODEC = codec_for()
+
+
+def _sent(effects: Effects, client: int) -> list[object]:
+    return [e.message for e in effects if isinstance(e, Tell) and e.client == client]
+
+
+def _started(store: Store, settings: GameSettings) -> tuple[GameMaster, dict[str, int]]:
+    """Seven players join and accept the map; the records go to ``store``."""
+    gid = store.create_game(settings.model_dump())
+    master = GameMaster(gid, settings)
+    effects: Effects = []
+    for client in range(1, 8):
+        effects += master.add_player(client, f"p{client}", "1", now=0.0)
+    for client in range(1, 8):
+        effects += master.accept_map(client, now=0.0)
+    records, _ = split(effects)
+    store.write(gid, records)
+    assert sum(isinstance(r, PlayerSeated) for r in records) == 7
+    assert any(isinstance(r, GameStarted) for r in records)
+    powers: dict[str, int] = {}
+    for client in range(1, 8):
+        hlo = next(msg for msg in _sent(effects, client) if isinstance(msg, m.Hlo))
+        assert hlo.power is not None
+        powers[hlo.power] = client
+    return master, powers
+
+
+def _say(master: GameMaster, store: Store, client: int, text: str, now: float = 1.0) -> Effects:
+    effects = master.handle(client, CODEC.parse_text(text), now)
+    records, _ = split(effects)
+    store.write(master.id, records)
+    return effects
+
+
+def test_an_order_is_a_record_before_its_thx(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite")
+    master, powers = _started(store, GameSettings(max_year=1901))
+    effects = _say(master, store, powers["FRA"], "SUB ((FRA AMY PAR) MTO BUR)")
+    kinds = [type(e).__name__ for e in effects]
+    assert kinds.index("OrderGiven") < kinds.index("Tell")
+    record = next(e for e in effects if isinstance(e, OrderGiven))
+    assert (record.power, record.action) == ("FRA", "sub")
+    assert CODEC.parse_text(record.body) == CODEC.parse_text("SUB ((FRA AMY PAR) MTO BUR)")
+    thx = _sent(effects, powers["FRA"])[0]
+    assert isinstance(thx, m.Thx) and thx.note.value == "MBV"
+    store.close()
+
+
+def test_the_status_says_who_owes_orders_and_who_is_ready(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite")
+    master, powers = _started(store, GameSettings(max_year=1901, move_time=60))
+    status = master.status()
+    assert status.started and status.phase == "S1901M" and status.deadline == 60.0
+    assert status.owed == frozenset(powers) == status.missing
+    _say(master, store, powers["ENG"], "NOT (GOF)")
+    for order in ("(ENG FLT LON) HLD", "(ENG FLT EDI) HLD", "(ENG AMY LVP) HLD"):
+        _say(master, store, powers["ENG"], f"SUB ({order})")
+    eng = master.status().of("ENG")
+    assert eng.owes and eng.complete and eng.waiting and eng.missing
+    assert len(eng.orders) == 3
+    assert master.status().state_of("ENG") == "ordered"
+    _say(master, store, powers["ENG"], "GOF")
+    status = master.status()
+    assert status.state_of("ENG") == "ready" and "ENG" not in status.missing
+    master.disconnect(powers["ITA"], 2.0)
+    assert master.status().of("ITA").away
+    assert master.status().state_of("ITA") == "disorder"
+    store.close()
+
+
+def test_the_phase_is_recorded_first_and_a_restart_restores_the_same_game(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path / "db.sqlite")
+    master, powers = _started(store, GameSettings(max_year=1902, move_time=60))
+    _say(master, store, powers["FRA"], "SUB ((FRA AMY PAR) MTO BUR)")
+    assert master.next_wakeup() == 60.0
+    last = master.on_time(60.0)  # the deadline: units without orders hold
+    store.write(master.id, split(last)[0])
+    first_record = next(i for i, e in enumerate(last) if isinstance(e, PhaseProcessed))
+    first_ord = next(
+        i for i, e in enumerate(last) if isinstance(e, Tell) and isinstance(e.message, m.Ord)
+    )
+    assert first_record < first_ord
+    assert master.status().phase == "F1901M" and master.status().processed == 1
+    _say(master, store, powers["FRA"], "SUB ((FRA AMY BUR) MTO MUN)")
+    _say(master, store, powers["GER"], "NOT (GOF)")
+
+    again = GameMaster.restore(store.saved(master.id), now=5.0, grace=30.0)
+    assert _comparable(again.status()) == _comparable(master.status())
+    assert again.passcode("FRA") == master.passcode("FRA")
+    assert [p.phase for p in again.history] == [p.phase for p in master.history]
+    store.close()
+
+
+def _comparable(status: MasterStatus) -> tuple[object, ...]:
+    """The status without what a restart changes on purpose: every player is away, and the
+    deadline starts again."""
+    powers = tuple((p.power, p.owes, p.complete, p.waiting, p.orders) for p in status.powers)
+    return (status.phase, status.processed, powers)
