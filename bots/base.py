@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from bots.press import Incoming
 from engine.convoy import convoy_route, with_route
 from engine.defaults import missing_orders
 from engine.legal import WAIVE_KEY
@@ -109,6 +110,9 @@ class Bot:
 
     name: ClassVar[str] = "Bot"
     version: ClassVar[str] = "1.0"
+    # "module:Class" of the strategic-core adapter the negotiator can talk over (so that the
+    # command line offers --negotiate); None: this bot cannot negotiate.
+    core_adapter: ClassVar[str | None] = None
 
     def orders(self, view: View) -> Iterable[Order]:
         """The orders for this phase (those left out get the defaults above)."""
@@ -116,6 +120,33 @@ class Bot:
 
     def start(self, view: View) -> None:
         """Called once, with the first position, before the first :meth:`orders`."""
+
+    # -- press (see ``bots.press``); a bot that overrides none of these never talks ----------
+
+    def talk_time(self, view: View) -> float:
+        """Seconds to talk in this phase before :meth:`orders` is called (0: order at once).
+        The library bounds it by the deadline; the orders come sooner when :meth:`ready`."""
+        return 0.0
+
+    def phase_start(self, view: View) -> Sequence[m.Snd]:
+        """Press to send as the phase begins (only in games with press)."""
+        return ()
+
+    def press(self, view: View, incoming: Incoming) -> Sequence[m.Snd | m.Drw] | None:
+        """Answer one press message (a ``FRM``): the messages to send (press, or a ``DRW``
+        vote to the server), or None for the library's answer (HUH then TRY to anything that
+        is not itself a reply)."""
+        return None
+
+    def revise(self, view: View) -> bool:
+        """Asked after press that came once this phase's orders were sent: True to be asked
+        for them again (a late agreement changed them); the new orders replace the old."""
+        return False
+
+    def ready(self, view: View) -> bool:
+        """Talk is over for this phase: ask for the orders now rather than at the end of
+        :meth:`talk_time`."""
+        return False
 
     def game_over(self, summary: m.Smr | None) -> None:
         """Called when the game ends (``summary`` is the SMR when it came)."""

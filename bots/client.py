@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import logging
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -23,6 +25,9 @@ from typing import Any
 import trio
 
 from bots.base import Bot
+from bots.negotiator import personality as negotiation
+from bots.negotiator.negotiator import Negotiator
+from bots.registry import LIFELINE_ENV
 from bots.session import Session
 from protocol.connection import (
     ClientConnection,
@@ -93,10 +98,21 @@ async def play(session: Session, stream: trio.abc.Stream, conn: Connection) -> i
         await wire.send(session.start())
     try:
         while not session.done:
-            try:
-                data = await stream.receive_some(READ_SIZE)
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                data = b""
+            wakeup = session.wakeup
+            if wakeup is not None and session.clock() >= wakeup:
+                await wire.send(session.tick())  # a talk window has ended: the orders
+                continue
+            data = None
+            with trio.move_on_after(
+                max(0.0, wakeup - session.clock()) if wakeup is not None else math.inf
+            ):
+                try:
+                    data = await stream.receive_some(READ_SIZE)
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    data = b""
+            if data is None:
+                await wire.send(session.tick())  # woken up: the orders, if talk is over
+                continue
             if data:
                 events = conn.receive_bytes(bytes(data))
             elif isinstance(conn, TextConnection):
@@ -133,39 +149,92 @@ async def play_tcp(
     host: str = DEFAULT_HOST,
     port: int = DEFAULT_PORT,
     reconnect: float = RECONNECT_FOR,
+    lifeline: int | None = None,
 ) -> int:
     """Play over TCP in DAIDE's binary form. A connection lost in the middle of the game
     (the server restarted, say) is made again, with backoff, for up to ``reconnect`` seconds,
-    and the power taken back with IAM and the passcode of the HLO."""
+    and the power taken back with IAM and the passcode of the HLO. ``lifeline``: a file
+    descriptor that reads end-of-file when whoever started the bot (a tournament) is gone;
+    from then on a lost connection is not made again."""
     try:
         stream = await trio.open_tcp_stream(host, port)
     except OSError as exc:
         log.error("cannot connect to %s:%s: %s", host, port, exc)
         return 1
-    while True:
-        status = await play(session, stream, ClientConnection())
-        if reconnect <= 0 or not session.resumable:
-            return status
-        log.warning("connection lost: reconnecting to %s:%s as %s", host, port, session.power)
-        found = await _reconnect(host, port, reconnect)
-        if found is None:
-            log.error("could not reconnect within %g s", reconnect)
-            return status
-        stream = found
-        session.prepare_rejoin()
+    gone = trio.Event()
+    async with trio.open_nursery() as nursery:
+        if lifeline is not None:
+            nursery.start_soon(_watch_lifeline, lifeline, gone)
+        while True:
+            status = await play(session, stream, ClientConnection())
+            if reconnect <= 0 or not session.resumable:
+                break
+            if gone.is_set():
+                log.warning("connection lost, and the tournament is gone: not reconnecting")
+                break
+            log.warning("connection lost: reconnecting to %s:%s as %s", host, port, session.power)
+            found = await _reconnect(host, port, reconnect, gone)
+            if found is None:
+                if gone.is_set():
+                    log.warning("the tournament is gone: no more reconnecting")
+                else:
+                    log.error("could not reconnect within %g s", reconnect)
+                break
+            stream = found
+            session.prepare_rejoin()
+        nursery.cancel_scope.cancel()
+    return status
 
 
-async def _reconnect(host: str, port: int, within: float) -> trio.SocketStream | None:
+async def _reconnect(
+    host: str, port: int, within: float, gone: trio.Event
+) -> trio.SocketStream | None:
+    """A new connection, tried with backoff for ``within`` seconds; None after that, or as
+    soon as ``gone`` is set."""
     delay = RECONNECT_FIRST
     with trio.move_on_after(within):
         while True:
-            await trio.sleep(delay)
+            with trio.move_on_after(delay):
+                await gone.wait()
+            if gone.is_set():
+                return None
             try:
                 return await trio.open_tcp_stream(host, port)
             except OSError as exc:
                 log.info("reconnect failed (%s); next try in %g s", exc, delay)
                 delay = min(delay * 2, RECONNECT_MAX_DELAY)
     return None
+
+
+async def _watch_lifeline(fd: int, gone: trio.Event) -> None:
+    """Set ``gone`` when ``fd`` reads end-of-file (nothing is ever written to it)."""
+    stream = trio.lowlevel.FdStream(os.dup(fd))
+    try:
+        while True:
+            try:
+                if not await stream.receive_some(4096):
+                    break
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                break
+    finally:
+        with trio.CancelScope(shield=True):
+            await stream.aclose()
+    gone.set()
+
+
+def lifeline_from_environment() -> int | None:
+    """The lifeline a tournament gave this bot (:data:`bots.registry.LIFELINE_ENV`), if any
+    and if that file descriptor is open."""
+    value = os.environ.get(LIFELINE_ENV)
+    if value is None:
+        return None
+    try:
+        fd = int(value)
+        os.fstat(fd)
+    except (ValueError, OSError):
+        log.warning("%s=%r names no open file descriptor: ignored", LIFELINE_ENV, value)
+        return None
+    return fd
 
 
 async def play_stdio(session: Session) -> int:
@@ -222,7 +291,21 @@ def build_parser(bot: type[Bot]) -> argparse.ArgumentParser:
         "-v", "--verbose", action="count", default=0, help="log more (-v info, -vv debug)"
     )
     bot.add_arguments(parser)
+    if bot.core_adapter is not None:
+        negotiation.add_arguments(parser)
     return parser
+
+
+def make_bot(bot: type[Bot], args: argparse.Namespace) -> Bot:
+    """The bot of a parsed command line: ``bot`` itself, or with ``--negotiate`` a
+    :class:`~bots.negotiator.negotiator.Negotiator` talking over it as its strategic core
+    (the adapter named by ``bot.core_adapter``, loaded by name as the registry loads bots)."""
+    made = bot.from_arguments(args)
+    if not getattr(args, "negotiate", False) or bot.core_adapter is None:
+        return made
+    module, _, name = bot.core_adapter.partition(":")
+    adapter = getattr(importlib.import_module(module), name)
+    return Negotiator(adapter(made), negotiation.from_arguments(args))
 
 
 def start_session(bot: type[Bot], args: argparse.Namespace) -> Session:
@@ -234,7 +317,7 @@ def start_session(bot: type[Bot], args: argparse.Namespace) -> Session:
         level=level, stream=sys.stderr, format=f"%(asctime)s {bot.name} %(levelname)s %(message)s"
     )
     return Session(
-        bot.from_arguments(args),
+        make_bot(bot, args),
         name=args.name,
         power=args.power,
         passcode=args.passcode,
@@ -254,6 +337,7 @@ def run(bot: type[Bot], argv: Sequence[str] | None = None) -> int:
     try:
         if args.stdio:
             return trio.run(play_stdio, session)
-        return trio.run(play_tcp, session, args.host, args.port, args.reconnect)
+        lifeline = lifeline_from_environment()
+        return trio.run(play_tcp, session, args.host, args.port, args.reconnect, lifeline)
     except KeyboardInterrupt:
         return 130

@@ -315,9 +315,12 @@ def evaluate(
     weights: Weights,
     neutral_pool: bool = True,
     params: DumbParams = STANDARD,
+    friends: frozenset[str] = frozenset(),
 ) -> Evaluation:
     """Every node's value for ``power`` with ``weights`` (steps A to E of the description);
-    ``params`` gives the power sizes."""
+    ``params`` gives the power sizes. ``friends`` (the negotiator's allies; none in the
+    original) are neither attacked nor feared: their centres are no targets, their units
+    neither threaten ours nor compete."""
     gmap = state.map
     g = graph(gmap)
     counts = state.centre_counts()
@@ -329,10 +332,10 @@ def evaluate(
     defence: dict[str, int] = {}
     for sc in gmap.supply_centres:
         owner = state.centres.get(sc)
-        if owner != power:
+        if owner != power and owner not in friends:
             attack[sc] = sizes[owner if owner is not None else "UNO"]
     for u in state.units.values():
-        if u.power == power:
+        if u.power == power or u.power in friends:
             continue
         for prov in gmap.reach(u.type, u.loc):
             if state.centres.get(prov) == power:
@@ -369,7 +372,8 @@ def evaluate(
         per[u.power] = per.get(u.power, 0) + 1
     strength = {p: c.get(power, 0) for p, c in count.items()}
     competition = {
-        p: max((n for q, n in c.items() if q != power), default=0) for p, c in count.items()
+        p: max((n for q, n in c.items() if q != power and q not in friends), default=0)
+        for p, c in count.items()
     }
 
     pw = weights.proximity
@@ -634,6 +638,7 @@ def removal_orders(
 class DumbBot(Bot):
     name = "DumbBot"
     version = "1.0"
+    core_adapter = "bots.negotiator.cores:DumbCore"  # what --negotiate talks over
 
     def __init__(
         self, collapse_ties: bool = True, neutral_pool: bool = True, params: DumbParams = STANDARD

@@ -52,6 +52,12 @@ REGISTRY: dict[str, BundledBot] = {
 }
 BUNDLED: tuple[str, ...] = tuple(REGISTRY)
 
+# A TCP bot that a tournament starts (a command template with {port}) finds in this
+# environment variable the number of a file descriptor it inherited: the read end of a pipe
+# whose other end only the tournament holds. It reads end-of-file there when the tournament's
+# game is gone (ended, or the tournament killed), and then stops trying to reconnect.
+LIFELINE_ENV = "DIPLOMAT_LIFELINE"
+
 
 def bundled_command(name: str, extra: Sequence[str] = ()) -> str:
     """The command template (``{seed}`` to fill in) that starts bundled bot ``name`` as a pipe
@@ -63,6 +69,7 @@ def bundled_command(name: str, extra: Sequence[str] = ()) -> str:
 
 __all__ = [
     "BUNDLED",
+    "LIFELINE_ENV",
     "REGISTRY",
     "BotHost",
     "BundledBot",

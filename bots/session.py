@@ -17,10 +17,12 @@ from __future__ import annotations
 import logging
 import random
 import re
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from bots.base import Bot, View, complete_orders, daide_orders, default_orders
+from bots.press import Incoming, level_of
 from engine.map import GameMap, MapError, load_map, province_of
 from engine.orders import Order, Remove, Waive
 from engine.state import Dislodged, GameState, Phase, StateError, Unit, make_state
@@ -33,6 +35,7 @@ from protocol.tokens import BRA, KET, STANDARD, TokenTable
 log = logging.getLogger("bots")
 
 _MAP_NAME = re.compile(r"[A-Za-z0-9_-]+")
+READY_POLL = 0.05  # seconds between asking a talking bot whether it is ready to order
 MAX_MIS_ANSWERS = 3  # per turn: a server that keeps saying MIS must not keep us busy forever
 
 # Press that is itself an answer: answering it again could start an endless exchange.
@@ -53,6 +56,7 @@ class Session:
         seed: int | None = None,
         always_mdf: bool = False,
         table: TokenTable = STANDARD,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.bot = bot
         self.name = name or bot.name
@@ -94,6 +98,14 @@ class Session:
         self.mis_answers = 0
         self.bad_notes: list[m.Thx] = []  # every refused order, for tests and logs
         self._bot_started = False
+        # Press: the clock (seconds), when this phase's talk ends and the orders are due,
+        # the view the bot last saw, and what the library kept from being sent.
+        self.clock = clock
+        self.orders_due: float | None = None
+        self.view: View | None = None
+        self.press_sent = 0
+        self.press_dropped: list[m.Snd] = []  # above the game's level, or no press allowed
+        self.press_refused: list[Any] = []  # the server's HUH or REJ to our SND
 
     # -- the outcome -----------------------------------------------------------------------
 
@@ -189,6 +201,9 @@ class Session:
             self.done = True
         elif isinstance(inner, m.Sub):
             log.info("orders refused: %s", self.codec.text(msg))
+        elif isinstance(inner, m.Snd):
+            log.info("press refused: %s", self.codec.text(msg))
+            self.press_refused.append(msg)
         else:
             log.debug("REJ %s", type(inner).__name__)
         return []
@@ -272,12 +287,105 @@ class Session:
         self.accepted = {}
         self.waives = 0
         self.mis_answers = 0
+        self.orders_due = None
+        view = self.view = self._view(state, self.power)
+        out: list[Any] = []
+        talk = 0.0
+        if self.press_level >= 10:
+            out += self._send_press(self._bot_call(self.bot.phase_start, view) or ())
+            talk = self._bot_call(self.bot.talk_time, view) or 0.0
         if not _owes_orders(state, self.power):
-            return []
-        return self._submit(self._orders_for(state, self.power))
+            return out
+        if talk > 0 and not self._bot_call(self.bot.ready, view):
+            self.orders_due = self.clock() + talk
+            return out
+        return out + self._submit(self._orders_for(state, self.power))
 
-    def _orders_for(self, state: GameState, power: str) -> list[Order]:
-        view = View(
+    # -- press and the talk window ---------------------------------------------------------------
+
+    @property
+    def press_level(self) -> int:
+        """The game's press level (HLO's LVL; 0 before the HLO)."""
+        return self.variant.level if self.variant is not None else 0
+
+    @property
+    def wakeup(self) -> float | None:
+        """When (on :attr:`clock`) :meth:`tick` must be called while a talk window is open:
+        its end, or sooner to ask the bot whether it is :meth:`~bots.base.Bot.ready`."""
+        if self.orders_due is None:
+            return None
+        return min(self.orders_due, self.clock() + READY_POLL)
+
+    def tick(self) -> list[Any]:
+        """The talk window has ended (or the bot is ready): submit the orders."""
+        if self.orders_due is None or self.state is None or self.power is None:
+            return []
+        if self.game_over or self.done:
+            self.orders_due = None
+            return []
+        if self.clock() < self.orders_due and not (
+            self.view is not None and self._bot_call(self.bot.ready, self.view)
+        ):
+            return []
+        self.orders_due = None
+        return self._submit(self._orders_for(self.state, self.power))
+
+    def _bot_call(self, method: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return method(*args)
+        except Exception:
+            log.exception("the bot failed in %s", getattr(method, "__name__", "a press hook"))
+            return None
+
+    def _may_revise(self, view: View | None) -> bool:
+        """This phase's orders are sent and the phase is still the one being played."""
+        return (
+            view is not None
+            and self.state is not None
+            and view.state is self.state
+            and self.ordered_turn == self.state.phase
+            and not self.game_over
+            and self.power is not None
+            and _owes_orders(self.state, self.power)
+        )
+
+    def _press_open(self) -> bool:
+        """May press be sent in this phase (NPR: not in retreats; NPB: not in builds)?"""
+        v, state = self.variant, self.state
+        if v is None or state is None:
+            return True
+        kind = state.phase.kind
+        return not ((v.npr and kind == "retreat") or (v.npb and kind == "adjustment"))
+
+    def _send_press(self, messages: Sequence[m.Snd | m.Drw]) -> list[Any]:
+        """The bot's press (and its draw votes: ``DRW``, partial only in PDA games), less
+        anything the game does not allow: nothing above its press level (the server would
+        answer HUH), nothing in a game without press."""
+        out: list[Any] = []
+        for snd in messages:
+            if isinstance(snd, m.Drw):
+                pda = self.variant is not None and self.variant.pda
+                if snd.powers is None or (pda and self.press_level >= 10):
+                    out.append(snd)
+                continue
+            if not isinstance(snd, m.Snd) or not snd.recipients:
+                continue
+            need = level_of(snd)
+            if self.press_level < 10 or need > self.press_level or not self._press_open():
+                log.error(
+                    "not sent (press level %d, game level %d): %s",
+                    need,
+                    self.press_level,
+                    self.codec.text(snd),
+                )
+                self.press_dropped.append(snd)
+                continue
+            out.append(snd)
+            self.press_sent += 1
+        return out
+
+    def _view(self, state: GameState, power: str) -> View:
+        return View(
             state,
             power,
             self.rng,
@@ -286,6 +394,10 @@ class Session:
             self.variant,
             movement=self.last_movement,
         )
+
+    def _orders_for(self, state: GameState, power: str) -> list[Order]:
+        view = self.view if self.view is not None and self.view.state is state else None
+        view = view or self._view(state, power)
         try:
             if not self._bot_started:
                 self._bot_started = True
@@ -393,17 +505,34 @@ class Session:
     # -- other messages ----------------------------------------------------------------------
 
     def _frm(self, msg: m.Frm, atoms: Atoms | None) -> list[Any]:
-        """Press: a bot without press says it does not understand (HUH, ERR in front of the
-        whole message), then lists what it does understand (nothing: TRY ())."""
-        if isinstance(msg.press, _REPLIES) or self.power is None:
-            return []
-        if msg.sender == self.power:
+        """Press: the bot's :meth:`~bots.base.Bot.press` answers it; a bot that does not
+        (it returns None) says it does not understand (HUH, ERR in front of the whole
+        message), then lists what it does understand (nothing: TRY ()). A reply is never
+        answered by the library."""
+        if self.power is None or msg.sender == self.power:
             return []
         source = atoms if atoms is not None else self.codec.atoms(msg)
         press = _third_group(source)
         if press is None:
             press = self.codec.atoms(msg)[1:]  # cannot happen for a parsed FRM
         words = tuple(word_of(a, self.codec.table) for a in press)
+        incoming = Incoming(msg.sender, tuple(msg.recipients), msg.press, words)
+        view = self.view
+        if view is None and self.state is not None:
+            view = self.view = self._view(self.state, self.power)
+        answer = None
+        if view is not None:
+            answer = self._bot_call(self.bot.press, view, incoming)
+        if answer is not None:
+            out = self._send_press(answer)
+            if self.orders_due is not None and view is not None:
+                out += self.tick()  # the bot may be ready to order now
+            elif self._may_revise(view) and self._bot_call(self.bot.revise, view):
+                assert self.state is not None and self.power is not None
+                out += self._submit(self._orders_for(self.state, self.power))
+            return out
+        if isinstance(msg.press, _REPLIES):
+            return []
         return [
             m.Snd((msg.sender,), m.Huh(("ERR", *words))),
             m.Snd((msg.sender,), m.Try(())),
@@ -411,6 +540,8 @@ class Session:
 
     def _huh(self, msg: m.Huh | m.Prn, atoms: Atoms | None) -> list[Any]:
         log.warning("the server did not understand us: %s", self.codec.text(msg))
+        if "SND" in msg.tokens[:2]:
+            self.press_refused.append(msg)
         return []
 
     def _sve(self, msg: m.Sve, atoms: Atoms | None) -> list[Any]:

@@ -12,7 +12,10 @@ def register(sub: Any) -> None:
         "datc",
         help="run DATC case files (jDip text format)",
         description="Run DATC test cases in the jDip text format (DAIDE or jDip/godip province "
-        "names). Prints one line per case and 'N passed, M failed'; exit status 1 if any failed.",
+        "names). Prints one line per case and 'N passed, M failed'; exit status 1 if any failed. "
+        "Orders may end with a result marker ('=> bounces', '=> illegal NSU' ...), which is "
+        "checked; a file without any marker (a standard DATC file) is judged on positions, "
+        "and the orders the engine refused are listed as notes.",
     )
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("-q", "--quiet", action="store_true", help="print only failures and the total")
@@ -22,7 +25,7 @@ def register(sub: Any) -> None:
 
 
 def _datc(args: argparse.Namespace) -> int:
-    from engine.datc import CaseFileError, run_file
+    from engine.datc import CaseFileError, has_markers, run_file
 
     passed = failed = 0
     for path in args.files:
@@ -31,6 +34,11 @@ def _datc(args: argparse.Namespace) -> int:
         except CaseFileError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
+        if results and not has_markers([r.case for r in results]) and not args.quiet:
+            print(
+                f"{path}: no result markers: judged on positions; refused orders are notes",
+                file=sys.stderr,
+            )
         for r in results:
             if r.passed:
                 passed += 1
@@ -39,6 +47,9 @@ def _datc(args: argparse.Namespace) -> int:
             else:
                 failed += 1
                 print(f"FAIL {r.case.name} ({path}:{r.case.line}): {'; '.join(r.problems)}")
+            if not args.quiet:
+                for note in r.notes:
+                    print(f"  note: {note}")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

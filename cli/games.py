@@ -34,6 +34,11 @@ def register(sub: Any) -> None:
     form.add_argument(
         "--daide", action="store_true", help="print the orders and results as DAIDE ORD messages"
     )
+    p.add_argument(
+        "--press",
+        action="store_true",
+        help="print only the game's press, by phase, as English sentences (with --daide: as DAIDE)",
+    )
     p.set_defaults(handler=_show)
 
 
@@ -125,6 +130,9 @@ def _show(args: argparse.Namespace) -> int:
     for phase, power, text in results:
         by_phase.setdefault(phase, []).append((power, text))
     press = store.press(row.id)
+    if args.press and not args.json:
+        _show_press(row, states, press, args.daide)
+        return 0
     if args.json:
         data = _game_json(store, row)
         data["phases"] = [
@@ -157,7 +165,7 @@ def _show(args: argparse.Namespace) -> int:
     if args.daide:
         _show_daide(states, by_phase, press)
     else:
-        _show_readable(states, by_phase, press)
+        _show_readable(states, by_phase, press, _press_english(row))
     return 0
 
 
@@ -179,6 +187,7 @@ def _show_readable(
     states: list[tuple[str, dict[str, Any]]],
     by_phase: dict[str, list[tuple[str, str]]],
     press: list[Any],
+    english: Any,
 ) -> None:
     """Per phase its name as players say it and the orders by power (``A BUD - SER``) with
     what became of them; after each year, the centres each power holds."""
@@ -204,7 +213,7 @@ def _show_readable(
             last_power = power
             order = "waives a build" if isinstance(msg.order, Waive) else str(msg.order)
             print(f"  {shown:3}  {order}" + (f"  ({outcome})" if outcome else ""))
-        _print_press(press, phase)
+        _print_press(press, phase, english)
         nxt = states[k + 1][1] if k + 1 < len(states) else None
         year = Phase.parse(phase).year
         if nxt is not None and Phase.parse(states[k + 1][0]).year != year:
@@ -244,7 +253,55 @@ def _outcome_words(result: Any) -> str:
     return ", ".join(w for w in said if w)
 
 
-def _print_press(press: list[Any], phase: str) -> None:
+def _show_press(row: Any, states: list[tuple[str, Any]], press: list[Any], daide: bool) -> None:
+    """The press alone, under each phase's name: English sentences, or the DAIDE."""
+    from engine.state import Phase
+    from mapdraw.svg import phase_title
+
+    level = row.settings.get("level", 0)
+    if not press:
+        why = " (a gunboat game: press level 0)" if not level else ""
+        print(f"no press in game {row.id}{why}")
+        return
+    english = _press_english(row)
+    last = None
+    for p in press:
+        if p.phase != last:
+            print(f"\n{phase_title(Phase.parse(p.phase))} ({p.phase})")
+            last = p.phase
+        if daide:
+            print(f"  FRM ( {p.sender} ) ( {' '.join(p.recipients)} ) ( {p.body} )")
+        else:
+            print(f"  {english(p)}")
+
+
+def _press_english(row: Any) -> Any:
+    """A function from a stored press row to its English sentence."""
+    from engine.map import load_map
+    from protocol import messages as m
+    from protocol.codec import codec_for
+    from protocol.english import Names, sentence
+    from protocol.syntax import ParseError
+
+    codec = codec_for()
+    names = Names.of_map(load_map(row.settings.get("map", "standard")))
+
+    def english(p: Any) -> str:
+        try:
+            msg = codec.parse_text(f"FRM ( {p.sender} ) ( {' '.join(p.recipients)} ) ( {p.body} )")
+        except ParseError:
+            msg = None
+        if not isinstance(msg, m.Frm):
+            return f"{p.sender} to {' '.join(p.recipients)}: {p.body}"
+        return sentence(msg.sender, msg.recipients, msg.press, names)
+
+    return english
+
+
+def _print_press(press: list[Any], phase: str, english: Any = None) -> None:
     for p in press:
         if p.phase == phase:
-            print(f"  press {p.sender} -> {' '.join(p.recipients)}: {p.body}")
+            if english is not None:
+                print(f"  press: {english(p)}")
+            else:
+                print(f"  press {p.sender} -> {' '.join(p.recipients)}: {p.body}")

@@ -19,9 +19,24 @@ def add_game_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--level", type=int, default=0, metavar="LEVEL", help="press level (0 = no press)"
     )
-    g.add_argument("--mtl", type=int, metavar="SECONDS", help="movement deadline (default: none)")
-    g.add_argument("--rtl", type=int, metavar="SECONDS", help="retreat deadline (default: none)")
-    g.add_argument("--btl", type=int, metavar="SECONDS", help="build deadline (default: none)")
+    g.add_argument(
+        "--mtl",
+        type=int,
+        metavar="SECONDS",
+        help="movement deadline (default: none; serve: 60 in a press game)",
+    )
+    g.add_argument(
+        "--rtl",
+        type=int,
+        metavar="SECONDS",
+        help="retreat deadline (default: none; serve: 30 in a press game)",
+    )
+    g.add_argument(
+        "--btl",
+        type=int,
+        metavar="SECONDS",
+        help="build deadline (default: none; serve: 30 in a press game)",
+    )
     g.add_argument(
         "--ptl",
         type=int,
@@ -44,6 +59,20 @@ def add_game_options(p: argparse.ArgumentParser) -> None:
         metavar="YEARS",
         help="end as a draw when no centre changes hands for this many years",
     )
+
+
+# A press game's deadlines when none are given (``diplomat serve``): time to talk and order.
+PRESS_DEADLINES = {"mtl": 60, "rtl": 30, "btl": 30}
+
+
+def press_deadlines(args: argparse.Namespace) -> None:
+    """A press game (``--level`` 10 and up) with a deadline left out gets
+    :data:`PRESS_DEADLINES`: without one a game moves on as soon as every order is in, and
+    talk must then race the orders."""
+    if args.level >= 10:
+        for name, seconds in PRESS_DEADLINES.items():
+            if getattr(args, name) is None:
+                setattr(args, name, seconds)
 
 
 def game_settings(args: argparse.Namespace) -> GameSettings:

@@ -17,9 +17,10 @@ from cli.options import (
     game_settings,
     open_store,
     port_number,
+    press_deadlines,
 )
 from cli.web_options import add_web_options, game_spec
-from server.settings import DEFAULT_PORT, REJOIN_GRACE
+from server.settings import DEFAULT_PORT, LOBBY_TIMEOUT, PER_ADDRESS, REJOIN_GRACE
 
 
 def register(sub: Any) -> None:
@@ -51,7 +52,23 @@ def register(sub: Any) -> None:
         f"(default {REJOIN_GRACE:g})",
     )
     p.add_argument(
-        "--seed", type=int, metavar="N", help="random seed (passcodes, power assignment)"
+        "--lobby-timeout",
+        type=float,
+        default=LOBBY_TIMEOUT,
+        metavar="SECONDS",
+        help="a connection that has joined no game (NME, OBS or IAM) this long after its "
+        f"first message is sent OFF and closed (default {LOBBY_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--per-address",
+        type=int,
+        default=PER_ADDRESS,
+        metavar="N",
+        help="connections at once from one address (IPv6: one /64); more are turned away "
+        f"with OFF (default {PER_ADDRESS})",
+    )
+    p.add_argument(
+        "--seed", type=int, metavar="N", help="random seed (power assignment; never passcodes)"
     )
     p.add_argument(
         "--log-level",
@@ -74,6 +91,7 @@ def _serve(args: argparse.Namespace) -> int:
     from server.logs import configure_logging
     from web.hub import WebHub, read_spec
 
+    press_deadlines(args)
     try:
         settings = game_settings(args)
     except ValidationError as exc:
@@ -99,6 +117,9 @@ def _serve(args: argparse.Namespace) -> int:
     if args.web_max_games is not None and args.web_max_games < 1:
         print("error: --web-max-games must be at least 1", file=sys.stderr)
         return 2
+    if args.per_address < 1 or not args.lobby_timeout > 0:
+        print("error: --per-address and --lobby-timeout must be positive", file=sys.stderr)
+        return 2
     configure_logging(args.log_level, True if args.log_json else None)
     store = open_store(args, must_exist=False)
     if store is None:
@@ -114,6 +135,8 @@ def _serve(args: argparse.Namespace) -> int:
             port=args.port,
             seed=args.seed,
             rejoin_grace=args.rejoin_grace,
+            lobby_timeout=args.lobby_timeout,
+            per_address=args.per_address,
         )
         async with trio.open_nursery() as nursery:
             await nursery.start(server.run)

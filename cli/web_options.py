@@ -40,8 +40,9 @@ def add_web_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--play",
         metavar="POWER",
-        help="create a gunboat game at start for a person playing POWER (or 'random') in the "
-        "browser, and print its link; the deadlines and --max-year above apply",
+        help="create a game at start for a person playing POWER (or 'random') in the "
+        "browser, and print its link; the deadlines, --max-year and --level (0, gunboat, by "
+        "default; 10, 20 or 30 for press) above apply",
     )
     g.add_argument(
         "--against",
@@ -49,22 +50,30 @@ def add_web_options(p: argparse.ArgumentParser) -> None:
         metavar="SEATS",
         help="the six opponents of --play: bundled bots by name (bordeaux, dumbbot, randombot, "
         "holdbot), "
-        "NAME:K for K of them, 'open' for a seat left to a bot connecting over TCP "
+        "NAME:K for K of them, 'NAME --negotiate' (or ':K' after it) for bordeaux or dumbbot "
+        "talking at the game's --level, 'open' for a seat left to a bot connecting over TCP "
         "(default dumbbot:6)",
     )
 
 
 def parse_against(text: str) -> list[str]:
-    """``dumbbot:3 randombot:2,open`` -> six seat names."""
-    seats: list[str] = []
+    """``dumbbot:3 randombot:2,open`` -> six seat names; an option after a name belongs to
+    it, and may carry the count: ``bordeaux --negotiate:2`` -> two ``bordeaux --negotiate``."""
+    groups: list[tuple[list[str], int]] = []
     for word in text.replace(",", " ").split():
         name, _, count = word.partition(":")
         try:
-            k = int(count) if count else 1
+            k = int(count) if count else None
         except ValueError:
             raise ValueError(f"{word!r}: the count after ':' must be a number") from None
-        seats.extend([name.strip().lower()] * k)
-    return seats
+        if name.startswith("-"):
+            if not groups:
+                raise ValueError(f"{word!r}: an option must follow a bot's name")
+            words, before = groups[-1]
+            groups[-1] = ([*words, name.lower()], k if k is not None else before)
+        else:
+            groups.append(([name.strip().lower()], k if k is not None else 1))
+    return [" ".join(words) for words, k in groups for _ in range(k)]
 
 
 def game_spec(args: argparse.Namespace) -> dict[str, Any]:
@@ -72,6 +81,7 @@ def game_spec(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "power": args.play,
         "opponents": parse_against(args.against),
+        "level": args.level,
         "move_time": args.mtl,
         "retreat_time": args.rtl,
         "build_time": args.btl,

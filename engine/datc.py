@@ -39,6 +39,11 @@ case; so does an unmarked order refused for naming a unit or province that is no
 NSP): a deliberate one is marked ``=> illegal NSU``; and so does an accepted order that names
 a unit with the wrong type (the engine ignores the letter, DATC 4.C.2, so a typo would pass
 unseen; no chapter-6 case relies on it).
+
+A file with no marker at all is a standard DATC file (as jDip and godip write them, which
+carry no results): its cases are judged on positions alone, and what the markers would check
+(an order refused, with its THX note; a unit named with the wrong type) is reported as notes,
+never as a failure. An order that cannot be read still fails its case.
 """
 
 from __future__ import annotations
@@ -105,6 +110,7 @@ _OUTCOME_NAMES = {o: w for w, o in _OUTCOME_WORDS.items() if w != "holds"}
 # Refusals that mean the case file names something that is not on the board: a typo unless the
 # case marks the order as deliberately illegal.
 _TYPO_NOTES = frozenset({Note.NSU, Note.NSP})
+_NOTE_SAYS: dict[Note | None, str] = {Note.NSU: ": no such unit", Note.NSP: ": no such province"}
 
 
 @dataclass(frozen=True)
@@ -196,6 +202,7 @@ class CaseResult:
     case: Case
     passed: bool
     problems: list[str]
+    notes: list[str] = field(default_factory=list)  # information (a file without markers)
 
 
 def _power(gmap: GameMap, word: str, where: str) -> str:
@@ -341,13 +348,17 @@ def _setup(case: Case, gmap: GameMap) -> GameState:
         raise CaseFileError(f"case {case.name}: {exc}") from None
 
 
-def run_case(case: Case, gmap: GameMap) -> CaseResult:
+def run_case(case: Case, gmap: GameMap, marked: bool = True) -> CaseResult:
+    """Run one case. ``marked``: it comes from a file with result markers, where an unmarked
+    refusal or a unit of the wrong type is a mistake; otherwise (a standard DATC file) they
+    are notes and the case is judged on positions."""
     state = _setup(case, gmap)
     book = OrderSet(state)
     problems: list[str] = []
-    given = _submit(case, state, book, problems)
+    notes: list[str] = []
+    given = _submit(case, state, book, problems, problems if marked else notes)
     after = process(state, book)
-    problems += _check_orders(given, book, after.results)
+    problems += _check_orders(given, book, after.results, notes=None if marked else notes)
     found = {(u.power, u.type, u.loc) for u in after.state.units.values()}
     found_disl = {(d.unit.power, d.unit.type, d.unit.loc) for d in after.state.dislodged.values()}
     expect = set(case.prestate if case.post is None else case.post)
@@ -357,14 +368,17 @@ def run_case(case: Case, gmap: GameMap) -> CaseResult:
             problems.append(f"{label} missing: {_fmt(want - got)}")
         if got - want:
             problems.append(f"{label} unexpected: {_fmt(got - want)}")
-    return CaseResult(case, not problems, problems)
+    return CaseResult(case, not problems, problems, notes)
 
 
 Given = tuple[OrderLine, Order, Note]  # the line, the order as judged, its THX note
 
 
-def _submit(case: Case, state: GameState, book: OrderSet, problems: list[str]) -> list[Given]:
-    """Give every readable order; an unreadable one is a problem of the case, never a hold."""
+def _submit(
+    case: Case, state: GameState, book: OrderSet, problems: list[str], wrong: list[str]
+) -> list[Given]:
+    """Give every readable order; an unreadable one is a problem of the case, never a hold
+    (one that names a unit with the wrong type goes to ``wrong``)."""
     board = (
         {p: d.unit for p, d in state.dislodged.items()}
         if state.phase.kind == "retreat"
@@ -379,9 +393,9 @@ def _submit(case: Case, state: GameState, book: OrderSet, problems: list[str]) -
             continue
         checked = book.submit(ol.power, order)
         given.append((ol, checked.order, checked.note))
-        wrong = _wrong_type(order, board)
-        if wrong and checked.note is Note.MBV:
-            problems.append(f"line {ol.line}: {ol.text!r} names {wrong}")
+        named = _wrong_type(order, board)
+        if named and checked.note is Note.MBV:
+            wrong.append(f"line {ol.line}: {ol.text!r} names {named}")
     return given
 
 
@@ -401,8 +415,13 @@ def _wrong_type(order: Order, board: Mapping[str, Unit]) -> str | None:
 
 
 def _check_orders(
-    given: list[Given], book: OrderSet, results: list[tuple[Order, Result]]
+    given: list[Given],
+    book: OrderSet,
+    results: list[tuple[Order, Result]],
+    notes: list[str] | None = None,
 ) -> list[str]:
+    """The problems with the orders' results. ``notes`` given (a file without markers):
+    every refused order is listed there instead, with its THX note."""
     outcome = dict(results)
     kept = {o for orders in book.all_orders().values() for o in orders}
     dislodged = {o.unit.province for o, r in results if r.dislodged and not isinstance(o, Waive)}
@@ -417,13 +436,17 @@ def _check_orders(
             problems.append(
                 f"line {ol.line}: {ol.text}: {describe(order, actual)}, expected {ol.expect}"
             )
+        elif notes is not None and actual.illegal:
+            notes.append(_refused(ol, actual.note))
         elif ol.expect is None and actual.note in _TYPO_NOTES:
             problems.append(
-                f"line {ol.line}: {ol.text} refused ({actual.note}: "
-                f"{'no such unit' if actual.note is Note.NSU else 'no such province'}); "
-                f"mark a deliberate one '=> illegal {actual.note}'"
+                f"{_refused(ol, actual.note)}; mark a deliberate one '=> illegal {actual.note}'"
             )
     return problems
+
+
+def _refused(ol: OrderLine, note: Note | None) -> str:
+    return f"line {ol.line}: {ol.text} refused ({note}{_NOTE_SAYS.get(note, '')})"
 
 
 def _actual(
@@ -462,4 +485,12 @@ def run_file(path: str | Path, gmap: GameMap | None = None) -> list[CaseResult]:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise CaseFileError(f"{path}: {exc.strerror or exc}") from None
-    return [run_case(c, gmap) for c in parse_cases(text, gmap, str(path))]
+    cases = parse_cases(text, gmap, str(path))
+    marked = has_markers(cases)
+    return [run_case(c, gmap, marked) for c in cases]
+
+
+def has_markers(cases: list[Case]) -> bool:
+    """Whether any order of ``cases`` carries a result marker (else: a standard DATC file,
+    judged on positions)."""
+    return any(ol.expect is not None for c in cases for ol in c.orders)

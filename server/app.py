@@ -16,7 +16,6 @@ import math
 import random
 import shlex
 import subprocess
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -28,9 +27,10 @@ from protocol import messages as m
 from protocol.connection import Closed, Received, Send, Unparsed
 from protocol.lines import TextConnection
 from server.effects import ClientId, Close, Effects, Tell, split
+from server.forming import Waiting, plan
 from server.game import GameMaster, mdf_for
-from server.guard import PasscodeGuard
-from server.links import Link, accept_link
+from server.guard import PasscodeGuard, peer_key
+from server.links import Link, accept_link, answer_http, refuse
 from server.logs import get_logger
 from server.seating import JoinRefused
 from server.settings import (
@@ -38,8 +38,10 @@ from server.settings import (
     IAM_FREE_GUESSES,
     IM_TIMEOUT,
     JOIN_TIMEOUT,
+    LOBBY_TIMEOUT,
     MESSAGE_BURST,
     MESSAGE_RATE,
+    PER_ADDRESS,
     QUEUE_BYTES,
     REJOIN_GRACE,
     SEND_QUEUE,
@@ -49,6 +51,7 @@ from server.status import MasterStatus
 from server.store import Store
 
 INFLIGHT = 64  # messages a client may have waiting for its game
+REFUSE_WAIT = 5.0  # seconds a client turned away has to send its IM (to be answered in kind)
 _CLOSE = object()  # queue item: send FM and close
 # Messages kept in the game's memory and sent again on request (the map's MDF, the ORDs of
 # past phases for HST and ORD): their encodings are kept too, the most recent LASTING_CACHE.
@@ -75,6 +78,9 @@ class Client:
     dropped: str | None = None  # why the server is dropping it
     undelivered: int = 0  # messages it was owed when dropped
     received: int = 0
+    joined: trio.Event = field(default_factory=trio.Event)  # set when a game takes it
+    unparsed: int = 0  # messages that were not DAIDE (the first is logged, the rest counted)
+    refused: int = 0  # NMEs a game refused (likewise)
 
 
 class _Nobody:
@@ -160,7 +166,10 @@ class GameRunner:
                     item = await self.inbox.receive()
                 now = trio.current_time()
                 done = len(master.history)
+                forming = not master.started
                 self._carry_out(master.on_time(now) if item is None else self._handle(item, now))
+                if forming and master.started:
+                    self._started()
                 self._watch(now)
                 for p in master.history.since(done):
                     self.log.info("phase processed", phase=p.phase.name, next=p.after.phase.name)
@@ -202,6 +211,9 @@ class GameRunner:
             return []
         if client is None:  # a command from the server itself
             client = _NOBODY
+        elif kind == "message" and client.game is not None and client.game is not self:
+            client.game.post(*item)  # it was moved to another forming game meanwhile
+            return []
         if kind == "leave":
             return master.disconnect(client.id, now)
         if kind in ("nme", "adopt"):
@@ -212,28 +224,30 @@ class GameRunner:
             if kind == "nme":
                 msg, power, label = item[2], item[3], item[4]
                 out = master.add_player(client.id, msg.name, msg.version, label, power, now)
-                client.game = self
+                self._enter(client)
                 return out
             if kind == "adopt":  # ("adopt", client, joiner): moved here from a later game
                 if client.id not in self.server.clients:
                     return []
-                client.game = self
+                self._enter(client)
                 return master.adopt_joiner(item[2], now)
             if kind == "start":
                 if master.started:
                     return []
                 return master.start(now, item[2])
             if kind == "obs":
-                client.game = self
+                self._enter(client)
                 return master.add_observer(client.id)
             if kind == "iam":
                 msg = item[2]
                 if master.can_rejoin(msg.power, msg.passcode):
-                    client.game = self
+                    self._enter(client)
                     return master.rejoin(client.id, msg.power, now)
                 return [Tell(client.id, m.Rej(msg))]
         except JoinRefused as exc:
-            self.log.info("join refused", peer=client.link.peer, reason=str(exc))
+            client.refused += 1
+            if client.refused == 1:  # (later ones are counted, in its "disconnected" line)
+                self.log.info("join refused", peer=client.link.peer, reason=str(exc))
             if kind == "adopt":  # its seat was taken meanwhile (cannot happen: seats count)
                 return [Tell(client.id, m.Off()), Close(client.id, f"could not be moved: {exc}")]
             return [Tell(client.id, m.Rej(item[2]))]
@@ -241,6 +255,18 @@ class GameRunner:
             if kind in ("message", "nme", "obs", "iam"):
                 client.inflight.release()
         return []
+
+    def _started(self) -> None:
+        """The game has just started: each power is played from its client's address."""
+        for power, seat in self.master.seats.items():
+            client = self.server.clients.get(seat.client) if seat.client is not None else None
+            if client is not None:
+                self.server.played_from(self.id, power, client.link.peer)
+
+    def _enter(self, client: Client) -> None:
+        """The client is in this game now (a player, a joiner or an observer)."""
+        client.game = self
+        client.joined.set()
 
     def _carry_out(self, effects: Effects) -> None:
         """Store the records, then send: nothing a player is told is missing from the database
@@ -280,7 +306,13 @@ class Server:
         join_timeout: float = JOIN_TIMEOUT,
         message_rate: float = MESSAGE_RATE,
         message_burst: int = MESSAGE_BURST,
+        lobby_timeout: float = LOBBY_TIMEOUT,
+        per_address: int = PER_ADDRESS,
     ) -> None:
+        self.lobby_timeout = lobby_timeout  # seconds a connection may stay in no game
+        self.per_address = per_address  # connections at once from one address (our port)
+        self._connections: dict[str, int] = {}  # address -> connections open
+        self._refusals: dict[str, tuple[int, float]] = {}  # address -> (refused, logged at)
         self.message_rate = message_rate  # each connection's budget (see _reader)
         self.message_burst = message_burst
         self.join_timeout = join_timeout  # seconds a joined client has to accept the map
@@ -303,8 +335,9 @@ class Server:
         self.listeners: list[trio.SocketListener] = []
         self.log = get_logger()
         self.ready = trio.Event()
-        # ``clock`` (seconds) times passcode lockouts; tests pass a fake one to simulate hours.
-        self.guard = PasscodeGuard(clock=clock or time.monotonic, log=self.log)
+        # ``clock`` (seconds) times passcode lockouts: trio's clock unless given (a test's
+        # MockClock simulates a day of guessing).
+        self.guard = PasscodeGuard(clock=clock or trio.current_time, log=self.log)
 
     @property
     def address(self) -> tuple[str, int]:
@@ -363,6 +396,8 @@ class Server:
                 self.store.set_status(row.id, "abandoned")
             elif row.status == "active":
                 master = GameMaster.restore(self.store.saved(row.id), now, self.rejoin_grace)
+                for power, address in self.store.addresses(row.id):
+                    self.guard.trust(row.id, power, address)
                 self._start_game(master)
                 self.log.info("resumed game", game=row.id, phase=master.state.phase.name)
 
@@ -395,6 +430,7 @@ class Server:
 
     def game_over(self, runner: GameRunner) -> None:
         self.games.pop(runner.id, None)
+        self.guard.forget_game(runner.id)
         if self.open_game is runner:
             self.open_game = None
 
@@ -406,35 +442,35 @@ class Server:
         )
 
     def refill(self, now: float) -> None:
-        """Fill the earliest forming game first: when a seat frees in an open game (a player
-        left or timed out), players waiting in later forming games who have accepted the map
-        move into it, so that seven willing players always make a game. Empty later games
-        are abandoned. (Runs in one game's task; trio runs one task at a time, and each move
-        is posted to the receiving game's own task.)"""
+        """Re-pack the open forming games (see :mod:`server.forming`): players who have
+        accepted the map move into the earliest game, into free seats or in exchange for
+        players there who have not, so that seven willing players always make a game at
+        once. Empty later games are abandoned. (Runs in one game's task; trio runs one task
+        at a time, and each move is posted to the receiving game's own task, where a
+        message already on its way to the game a client left is passed on.)"""
         forming = self.forming_open_games()
-        for i, target in enumerate(forming):
-            for source in reversed(forming[i + 1 :]):
-                free = target.free_seats()
-                if free <= 0:
-                    break
-                requested = {j.request for j in target.master.lobby.joiners}
-                for joiner in list(source.master.lobby.joiners):
-                    if free <= 0:
-                        break
-                    if not joiner.ready_map or (
-                        joiner.request is not None and joiner.request in requested
-                    ):
-                        continue
-                    client = self.clients.get(joiner.client)
-                    if client is None or client.game is not source:
-                        continue
-                    source.master.release_joiner(joiner.client)
-                    client.game = target
-                    target.pending_joins += 1
-                    target.post("adopt", client, joiner)
-                    requested.add(joiner.request)
-                    free -= 1
-                    self.log.info("player moved", client=client.id, frm=source.id, to=target.id)
+        games = [
+            (
+                r.free_seats(),
+                [Waiting(j.client, j.ready_map, j.request) for j in r.master.lobby.joiners],
+            )
+            for r in forming
+        ]
+        for move in plan(games):
+            source, target = forming[move.source], forming[move.target]
+            pairs = [(self.clients.get(move.client), source, target)]
+            if move.back is not None:
+                pairs.append((self.clients.get(move.back), target, source))
+            if any(c is None or c.game is not frm for c, frm, _ in pairs):
+                continue  # gone, or moved already (its move is on its way)
+            for client, frm, to in pairs:
+                assert client is not None
+                joiner = frm.master.release_joiner(client.id)
+                assert joiner is not None
+                client.game = to
+                to.pending_joins += 1
+                to.post("adopt", client, joiner)
+                self.log.info("player moved", client=client.id, frm=frm.id, to=to.id)
         for runner in forming[1:]:
             if not runner.master.lobby.joiners and runner.pending_joins == 0:
                 runner.reaped = True
@@ -443,15 +479,57 @@ class Server:
     # -- clients -----------------------------------------------------------------------------
 
     async def _serve_tcp(self, stream: trio.SocketStream) -> None:
+        """A client of the server's port: at most :attr:`per_address` at once from one
+        address (IPv6: one /64); one more is turned away in its own wire form (OFF)."""
+        try:
+            address = peer_key("{}:{}".format(*stream.socket.getpeername()[:2]))
+        except OSError:
+            address = "?"
+        count = self._connections.get(address, 0)
+        self._connections[address] = count + 1
+        try:
+            if count >= self.per_address:
+                self._refused(address)
+                link = await accept_link(stream, min(self.im_timeout, REFUSE_WAIT))
+                if link is not None:
+                    await refuse(link, REFUSE_WAIT)
+                return
+            await self._serve_accepted(stream)
+        finally:
+            left = self._connections[address] - 1
+            if left:
+                self._connections[address] = left
+            else:
+                del self._connections[address]
+
+    def _refused(self, address: str) -> None:
+        """Count a connection turned away; log it once an hour per address at most (how many
+        were turned away since)."""
+        now = trio.current_time()
+        refused, logged = self._refusals.get(address, (0, -math.inf))
+        refused += 1
+        if now - logged >= 3600:
+            self.log.warning(
+                "connections refused",
+                address=address,
+                limit=self.per_address,
+                refused=refused,
+                note="too many at once from this address; counted, logged hourly",
+            )
+            refused, logged = 0, now
+        self._refusals[address] = (refused, logged)
+        if len(self._refusals) > 10_000:
+            self._refusals = {
+                a: v for a, v in self._refusals.items() if now - v[1] < 3600
+            }
+
+    async def _serve_accepted(self, stream: trio.SocketStream) -> None:
         link = await accept_link(stream, self.im_timeout)
         if link is None:
             return
         if link.kind == "http":
-            await link.write(
-                b"HTTP/1.0 400 Bad Request\r\nContent-Type: text/plain\r\n\r\n"
-                b"This port speaks DAIDE (binary, or text lines), not HTTP.\r\n"
-            )
-            await link.close(final=False)
+            why = "This port speaks DAIDE (binary, or text lines), not HTTP."
+            await answer_http(link, "400 Bad Request", why)
             return
         await self.serve_link(link)
 
@@ -469,6 +547,7 @@ class Server:
             with client.scope:
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(self._writer, client, nursery.cancel_scope)
+                    nursery.start_soon(self._lobby, client, log)
                     await self._reader(client, log)
                     # Let the writer flush what is queued (OFF, FM) before closing.
                     with trio.move_on_after(5):
@@ -489,7 +568,24 @@ class Server:
                     queued_bytes=client.queued_bytes,
                     received=client.received,
                 )
-            log.info("disconnected", received=client.received)
+            log.info(
+                "disconnected",
+                received=client.received,
+                unparsed=client.unparsed,
+                joins_refused=client.refused,
+            )
+
+    async def _lobby(self, client: Client, log: Any) -> None:
+        """A client that is in no game :attr:`lobby_timeout` seconds after its first message
+        (no NME, OBS or IAM accepted) is sent OFF and closed: a silent connection costs a
+        socket, and a few thousand would exhaust the server."""
+        with trio.move_on_after(self.lobby_timeout):
+            await client.joined.wait()
+            return
+        if client.dropped is None and not client.link.closed:
+            log.info("closing idle", reason=f"joined no game within {self.lobby_timeout:g} s")
+            self._queue(client, m.Off())
+            self._queue(client, _CLOSE)
 
     async def _writer(self, client: Client, scope: trio.CancelScope) -> None:
         """Drain the client's queue. What has piled up goes out in one write: a phase's
@@ -545,10 +641,12 @@ class Server:
                 await self._route(client, event.message, log)
             elif isinstance(event, Unparsed):
                 client.received += 1
+                client.unparsed += 1
                 await self._budget(client)
                 if event.reply is not None:
                     self._queue(client, event.reply)
-                log.info("unparsed", reason=event.reason)
+                if client.unparsed == 1:  # the rest are counted, in its "disconnected" line
+                    log.info("unparsed", reason=event.reason)
             elif isinstance(event, Closed):
                 log.info("closing", reason=event.reason, error=event.error, by_peer=event.by_peer)
                 return
@@ -691,7 +789,8 @@ class Server:
         ]
         for runner in candidates:
             if runner.master.can_rejoin(msg.power, msg.passcode):
-                self.guard.succeeded(runner.id, msg.power)
+                self.guard.succeeded(runner.id, msg.power, peer)
+                self.played_from(runner.id, msg.power, peer)
                 await client.inflight.acquire()
                 runner.post("iam", client, msg)
                 return
@@ -699,6 +798,13 @@ class Server:
             client.iam_misses += 1
             self.guard.failed([r.id for r in candidates], msg.power, peer)
         self._queue(client, m.Rej(msg))
+
+    def played_from(self, game: int, power: str, peer: str) -> None:
+        """``power`` of ``game`` is played from ``peer`` (at the start, or back with IAM): its
+        address is trusted for the power's IAM (:mod:`server.guard`), kept in the database
+        for a restart."""
+        self.guard.trust(game, power, peer)
+        self.store.add_address(game, power, peer_key(peer))
 
     def _seat_for(self, client: Client) -> tuple[GameRunner | None, str | None, str | None]:
         """The game (and reserved power and label) a client's NME goes to: its own seat if it

@@ -450,7 +450,7 @@ class GameMaster:
 
     def _map_refused(self, client: ClientId, msg: m.Rej, now: float) -> Effects:
         self.release_joiner(client)
-        return [Tell(client, m.Off())]
+        return [Tell(client, m.Off()), Close(client, "it refused the map")]
 
     def _refuse(self, client: ClientId, msg: Any, now: float) -> Effects:
         return [Tell(client, m.Rej(msg))]

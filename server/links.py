@@ -15,7 +15,8 @@ from typing import Any
 
 import trio
 
-from protocol.connection import Closed, Event, Send, ServerConnection
+from protocol import messages as m
+from protocol.connection import Closed, Event, Ready, Send, ServerConnection
 from protocol.frames import ErrorCode, em_frame
 from protocol.lines import TextConnection, classify_first_bytes
 from server.settings import IM_TIMEOUT
@@ -169,4 +170,39 @@ async def accept_link(stream: trio.SocketStream, timeout: float = IM_TIMEOUT) ->
     return Link(stream, TextConnection(), "text", peer, buf, timeout)
 
 
-__all__ = ["IM_TIMEOUT", "Link", "Send", "accept_link", "binary_link", "text_link"]
+async def answer_http(link: Link, status: str, text: str) -> None:
+    """Answer an HTTP request on the DAIDE port with ``status`` and a line of text, and close."""
+    head = f"HTTP/1.0 {status}\r\nContent-Type: text/plain\r\n\r\n{text}\r\n"
+    await link.write(head.encode())
+    await link.close(final=False)
+
+
+async def refuse(link: Link, wait: float) -> None:
+    """Turn a client away in its own wire form: binary, the RM its IM asks for, then OFF and
+    FM; text, an OFF line; HTTP, a 503. Waits ``wait`` seconds at most for the IM."""
+    if link.kind == "http":
+        why = "Too many connections from your address."
+        await answer_http(link, "503 Service Unavailable", why)
+        return
+    if isinstance(link.conn, ServerConnection):
+        with trio.move_on_after(wait):
+            async for ev in link.events():
+                if isinstance(ev, Send):
+                    await link.write(ev.data)
+                if isinstance(ev, (Ready, Closed)):
+                    break
+    with contextlib.suppress(Exception):  # (a binary client that never finished its IM)
+        await link.write(link.encode(m.Off()))
+    await link.close()
+
+
+__all__ = [
+    "IM_TIMEOUT",
+    "Link",
+    "Send",
+    "accept_link",
+    "answer_http",
+    "binary_link",
+    "refuse",
+    "text_link",
+]

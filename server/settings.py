@@ -98,21 +98,35 @@ MESSAGE_BURST = 200
 QUEUE_BYTES = 1 << 20
 SEND_QUEUE = 2048  # messages a client may have waiting before it counts as not reading
 JOIN_TIMEOUT = 60.0  # seconds a joined client has to accept the map before it is dropped
+# Seconds a connection may stay in no game (no NME, OBS or IAM accepted) after its first
+# message before the server sends OFF and closes it; connections at once from one address
+# (IPv6: one /64) on the server's port, beyond which a new one is turned away (OFF).
+LOBBY_TIMEOUT = 60.0
+PER_ADDRESS = 32
 TEXT_LINE_TIMEOUT = IM_TIMEOUT  # seconds a text client may leave a line unfinished
 
-# Passcode guesses (IAM): after IAM_FREE_GUESSES wrong ones for a power, or from one peer
-# address, further guesses wait IAM_LOCKOUT seconds, doubling with each further wrong guess.
+# Passcode guesses (IAM, see server.guard): after IAM_FREE_GUESSES wrong ones for a power (from
+# addresses it was not played from), or from one such address, further guesses wait
+# IAM_LOCKOUT seconds, doubling with each further wrong guess up to IAM_LOCKOUT_CAP; the
+# address a power was played from has its own count for it, whose lockout stops doubling at
+# IAM_TRUSTED_CAP.
 IAM_FREE_GUESSES = 3
 IAM_LOCKOUT = 1.0
+IAM_LOCKOUT_CAP = 1800.0
+IAM_TRUSTED_CAP = 300.0
 
 __all__ = [
     "DEFAULT_PORT",
     "IAM_FREE_GUESSES",
     "IAM_LOCKOUT",
+    "IAM_LOCKOUT_CAP",
+    "IAM_TRUSTED_CAP",
     "IM_TIMEOUT",
     "JOIN_TIMEOUT",
+    "LOBBY_TIMEOUT",
     "MESSAGE_BURST",
     "MESSAGE_RATE",
+    "PER_ADDRESS",
     "PRESS_LEVELS",
     "QUEUE_BYTES",
     "REJOIN_GRACE",

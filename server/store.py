@@ -94,6 +94,13 @@ CREATE TABLE IF NOT EXISTS press (
     sent REAL NOT NULL,
     PRIMARY KEY (game_id, seq)
 );
+CREATE TABLE IF NOT EXISTS addresses (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    power TEXT NOT NULL,
+    address TEXT NOT NULL,             -- where the power was played from (IPv6: its /64)
+    seen REAL NOT NULL,
+    PRIMARY KEY (game_id, power, address)
+);
 CREATE TABLE IF NOT EXISTS flags (
     game_id INTEGER NOT NULL REFERENCES games(id),
     phase TEXT NOT NULL,
@@ -261,6 +268,21 @@ class Store:
     ) -> None:
         with self._tx() as db:
             _set_status(db, game_id, power, status, eliminated)
+
+    def add_address(self, game_id: int, power: str, address: str) -> None:
+        """``power`` was played from ``address`` (trusted for its IAM: ``server.guard``)."""
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO addresses VALUES (?, ?, ?, ?)",
+                (game_id, power, address, time.time()),
+            )
+
+    def addresses(self, game_id: int) -> list[tuple[str, str]]:
+        """(power, address) the game's powers were played from, oldest first."""
+        rows = self._db.execute(
+            "SELECT power, address FROM addresses WHERE game_id=? ORDER BY seen", (game_id,)
+        ).fetchall()
+        return [(str(p), str(a)) for p, a in rows]
 
     def players(self, game_id: int) -> list[PlayerRow]:
         rows = self._db.execute(

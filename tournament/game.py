@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 
 import trio
 
-from bots.registry import BotHost, HostError
+from bots.registry import LIFELINE_ENV, BotHost, HostError
 from server.app import GameRunner, Server
 from server.links import Link, binary_link, text_link
 from server.logs import get_logger
@@ -120,6 +120,7 @@ class _Seat:
     gone: bool = False
     missed: int = 0
     first_missed: str | None = None
+    lifeline: int | None = None  # our end of a TCP bot's lifeline (closed: the game is gone)
 
     def kill(self) -> None:
         if self.proc is not None:
@@ -208,6 +209,9 @@ class GamePlay:
             for seat in self.seats:
                 if seat.status != "played" or not runner.master.finished:
                     seat.kill()
+                if seat.lifeline is not None:  # a TCP bot still trying to reconnect stops
+                    os.close(seat.lifeline)
+                    seat.lifeline = None
             self._tidy()
         ended = trio.current_time()
         latency = tuple(
@@ -263,9 +267,19 @@ class GamePlay:
         try:
             if entry.tcp:
                 runner.reserved.append((power, entry.label))
-                seat.proc = await trio.lowlevel.open_process(
-                    argv, stdin=subprocess.DEVNULL, stdout=logfile, stderr=logfile, cwd=cwd
-                )
+                theirs, seat.lifeline = os.pipe()  # (neither end inherited by other children)
+                try:
+                    seat.proc = await trio.lowlevel.open_process(
+                        argv,
+                        stdin=subprocess.DEVNULL,
+                        stdout=logfile,
+                        stderr=logfile,
+                        cwd=cwd,
+                        env={**os.environ, LIFELINE_ENV: str(theirs)},
+                        pass_fds=(theirs,),
+                    )
+                finally:
+                    os.close(theirs)
                 nursery.start_soon(self._watch_process, runner, seat)
                 await self._wait_joined(runner, seat)
             else:

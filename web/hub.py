@@ -33,6 +33,7 @@ from server.guard import peer_key
 from server.logs import get_logger
 from server.settings import GameSettings
 from web.http import Request, Response, WebSocket, serve_http
+from web.press import PRESS_LEVELS
 from web.seats import SeatBook, SeatRow
 from web.session import WebSession, phase_title, result_lines
 
@@ -46,8 +47,11 @@ BOT_EXIT_GRACE = 10.0  # seconds a bot gets to exit by itself after its game end
 CREATE_BURST = 5  # games one address may create at once ...
 CREATE_EVERY = 60.0  # ... and then one per this many seconds
 FORMING_TIMEOUT = 600.0  # seconds a web game may wait for its person before it is abandoned
+NEGOTIATE = "--negotiate"  # the one option the page may give a bundled bot: it talks
+NEGOTIATORS = ("bordeaux", "dumbbot")  # the bundled bots that negotiate with it
 DEFAULTS: dict[str, Any] = {
     "power": "random",
+    "level": 0,
     "opponents": ["dumbbot"] * 6,
     "move_time": 600,
     "retreat_time": 120,
@@ -86,14 +90,20 @@ def read_spec(spec: Any, gmap: GameMap) -> GameSpec:
     opponents = spec.get("opponents", DEFAULTS["opponents"])
     if not isinstance(opponents, list) or len(opponents) != len(powers) - 1:
         raise SpecError(f"choose {len(powers) - 1} opponents")
-    names = [str(o).strip().lower() for o in opponents]
+    names = [" ".join(str(o).lower().split()) for o in opponents]
     for name in names:
-        if name not in BUNDLED and name != OPEN:
-            raise SpecError(f"unknown bot {name!r}: choose from {', '.join(BUNDLED)} or open")
+        if name not in bot_choices() and name != OPEN:
+            raise SpecError(f"unknown bot {name!r}: choose from {', '.join(bot_choices())} or open")
+    level = _number(spec, "level") or 0
+    if level not in PRESS_LEVELS:
+        raise SpecError(
+            f"press level {level}: choose {', '.join(map(str, PRESS_LEVELS))} (0 is gunboat)"
+        )
     settings = GameSettings.model_validate(
         {
             "map": gmap.name,
-            "level": 0,  # gunboat: no press, and nobody is named until the end
+            # Level 0 is gunboat: no press, and nobody is named until the end.
+            "level": level,
             "move_time": _seconds(spec, "move_time"),
             "retreat_time": _seconds(spec, "retreat_time"),
             "build_time": _seconds(spec, "build_time"),
@@ -102,6 +112,22 @@ def read_spec(spec: Any, gmap: GameMap) -> GameSpec:
     )
     title = str(spec.get("name") or "").strip()[:60] or None
     return GameSpec(power, names, settings, title, gmap)
+
+
+def bot_choices() -> list[str]:
+    """What the page offers as an opponent: every bundled bot, and the negotiating ones
+    with ``--negotiate`` (silent in a gunboat game, talking at press levels 10 to 30)."""
+    return [*BUNDLED, *(f"{b} {NEGOTIATE}" for b in NEGOTIATORS if b in BUNDLED)]
+
+
+def bot_argv(choice: str, seed: int) -> list[str]:
+    """The command that starts an opponent the page chose (one of :func:`bot_choices`)."""
+    name, *extra = choice.split()
+    return shlex.split(bundled_command(name, extra).format(seed=seed))
+
+
+def bundled_choice(choice: str) -> bool:
+    return choice in bot_choices()
 
 
 class Refused(Exception):
@@ -205,7 +231,8 @@ class WebHub:
             return Response.of_json(
                 {
                     "powers": [{"id": p, "name": gmap.power_info[p].name} for p in gmap.powers],
-                    "bots": list(BUNDLED),
+                    "bots": bot_choices(),
+                    "levels": list(PRESS_LEVELS),
                     "defaults": DEFAULTS,
                 }
             )
@@ -326,7 +353,7 @@ class WebHub:
                     port = await nursery.start(self.server.listen_for_game, runner)
                     self.open_ports[runner.id] = port
             for power, bot in seat.lineup.items():
-                if bot in BUNDLED and (not rejoin or power in passcodes):
+                if bundled_choice(bot) and (not rejoin or power in passcodes):
                     nursery.start_soon(
                         self._run_bot, runner, power, bot, passcodes.get(power), gone
                     )
@@ -337,7 +364,7 @@ class WebHub:
     async def _run_bot(
         self, runner: GameRunner, power: str, bot: str, passcode: int | None, gone: set[str]
     ) -> None:
-        argv = shlex.split(bundled_command(bot).format(seed=self.rng.randrange(1 << 30)))
+        argv = bot_argv(bot, self.rng.randrange(1 << 30))
         seat: tuple[GameRunner, str | None, str | None] | None = (runner, power, bot)
         if passcode is not None:
             argv += ["--power", power, "--passcode", str(passcode)]
@@ -473,7 +500,7 @@ class WebHub:
         processed = i < len(states) - 1
         if processed and key in self._history:
             self._history.move_to_end(key)
-            return self._history[key]
+            return self._with_press(session, self._history[key])
         name, data = states[i]
         state = GameState.from_json(data, session.gmap)
         results = self.stored_results(gid, name) if processed else []
@@ -491,7 +518,17 @@ class WebHub:
             self._history[key] = view
             while len(self._history) > 64:
                 self._history.popitem(last=False)
-        return view
+        return self._with_press(session, view)
+
+    def _with_press(self, session: WebSession, view: dict[str, Any]) -> dict[str, Any]:
+        """The phase's press the seat may read (its own during the game, everyone's after)."""
+        desk = session.desk
+        if desk is None:
+            return view
+        items = [i for i in desk.items if i.phase == view["phase"]]
+        shown = dict(view)
+        shown["press"] = [desk.message_view(i, {}) for i in items]
+        return shown
 
 
 async def _cancel_after(event: trio.Event, scope: trio.CancelScope, grace: float) -> None:

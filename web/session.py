@@ -47,6 +47,7 @@ from protocol.connection import Closed, Event, Received
 from protocol.syntax import ParseError
 from server.links import Link
 from web.builder import Action, OrderBuilder
+from web.press import PressDesk, stored_items
 
 if TYPE_CHECKING:
     from server.app import GameRunner, Server
@@ -218,6 +219,13 @@ class WebSession(Link):
         self._svg = ""
         self._svg_serial = 0
         self._sent: dict[WebSocket, int] = {}  # the drawing each page has
+        # Press (levels 10 and up; None in a gunboat game): what this seat said and heard.
+        settings = hub.store.game(seat.game_id).settings
+        level = int(settings.get("level", 0))
+        self.desk: PressDesk | None = (
+            PressDesk(self.power, gmap, level, bool(settings.get("pda"))) if level > 0 else None
+        )
+        self._snd_waiting = 0  # SNDs sent that the game has not answered yet
 
     # -- the Link interface (the server's side) -----------------------------------------------
 
@@ -283,6 +291,7 @@ class WebSession(Link):
             seat = (runner, self.power, "human")
             self.send(m.Nme(HUMAN_NAME, HUMAN_VERSION))
         self.history = [name for name, _ in self.hub.store.states(self.seat.game_id)]
+        self.load_press()
         runner.watch(self, self._look)
         try:
             await server.serve_link(self, seat)
@@ -292,6 +301,7 @@ class WebSession(Link):
             self.finished = True
             if self.end is None:
                 self.load_finished()
+            self.load_press()
 
     async def _let_pages_go(self) -> None:
         """The seat left the game while pages were open (the server is stopping, or the
@@ -359,6 +369,22 @@ class WebSession(Link):
                 self.send(m.Hlo())
                 self.send(m.Sco())
                 self.send(m.Now())
+            elif isinstance(inner, m.Snd):
+                self._snd_answered()
+                self.load_press()
+        elif t is m.Frm:
+            self.load_press()
+        elif t is m.Huh or (t in (m.Ccd, m.Out) and self._snd_waiting):
+            if self._snd_waiting:
+                self._snd_answered()
+                why = {m.Ccd: "is in civil disorder", m.Out: "is out of the game"}
+                power = getattr(msg, "power", "")
+                name = self.gmap.power_info[power].name if power in self.gmap.power_info else ""
+                text = f"{name} {why[t]}" if t in why else "the server did not understand it"
+                self.notice(f"Not sent: {text}.", "error")
+        elif t is m.Rej and isinstance(msg.inner, m.Snd):
+            self._snd_answered()
+            self.notice("Not sent: press is not allowed now.", "error")
         elif t is m.Rej:
             inner = msg.inner
             if isinstance(inner, m.Nme | m.Iam):
@@ -398,6 +424,8 @@ class WebSession(Link):
             self._incoming = []
         if new_phase:
             self.builder = OrderBuilder(state, self.power)
+            if self.desk is not None:
+                self.desk.new_phase()
             name = state.phase.name
             if name not in self.history:
                 self.history.append(name)
@@ -488,6 +516,31 @@ class WebSession(Link):
             ],
         }
         self.finished = True
+        self.load_press()
+
+    def load_press(self) -> None:
+        """The seat's press from the store (where the game wrote every message it relayed):
+        its own conversations during the game, everyone's once it is over."""
+        if self.desk is None:
+            return
+        rows = self.hub.store.press(self.seat.game_id)
+        if not self.finished:
+            rows = [r for r in rows if self.power == r.sender or self.power in r.recipients]
+        self.desk.items = stored_items(rows, self.codec)
+
+    def _snd_answered(self) -> None:
+        self._snd_waiting = max(0, self._snd_waiting - 1)
+
+    def reachable(self) -> list[str]:
+        """The powers press may go to now: alive, played by someone, not this seat's."""
+        if not self.playing() or self.status is None:
+            return []
+        states = dict(self.status.states)
+        return [
+            p
+            for p in self.gmap.powers
+            if p != self.power and states.get(p) not in ("out", "disorder")
+        ]
 
     # -- what the pages ask ----------------------------------------------------------------------
 
@@ -527,10 +580,23 @@ class WebSession(Link):
             return
         if not self.playing():
             return
-        assert self.builder is not None
+        assert self.builder is not None and self.state is not None
         action: Action | None = None
         mine, _ = self.mine()
-        if kind == "click" and isinstance(data.get("loc"), str):
+        desk = self.desk
+        if kind == "press" and desk is not None and self.power in self.state.alive():
+            answer = desk.request(data, self.state, self.reachable())
+            if isinstance(answer, str):
+                self.notice(answer, "error", ws)
+            elif answer is not None:
+                self._snd_waiting += 1
+                self.send(answer)
+        elif desk is not None and desk.picking() and kind in ("click", "choose"):
+            if kind == "click" and isinstance(data.get("loc"), str):
+                desk.click(data["loc"], self.state)
+            elif kind == "choose" and isinstance(data.get("id"), str):
+                desk.choose(data["id"])
+        elif kind == "click" and isinstance(data.get("loc"), str):
             action = self.builder.click(data["loc"], mine)
         elif kind == "choose" and isinstance(data.get("id"), str):
             action = self.builder.choose(data["id"], mine)
@@ -641,8 +707,9 @@ class WebSession(Link):
             view["forming"] = self.hub.forming_view(self.seat, st.joined if st else 0)
         mine, waives = self.mine()
         offer = None
+        desk = self.desk
         if self.playing() and self.builder is not None:
-            offer = self.builder.offer(mine, waives)
+            offer = (desk.offer() if desk is not None else None) or self.builder.offer(mine, waives)
             view["prompt"] = offer.prompt
             view["menu"] = [{"id": i.id, "label": i.label} for i in offer.menu]
             view["orders"] = self._orders_view(mine, waives)
@@ -653,6 +720,8 @@ class WebSession(Link):
             elif st.paused is not None:
                 view["deadline"] = st.paused
                 view["paused"] = True
+        if desk is not None:
+            view["press"] = desk.view(state, self.reachable(), self.playing(), self.finished)
         if self.recent:
             view["results"] = [self._group_view(g) for g in reversed(self.recent)]
         if self.finished and self.end is not None:
@@ -673,6 +742,11 @@ class WebSession(Link):
             "index": self.history.index(name) if name in self.history else None,
             "lines": lines,
             "away": owed and not group.ordered,
+            "agreements": (
+                self.desk.outcomes_view(group.state, [o for o, _ in group.results])
+                if self.desk is not None
+                else []
+            ),
         }
 
     def _title(self, stage: str) -> str:
@@ -687,6 +761,8 @@ class WebSession(Link):
     def _map_svg(self, offer: Any, mine: dict[str, Order]) -> str:
         assert self.state is not None
         pending = list(mine.values()) if self.playing() else []
+        if self.desk is not None and self.playing():
+            pending += self.desk.draft_orders()
         selected = offer.selected if offer else []
         highlight = offer.highlight if offer else []
         key = (self.state, tuple(pending), tuple(selected), tuple(highlight), self.finished)
@@ -724,8 +800,9 @@ class WebSession(Link):
         ]
 
     def _orders_view(self, mine: dict[str, Order], waives: int) -> list[dict[str, Any]]:
-        assert self.builder is not None
+        assert self.builder is not None and self.state is not None
         rows: list[dict[str, Any]] = []
+        broken = self.desk.breaches(mine.values(), self.state) if self.desk is not None else {}
         for prov, key in self.builder.keys.items():
             order = mine.get(prov)
             if self.builder.kind == "adjustment" and order is None:
@@ -741,6 +818,8 @@ class WebSession(Link):
                     "names": place_names(self.gmap, text or key),
                 }
             )
+            if order is not None and order in broken:
+                rows[-1]["breaks"] = broken[order]
         rows.extend(
             {"loc": None, "unit": "", "order": "Waive a build", "names": ""} for _ in range(waives)
         )

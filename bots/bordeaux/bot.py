@@ -19,6 +19,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bots.argtypes import seconds
 from bots.base import Bot, View
 from bots.bordeaux.adapter import Position
 from bots.bordeaux.adjustments import adjustment_orders
@@ -54,6 +55,7 @@ class Decision:
 class Bordeaux(Bot):
     name = "Bordeaux"
     version = "1.0"
+    core_adapter = "bots.negotiator.cores:BordeauxCore"  # what --negotiate talks over
 
     def __init__(
         self,
@@ -101,9 +103,17 @@ class Bordeaux(Bot):
     # -- orders -------------------------------------------------------------------------------
 
     def orders(self, view: View) -> list[Order]:
-        budget = self.budget(view)
+        chosen, _ = self.decide(view, self.constraints, self.budget(view))
+        return [o for o in chosen if isinstance(o, Waive) or o.unit.power == view.power]
+
+    def decide(
+        self, view: View, c: Constraints, budget: Budget
+    ) -> tuple[list[Order], SearchStats | None]:
+        """One decision under constraints ``c`` within ``budget``: the orders of our whole
+        alliance (ours and our allies' units, as the search found them best for the
+        alliance) and, in a movement phase, the search's statistics (``values[0]``: our
+        alliance's value). The negotiator asks this with the constraints agreed in press."""
         state, power = view.state, view.power
-        c = self.constraints
         groups = c.alliances(power, state.map.powers)
         bound = c.bound(power)
         position = Position(state)
@@ -131,7 +141,6 @@ class Bordeaux(Bot):
         else:
             evaluator = Evaluator(state, groups, self.params)
             chosen = adjustment_orders(position, power, evaluator, self.params, c, bound, budget)
-        mine = [o for o in chosen if isinstance(o, Waive) or o.unit.power == power]
         decision = Decision(state.phase.name, view.kind, budget.elapsed(), budget.used, stats)
         self.decisions.append(decision)
         log.info(
@@ -144,7 +153,7 @@ class Bordeaux(Bot):
             if stats is not None and stats.values
             else "",
         )
-        return mine
+        return chosen, stats
 
     def _scenarios(
         self,
@@ -195,7 +204,7 @@ class Bordeaux(Bot):
         group = parser.add_argument_group("Bordeaux")
         group.add_argument(
             "--think",
-            type=_seconds,
+            type=seconds,
             default=None,
             help=f"seconds of thought per phase, never exceeded (default {DEFAULT_THINK:g}; "
             "always less than the server's deadline)",
@@ -252,16 +261,6 @@ def _deadline(view: View) -> float | None:
         return None
     limit = {"movement": v.mtl, "retreat": v.rtl, "adjustment": v.btl}[view.kind]
     return float(limit) if limit else None
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value > 0 or math.isinf(value):
-        raise argparse.ArgumentTypeError(f"{text!r}: must be a positive number of seconds")
-    return value
 
 
 def _positive(text: str) -> int:

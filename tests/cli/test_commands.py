@@ -127,6 +127,43 @@ def test_show_is_for_people_and_keeps_daide_under_an_option(
     assert "  ORD ( SPR 1901 ) ( ( AUS " in daide
 
 
+def test_show_press_prints_the_games_press_in_english_by_phase(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db = store_random_game(tmp_path / "p.sqlite", max_year=1901)
+    store = Store(db)
+    store.add_press(1, "S1901M", "ENG", ["FRA"], "PRP ( PCE ( ENG FRA ) )")
+    store.add_press(1, "S1901M", "FRA", ["ENG"], "YES ( PRP ( PCE ( ENG FRA ) ) )")
+    store.add_press(1, "F1901M", "GER", ["ENG", "FRA"], "PRP ( DMZ ( ENG FRA GER ) ( BEL ) )")
+    store.close()
+    code, out, _ = run(capsys, "show", "1", "--db", str(db), "--press")
+    assert code == 0
+    assert "ORD" not in out  # the press alone
+    assert (
+        "\nSpring 1901 Movement (S1901M)\n"
+        "  England to France: I propose peace between England and France.\n"
+        "  France to England: I agree to peace between England and France.\n"
+        "\nFall 1901 Movement (F1901M)\n"
+        "  Germany to England and France: I propose a demilitarised zone in Belgium (no unit "
+        "of England, France or Germany there).\n"
+    ) in out
+    code, daide, _ = run(capsys, "show", "1", "--db", str(db), "--press", "--daide")
+    assert code == 0
+    assert "  FRM ( ENG ) ( FRA ) ( PRP ( PCE ( ENG FRA ) ) )\n" in daide
+    assert "  FRM ( GER ) ( ENG FRA ) ( PRP ( DMZ ( ENG FRA GER ) ( BEL ) ) )\n" in daide
+    # The whole history shows the press in English too, under its phase.
+    code, out, _ = run(capsys, "show", "1", "--db", str(db))
+    assert "  press: England to France: I propose peace between England and France.\n" in out
+
+
+def test_show_press_of_a_gunboat_game_says_there_is_none(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db = store_random_game(tmp_path / "g.sqlite", max_year=1901)
+    code, out, _ = run(capsys, "show", "1", "--db", str(db), "--press")
+    assert code == 0 and "no press in game 1 (a gunboat game: press level 0)" in out
+
+
 # -- the engine's commands -------------------------------------------------------------------
 
 

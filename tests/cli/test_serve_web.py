@@ -43,6 +43,27 @@ def test_play_options_checked(tmp_path: Path) -> None:
     assert done.returncode == 2 and "choose 6 opponents" in done.stderr
 
 
+def test_against_gives_negotiating_bots_and_level_sets_the_press() -> None:
+    from cli.web_options import parse_against
+
+    assert parse_against("bordeaux --negotiate:2 dumbbot:3,open") == [
+        "bordeaux --negotiate",
+        "bordeaux --negotiate",
+        "dumbbot",
+        "dumbbot",
+        "dumbbot",
+        "open",
+    ]
+    assert parse_against("dumbbot --negotiate holdbot:5")[0] == "dumbbot --negotiate"
+
+
+def test_play_at_a_press_level_the_page_does_not_offer_is_refused(tmp_path: Path) -> None:
+    done = _serve(tmp_path, "--web-port", "0", "--play", "FRA", "--level", "40")
+    assert done.returncode == 2 and "press level 40" in done.stderr
+    done = _serve(tmp_path, "--web-port", "0", "--play", "FRA", "--against=--negotiate")
+    assert done.returncode == 2 and "must follow a bot's name" in done.stderr
+
+
 def test_play_errors_are_found_before_the_server_starts(tmp_path: Path) -> None:
     for args in (
         ["--play", "XYZ"],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -260,3 +261,46 @@ def test_a_mistyped_order_fails_its_case_with_a_clear_message(order: str, messag
 def test_a_deliberately_illegal_order_is_marked_and_passes() -> None:
     (case,) = parse_cases(_one_order_case("England: A YOR H => illegal NSU"), GMAP)
     assert run_case(case, GMAP).passed
+
+
+def _without_markers(text: str) -> str:
+    """A case file as the standard DATC files are written: no result markers."""
+    return "\n".join(re.sub(r"\s*=>[^#]*", " ", line) for line in text.splitlines())
+
+
+@pytest.mark.parametrize("chapter", ["6j", "6e"])
+def test_a_file_without_markers_is_judged_on_positions(
+    chapter: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mark-free copy of chapter 6.J (6.J.1 removes a unit that does not exist: refused,
+    as the DATC intends) and of 6.E passes, the refused orders listed as notes."""
+    text = _without_markers((DATC_DIR / f"datc_{chapter}.txt").read_text())
+    assert "=>" not in text
+    path = tmp_path / f"{chapter}.txt"
+    path.write_text(text)
+    results = run_file(path)
+    assert results and all(r.passed for r in results), [r.problems for r in results]
+    assert main(["datc", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert "no result markers: judged on positions" in err
+    if chapter == "6j":
+        (j1,) = [r for r in results if r.case.name == "6.J.1"]
+        assert j1.notes == [
+            f"line {j1.case.orders[0].line}: Remove GOL refused (NSU: no such unit)",
+            f"line {j1.case.orders[2].line}: Remove PAR refused (NMR)",
+        ]
+        assert "  note: line" in out and "Remove GOL refused (NSU: no such unit)" in out
+
+
+def test_a_file_without_markers_still_fails_on_positions(tmp_path: Path) -> None:
+    text = _without_markers((DATC_DIR / "datc_6j.txt").read_text())
+    (case,) = [c for c in parse_cases(text, GMAP) if c.name == "6.J.1"]
+    # 6.J.1 keeps A PAR; a copy that says A PIC stays fails on the position.
+    lines = text.splitlines()
+    end = next(i for i in range(case.line, len(lines)) if lines[i].strip() == "END")
+    block = "\n".join(lines[case.line - 1 : end + 1])
+    path = tmp_path / "wrong.txt"
+    path.write_text(block.replace("POSTSTATE\n\tFrance: A PAR", "POSTSTATE\n\tFrance: A PIC"))
+    (result,) = run_file(path)
+    assert result.case.name == "6.J.1" and not result.passed
+    assert any("units missing: FRA A PIC" in p for p in result.problems), result.problems

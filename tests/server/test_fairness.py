@@ -97,51 +97,31 @@ async def test_a_client_that_never_accepts_the_map_is_dropped(
         await c.expect(m.Hlo)
 
 
-async def _split(port: int) -> tuple[list[WireClient], list[WireClient]]:
-    """Three clients join and never accept the map; then seven that do: four land in the
-    first forming game and three in a second."""
-    stalling = [await WireClient.connect(port, text=True) for _ in range(3)]
-    for i, c in enumerate(stalling):
-        await c.send(m.Nme(f"stall{i}", "1"))
-        await c.expect(m.Map)
-    players = [await WireClient.connect(port) for _ in range(7)]
-    for i, c in enumerate(players):
-        await c.join(f"p{i}")
-    return stalling, players
-
-
-async def test_players_split_over_two_forming_games_make_one_when_seats_free(
-    make_server: Any,
-) -> None:
-    server = await make_server()
-    stalling, players = await _split(server.address[1])
-    for c in stalling:
-        await c.aclose()
-    hlos = [await c.expect(m.Hlo) for c in players]
-    assert sorted(h.power for h in hlos) == sorted(STANDARD_POWERS)
-
-
-async def test_players_split_over_two_forming_games_after_a_join_timeout(
+async def test_seven_willing_players_start_at_once_whoever_else_waits(
     make_server: Any, mock_clock: MockClock
 ) -> None:
-    """The join timeout is long, and the game's clock (trio's: a MockClock at the real rate)
-    is moved past it once the players are seen split over two games: on a loaded machine it
-    cannot run out before the seven have joined (they would then all land in one game, and
-    the refill would go untested)."""
-    mock_clock.rate = 1.0
-    server = await make_server(join_timeout=600.0)
-    stalling, players = await _split(server.address[1])
-    forming = server.forming_open_games()
-    assert [len(r.master.lobby.joiners) for r in forming] == [7, 3]
-    # The seven have accepted the map (their YES (MAP) handled), the three have not.
-    with trio.fail_after(PATIENCE):
-        while sum(j.ready_map for r in forming for j in r.master.lobby.joiners) < 7:
-            await trio.sleep(0.05)
-    mock_clock.jump(600.0)
-    hlos = [await c.expect(m.Hlo) for c in players]
-    assert len({h.power for h in hlos}) == 7
-    for c in stalling:
-        assert await c.expect(m.Off) == m.Off()
+    """Three clients join and never accept the map; seven that do start a game at once (the
+    clock stands still: no join timeout frees a seat), and again when the three come back
+    and stall once more. (Before, the seven split 4 + 3 over two forming games and nothing
+    started until the join timeout.)"""
+    server = await make_server()
+    port = server.address[1]
+    for round in range(2):
+        stalling = [await WireClient.connect(port, text=True) for _ in range(3)]
+        for i, c in enumerate(stalling):
+            await c.send(m.Nme(f"stall{round}{i}", "1"))
+            await c.expect(m.Map)
+        players = [await WireClient.connect(port) for _ in range(7)]
+        for i, c in enumerate(players):
+            await c.join(f"p{round}{i}")
+        hlos = [await c.expect(m.Hlo) for c in players]
+        assert sorted(h.power for h in hlos) == sorted(STANDARD_POWERS)
+        # The stallers wait in a forming game, without any of the seven.
+        waiting = {j.name for r in server.forming_open_games() for j in r.master.lobby.joiners}
+        assert {f"stall{round}{i}" for i in range(3)} <= waiting
+        assert not any(name.startswith("p") for name in waiting)
+        for c in stalling:  # they leave, and come back in the next round to stall again
+            await c.aclose()
 
 
 STANDARD_CODEC = codec_for()

@@ -353,3 +353,47 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
     while any(_alive(p) for p in bots) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [p for p in bots if _alive(p)]
+
+
+def _ordered(db: Path) -> bool:
+    """Whether an order has been given in the first game of the database."""
+    store = Store(db)
+    try:
+        games = store.games()
+        return bool(games) and bool(store.submissions(games[0].id, "S1901M"))
+    finally:
+        store.close()
+
+
+def test_a_tcp_bot_stops_reconnecting_as_soon_as_its_tournament_is_killed(tmp_path: Path) -> None:
+    """A TCP bot from a template (a bundled bot told to keep reconnecting for an hour) is
+    playing when its tournament is killed with SIGKILL: its lifeline (DIPLOMAT_LIFELINE)
+    reads end-of-file, and it exits at once instead of reconnecting for the hour."""
+    script = tmp_path / "mute.py"
+    script.write_text(MUTE_BOT)
+    db, folder, err = tmp_path / "db.sqlite", tmp_path / "run", tmp_path / "stderr.txt"
+    tcp = f"tcp={PY} -m bots.holdbot --host {{host}} --port {{port}} --reconnect 3600"
+    args = ["tournament", tcp, f"mute={PY} {script}:6", "--games", "1", "--mtl", "600",
+            "--db", str(db), "--dir", str(folder), "--quiet"]  # fmt: skip
+    with err.open("wb") as stderr:
+        first = subprocess.Popen([sys.executable, "-m", "cli.main", *args], stderr=stderr)
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:  # until the TCP bot has ordered (it has its HLO)
+            assert first.poll() is None, err.read_text()
+            if db.exists() and _ordered(db):
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("the TCP bot never ordered")
+        (bot,) = [p for p in _descendants(first.pid)
+                  if b"bots.holdbot" in Path(f"/proc/{p}/cmdline").read_bytes()]  # fmt: skip
+    finally:
+        first.kill()
+        first.wait()
+    deadline = time.monotonic() + 120
+    while _alive(bot) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(bot), "still reconnecting"
+    (log,) = [p for p in folder.glob("game*/seat*.log") if "tournament is gone" in p.read_text()]
+    assert "holdbot" in log.read_text() or "HoldBot" in log.read_text()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -126,10 +127,16 @@ async def test_static_files_and_api(web: WebHub) -> None:
         {"move_time": 0.5},
         {"move_time": 9000},
         {"max_year": 1800},
+        {"level": 15},  # the page offers 0, 10, 20 and 30
+        {"level": "x"},
+        {"opponents": ["bordeaux --think 99"] * 6},  # no option but --negotiate
+        {"opponents": ["holdbot --negotiate"] * 6},  # holdbot does not talk
     ):
         status, _, body = await http(port, "POST", "/api/games", bad)
         assert status == 400 and json.loads(body)["error"], bad
     assert (await http(port, "POST", "/api/games", []))[0] == 400
+    assert options["levels"] == [0, 10, 20, 30] and options["defaults"]["level"] == 0
+    assert {"bordeaux --negotiate", "dumbbot --negotiate"} <= set(options["bots"])
 
 
 async def test_wrong_token_opens_nothing(web: WebHub) -> None:
@@ -363,3 +370,76 @@ async def test_coming_back_the_page_says_what_happened_while_away(web: WebHub) -
         assert groups[-2]["phase"] == "F1901M" and groups[-2]["away"]
     finally:
         await cm.__aexit__(None, None, None)
+
+
+def _noticed(page: Page, view: dict[str, Any]) -> bool:
+    return bool(page.notices)
+
+
+def _press(v: dict[str, Any]) -> dict[str, Any]:
+    press: dict[str, Any] = v.get("press") or {}
+    return press
+
+
+async def test_press_offers_only_what_the_games_level_allows(web: WebHub) -> None:
+    # Level 10: peace, alliances, draws; one arrangement a message. A silent bot does not
+    # understand, and the page says so.
+    seat = web.create_game({"power": "FRA", "level": 10, "opponents": ["holdbot"] * 6})
+    page, cm = await open_page(web, seat.game_id, seat.token)
+    try:
+        view = await page.until(lambda v: v["stage"] == "playing" and bool(_press(v).get("open")))
+        assert _press(view)["level"] == 10 and _press(view)["kinds"] == []  # no recipient yet
+        await page.send(t="press", op="to", power="ENG")
+        view = await page.until(lambda v: bool(_press(v)["kinds"]))
+        assert [k["id"] for k in _press(view)["kinds"]] == ["pce", "aly", "drw"]
+        await page.send(t="press", op="add", kind="dmz")  # level 20: refused
+        await page.until(lambda v: bool(page.notices))
+        assert "press level" in page.notices[-1]["text"]
+        await page.send(t="press", op="add", kind="pce")
+        view = await page.until(lambda v: len(_press(v)["parts"]) == 1)
+        assert _press(view)["kinds"] == [] and not _press(view)["combine"]  # one part at 10
+        assert _press(view)["preview"] == "I propose peace between England and France"
+        await page.send(t="press", op="send", how="orr")  # one part: a plain PRP
+        view = await page.until(
+            lambda v: any(
+                m.get("state") == "not understood"
+                for c in _press(v)["conversations"]
+                for m in c["messages"]
+            )
+        )
+        eng = next(c for c in _press(view)["conversations"] if c["key"] == "ENG")
+        assert eng["messages"][0]["daide"] == "PRP ( PCE ( ENG FRA ) )"
+        assert eng["messages"][1]["text"].startswith("I did not understand your message")
+        # Answering a proposal that does not exist, or sending to oneself, is refused here.
+        await page.send(t="press", op="reply", seq=99, answer="yes")
+        await page.until(lambda v: "no longer waiting" in page.notices[-1]["text"])
+        assert "FRA" not in [p["power"] for p in _press(view)["powers"]]
+    finally:
+        await cm.__aexit__(None, None, None)
+    # Level 20 adds zones and orders; 30 combines them.
+    for level, combine in ((20, False), (30, True)):
+        seat = web.create_game({"power": "FRA", "level": level, "opponents": ["holdbot"] * 6})
+        page, cm = await open_page(web, seat.game_id, seat.token)
+        try:
+            await page.until(lambda v: v["stage"] == "playing" and bool(_press(v).get("open")))
+            await page.send(t="press", op="to", power="GER")
+            view = await page.until(lambda v: bool(_press(v)["kinds"]))
+            kinds = [k["id"] for k in _press(view)["kinds"]]
+            assert kinds == ["pce", "aly", "drw", "dmz", "xdo"]
+            await page.send(t="press", op="add", kind="xdo")
+            await page.until(lambda v: "click a unit" in v.get("prompt", ""))
+            await page.send(t="click", loc="KIE")  # Germany's fleet
+            await page.until(lambda v: "Proposing: Move the fleet in KIE" in v.get("prompt", ""))
+            await page.send(t="click", loc="HOL")
+            view = await page.until(lambda v: len(_press(v)["parts"]) == 1)
+            assert _press(view)["parts"][0]["text"] == "Germany ordering F KIE - HOL"
+            assert 'id="pending-KIE"' in page.svg  # drawn as a proposed order
+            await page.send(t="press", op="add", kind="drw")
+            if combine:
+                view = await page.until(lambda v: len(_press(v)["parts"]) == 2)
+                assert _press(view)["combine"]
+            else:
+                await page.until(partial(_noticed, page))
+                assert "press level" in page.notices[-1]["text"]
+        finally:
+            await cm.__aexit__(None, None, None)

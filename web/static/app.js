@@ -41,7 +41,7 @@ function myGames() {
 async function lobby() {
   document.body.dataset.page = "lobby";
   $("#lobby").hidden = false;
-  $("#title").textContent = "gunboat Diplomacy against bots";
+  $("#title").textContent = "Diplomacy against bots";
   const options = await (await fetch("/api/options")).json();
   const d = options.defaults;
   const power = $("#f-power");
@@ -51,12 +51,24 @@ async function lobby() {
   const opps = $("#f-opponents");
   d.opponents.forEach((name, i) => {
     const sel = el("select", { name: "opponent", "aria-label": `opponent ${i + 1}` });
-    for (const b of options.bots) sel.append(el("option", { value: b }, b));
+    for (const b of options.bots) sel.append(el("option", { value: b }, botLabel(b)));
     sel.append(el("option", { value: "open" }, "open seat (a bot connects over TCP)"));
     sel.value = name;
     opps.append(sel);
   });
   const form = $("#create");
+  const level = $("#f-level");
+  level.value = String(d.level ?? 0);
+  const hint = () => {
+    $("#level-hint").textContent = level.value === "0"
+      ? "Gunboat: no press, and nobody learns who plays whom until the end. Orders are " +
+        "entered by clicking on the map."
+      : "Press from menus, as DAIDE allows at this level: only the negotiating bots " +
+        "(bordeaux, negotiating; dumbbot, negotiating) answer. Orders are entered by clicking " +
+        "on the map.";
+  };
+  level.addEventListener("change", hint);
+  hint();
   for (const key of ["move_time", "retreat_time", "build_time", "max_year"]) {
     form.elements[key].value = d[key] ?? "";
   }
@@ -65,6 +77,7 @@ async function lobby() {
     const num = (key) => (form.elements[key].value === "" ? null : Number(form.elements[key].value));
     const spec = {
       power: power.value,
+      level: Number(level.value),
       opponents: [...opps.querySelectorAll("select")].map((s) => s.value),
       move_time: num("move_time"), retreat_time: num("retreat_time"),
       build_time: num("build_time"), max_year: num("max_year"),
@@ -99,12 +112,21 @@ async function lobby() {
   }
 }
 
+function botLabel(b) {
+  return b.endsWith(" --negotiate") ? `${b.split(" ")[0]}, negotiating` : b;
+}
+
 // -- the game --------------------------------------------------------------------------------
 
 const game = {
   id: null, token: null, ws: null, view: null, svg: "", historyIndex: null,
   history: null, deadline: null, deadlineAt: 0, retry: 0, over: false, serial: -1,
   placed: false,  // the map has been zoomed to the player's units (phones) once
+  conv: null,  // the conversation shown
+  read: {},  // conversation -> the last message seq read there
+  announced: null,  // the last message seq announced
+  unread: 0,
+  looked: false,  // the person has looked at the press since the page was last hidden
 };
 
 function send(msg) {
@@ -194,7 +216,8 @@ function showView(v) {
   game.view = v;
   document.body.dataset.connected = "yes";
   document.body.dataset.stage = v.stage;
-  document.title = `${v.power_name} · ${v.phase_title} · diplomat`;
+  game.title = `${v.power_name} · ${v.phase_title} · diplomat`;
+  setTitle();
   $("#title").textContent = `${v.name} · you are ${v.power_name}`;
   $("#phase").textContent = v.phase_title;
   if (v.svg !== null && v.svg !== undefined) game.svg = v.svg;
@@ -217,6 +240,7 @@ function showView(v) {
   renderOrdering(v);
   renderPowers(v.powers, v.stage === "finished");
   renderResults(v);
+  renderPress(v);
   renderEnd(v);
   renderSteps();
   const away = (v.results || []).filter((g) => g.away).length;
@@ -285,6 +309,10 @@ function renderOrdering(v) {
       title: row.names || null });
     const text = el("span", { class: "order" }, row.order || `${row.unit}: no order`);
     li.append(text);
+    if (row.breaks && row.breaks.length) {
+      li.classList.add("breaks");
+      li.append(el("span", { class: "warn", title: `This order ${row.breaks.join("; ")}.` }, "⚠"));
+    }
     if (row.loc) {
       text.addEventListener("click", () => send({ t: "select", loc: row.loc }));
       if (row.order) {
@@ -294,7 +322,14 @@ function renderOrdering(v) {
     }
     list.append(li);
   }
-  $("#todo").textContent = v.todo || "";
+  const broken = (v.orders || []).filter((r) => r.breaks && r.breaks.length);
+  $("#todo").textContent = [v.todo || "", ...broken.map((r) =>
+    `⚠ ${r.order} ${r.breaks.join("; ")}.`)].filter(Boolean).join(" ");
+  const agreed = v.press ? v.press.agreements : [];
+  $("#agreements-box").hidden = !agreed.length;
+  const list2 = $("#agreements");
+  list2.textContent = "";
+  for (const a of agreed) list2.append(el("li", {}, `${a.text} (with ${a.with})`));
 }
 
 const STATE_TEXT = {
@@ -349,6 +384,14 @@ function renderResults(v) {
       section.append(el("p", { class: "away" }, "You gave no orders in this phase (you were " +
         "away): your units held, dislodged units disbanded, builds were waived."));
     }
+    // What the phase did to the agreements first (a DMZ kept or broken, an XDO done or not).
+    if (g.agreements && g.agreements.length) {
+      const agreed = el("ul", { class: "agreed" });
+      for (const a of g.agreements) {
+        agreed.append(el("li", { class: a.kept ? "kept" : "broken" }, a.text));
+      }
+      section.append(agreed);
+    }
     const list = el("ul", { class: "results" });
     resultItems(list, g.lines);
     section.append(list);
@@ -375,6 +418,165 @@ function renderEnd(v) {
   }
   box.append(el("h2", {}, "The game is over"), el("p", { id: "end-text" }, v.end.text), table);
 }
+
+// -- press -----------------------------------------------------------------------------------
+
+function setTitle() {
+  document.title = (game.unread ? `(${game.unread}) ` : "") + (game.title || "diplomat");
+}
+
+function pressSend(msg) { send(Object.assign({ t: "press" }, msg)); }
+
+const STATE_WORDS = {
+  waiting: "waiting", accepted: "accepted", rejected: "rejected", declined: "not now",
+  "not understood": "not understood", cancelled: "cancelled",
+};
+
+// One message: who to whom, the English (the DAIDE on hover), a proposal's state, and the
+// one-click answers (or the cancel) it allows.
+function messageItem(m, live) {
+  const li = el("li", { class: m.mine ? "mine" : "theirs", "data-seq": String(m.seq),
+    "data-state": m.state || "", title: m.daide });
+  li.append(el("span", { class: "who" }, `${m.from_name} → ${m.to_names}: `),
+    el("span", { class: "text" }, m.text + "."));
+  if (m.state) li.append(el("span", { class: `state ${m.state.replace(" ", "-")}` }, STATE_WORDS[m.state] || m.state));
+  if (live && (m.can_reply || m.can_cancel)) {
+    const acts = el("div", { class: "acts" });
+    if (m.can_reply) {
+      for (const [answer, label] of [["yes", "Yes"], ["no", "No"], ["bwx", "Not now"]]) {
+        acts.append(el("button", { type: "button", "data-answer": answer,
+          onclick: () => pressSend({ op: "reply", seq: m.seq, answer }) }, label));
+      }
+    }
+    if (m.can_cancel) {
+      acts.append(el("button", { type: "button", "data-act": "cancel",
+        onclick: () => pressSend({ op: "cancel", seq: m.seq }) }, "Cancel proposal"));
+    }
+    li.append(acts);
+  }
+  return li;
+}
+
+function readKey() { return `diplomat-press-read-${game.id}`; }
+
+function renderPress(v) {
+  const box = $("#press");
+  const p = v.press;
+  box.hidden = !p;
+  if (!p) return;
+  // New messages from others are announced once each (none at load: the badges say it).
+  const all = p.conversations.flatMap((c) => c.messages);
+  const top = Math.max(-1, ...all.map((m) => m.seq));
+  if (game.announced === null) {
+    game.read = JSON.parse(localStorage.getItem(readKey()) || "{}");
+  } else {
+    const fresh = all.filter((m) => !m.mine && m.seq > game.announced);
+    if (fresh.length) toast(fresh.map((m) => `${m.from_name}: ${m.text}.`).join(" "));
+  }
+  game.announced = Math.max(game.announced ?? -1, top);
+  if (!game.conv) {
+    const latest = p.conversations.filter((c) => c.messages.length)
+      .sort((a, b) => b.messages.at(-1).seq - a.messages.at(-1).seq)[0];
+    game.conv = latest ? latest.key : p.conversations[0].key;
+  }
+  const tabs = $("#conv-tabs");
+  tabs.textContent = "";
+  let unread = 0;
+  for (const c of p.conversations) {
+    const last = c.messages.length ? c.messages.at(-1).seq : -1;
+    if (c.key === game.conv && game.looked && last >= 0) game.read[c.key] = last;
+    const n = c.messages.filter((m) => !m.mine && m.seq > (game.read[c.key] ?? -1)).length;
+    unread += n;
+    if (!c.messages.length && c.key === "group") continue;
+    tabs.append(el("button", { type: "button", "data-key": c.key, role: "tab",
+      "aria-selected": c.key === game.conv ? "true" : "false", class: n ? "unread" : "",
+      onclick: () => { game.conv = c.key; game.looked = true; renderPress(game.view); } },
+      c.title + (n ? ` (${n})` : "")));
+  }
+  localStorage.setItem(readKey(), JSON.stringify(game.read));
+  game.unread = unread;
+  setTitle();
+  $("#press-unread").hidden = !unread;
+  $("#press-unread").textContent = unread ? `${unread} new` : "";
+  const conv = p.conversations.find((c) => c.key === game.conv) || p.conversations[0];
+  const list = $("#conv");
+  list.textContent = "";
+  for (const m of conv.messages) list.append(messageItem(m, p.open));
+  if (!conv.messages.length) list.append(el("li", { class: "empty" }, "No messages yet."));
+  list.scrollTop = list.scrollHeight;
+  renderCompose(p);
+}
+
+function renderCompose(p) {
+  $("#compose").hidden = !p.open;
+  if (!p.open) return;
+  const to = $("#press-to");
+  to.textContent = "";
+  for (const w of p.powers) {
+    to.append(el("button", { type: "button", "data-power": w.power, disabled: !w.can && !w.to,
+      "aria-pressed": w.to ? "true" : "false", title: w.can ? null : "cannot receive press now",
+      onclick: () => pressSend({ op: "to", power: w.power }) }, w.name));
+  }
+  const kinds = $("#press-kinds");
+  kinds.textContent = "";
+  if (!p.mode) {
+    for (const k of p.kinds) {
+      kinds.append(el("button", { type: "button", "data-kind": k.id,
+        onclick: () => pressSend({ op: "add", kind: k.id }) }, k.label));
+    }
+  }
+  const pick = $("#press-pick");
+  pick.hidden = !p.mode;
+  pick.textContent = "";
+  if (p.mode === "aly") {
+    pick.append(el("p", { class: "hint" }, "An alliance against:"));
+    for (const w of p.powers.filter((x) => x.enemy)) {
+      pick.append(el("button", { type: "button", "data-power": w.power,
+        "aria-pressed": w.picked ? "true" : "false",
+        onclick: () => pressSend({ op: "pick", power: w.power }) }, w.name));
+    }
+    pick.append(el("button", { type: "button", "data-pick": "done",
+      onclick: () => pressSend({ op: "done" }) }, "Done"));
+  } else if (p.mode === "dmz") {
+    pick.append(el("p", { class: "hint" }, "Click the provinces of the zone on the map, then Done."));
+  } else if (p.mode === "xdo") {
+    pick.append(el("p", { class: "hint" }, "Click a unit on the map, then its order, as for your own."));
+  }
+  if (p.mode) {
+    pick.append(el("button", { type: "button", "data-pick": "abort",
+      onclick: () => pressSend({ op: "abort" }) }, "Cancel"));
+  }
+  const parts = $("#press-parts");
+  parts.textContent = "";
+  p.parts.forEach((part, i) => {
+    parts.append(el("li", { "data-kind": part.kind }, el("span", {}, part.text),
+      el("button", { type: "button", title: "remove", onclick: () => pressSend({ op: "drop", index: i }) }, "×")));
+  });
+  $("#press-preview").textContent = p.preview ? `${p.preview}.` : "";
+  const sendBox = $("#press-send");
+  sendBox.textContent = "";
+  if (p.can_send) {
+    if (p.combine) {
+      sendBox.append(el("button", { type: "button", "data-send": "and",
+        onclick: () => pressSend({ op: "send", how: "and" }) }, "Propose all of them"),
+      el("button", { type: "button", "data-send": "orr",
+        onclick: () => pressSend({ op: "send", how: "orr" }) }, "Propose any one"));
+    } else {
+      sendBox.append(el("button", { type: "button", "data-send": "and",
+        onclick: () => pressSend({ op: "send", how: "and" }) }, "Propose"));
+    }
+  }
+}
+
+// A conversation's messages count as read once the person has looked at the press: opened
+// a conversation or clicked in the press card (and until they leave the page).
+document.addEventListener("visibilitychange", () => { if (document.hidden) game.looked = false; });
+document.addEventListener("click", (ev) => {
+  if (game.view && ev.target.closest("#press") && !game.looked) {
+    game.looked = true;
+    renderPress(game.view);
+  }
+});
 
 // -- history ---------------------------------------------------------------------------------
 
@@ -423,6 +625,11 @@ function showHistory(msg) {
   $("#history-title").textContent = `Orders of ${msg.title}`;
   resultItems($("#history-lines"), msg.lines);
   $("#results").hidden = true;
+  const press = msg.press || [];
+  $("#history-press").hidden = !press.length;
+  const hp = $("#history-press-list");
+  hp.textContent = "";
+  for (const m of press) hp.append(messageItem(m, false));
   $("#map svg").dataset.history = msg.phase;
   renderSteps();
 }

@@ -1,0 +1,215 @@
+"""What talking is worth: negotiating bots against silent ones, seats rotated, 95 % intervals.
+
+    python bench/press.py                                   # every figure, 7 games each
+    python bench/press.py --figures pair,ceiling --games 140 --think 0.25
+    python bench/press.py --figures pool --games 28 --json press.jsonl
+
+Figures (press level 30, games to --max-year, --think seconds a Bordeaux decision):
+
+* ``pair``: two negotiating Bordeaux (``talk``) and five silent ones (``bx``): each talker's
+  Sum-of-Squares share against the silent seats' (the issue's bar: 1.5 times);
+* ``ceiling``: the same with the two told at the start that they are allies (``--pact``: both
+  propose an alliance to every power in the first phase, so the two find each other at once);
+* ``one``: one negotiator among six silent Bordeaux: talking to nobody should cost nothing
+  (an equal share is 1/7);
+* ``liar``: an honest negotiator, a liar (``--honesty 0``) and five silent Bordeaux: the honest
+  one should keep at least 0.9 of a silent seat's share;
+* ``pool``: a field of different diplomats (``--pool``): both cores, several personalities,
+  silent Bordeaux and DumbBots, seven drawn a game.
+
+Per figure it prints each label's games, solos, mean centres and Sum-of-Squares (95 %
+interval), the talk per game (proposals sent and agreed, agreements kept, messages per
+movement phase, seconds of talk per movement phase, from the negotiators' logs and the game's
+press) and every HUH or refusal the server gave a negotiator's press (there should be none),
+with the machine's load before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from server.logs import configure_logging
+from server.settings import GameSettings
+from server.store import Store
+from tournament.runner import Tournament, parse_lineup
+from tournament.scoring import GameResult, summarise
+
+FIGURES = ("pair", "ceiling", "one", "liar", "pool")
+SUMMARY = re.compile(r"negotiation summary (\{.*\})")
+PRESS_TROUBLE = re.compile(r"the server did not understand us|press refused|not sent \(press level")
+
+
+def seats_for(figure: str, think: float) -> tuple[list[str], bool]:
+    """The seat words of a figure, and whether they are a pool."""
+    bx = f"bordeaux --think {think}"
+    talk = f"bordeaux -v --negotiate --think {think}"
+    if figure == "pair":
+        return [f"talk={talk}:2", f"bx={bx}:5"], False
+    if figure == "ceiling":
+        return [f"pact={talk} --pact:2", f"bx={bx}:5"], False
+    if figure == "one":
+        return [f"talk={talk}", f"bx={bx}:6"], False
+    if figure == "liar":
+        return [f"honest={talk}", f"liar={talk} --honesty 0", f"bx={bx}:5"], False
+    return [
+        f"talk={talk}",
+        f"liar={talk} --honesty 0",
+        f"trusting={talk} --trust 0.9 --forgiveness 0.5 --initiative 0.9",
+        f"wary={talk} --trust 0.5 --forgiveness 0 --generosity 0.1",
+        "dtalk=dumbbot -v --negotiate",
+        "dliar=dumbbot -v --negotiate --honesty 0",
+        f"bx={bx}",
+        "dumbbot",
+    ], True
+
+
+@dataclass
+class Talk:
+    """What the negotiators of one label did, summed over their seats."""
+
+    seats: int = 0
+    movement_phases: int = 0
+    proposals_sent: int = 0
+    proposals_agreed: int = 0
+    checked: int = 0
+    kept: int = 0
+    broken_by_us: int = 0
+    betrayals_seen: int = 0
+    talk_seconds: float = 0.0
+    messages: int = 0
+    trouble: list[str] = field(default_factory=list)
+
+
+def talk_of(games: list[GameResult], store: Store) -> dict[str, Talk]:
+    out: dict[str, Talk] = {}
+    for g in games:
+        press = store.press(g.game_id)
+        phases = {p for p, _ in store.states(g.game_id) if p.endswith("M")}
+        for seat in g.seats:
+            if seat.log is None or not Path(seat.log).exists():
+                continue
+            text = Path(seat.log).read_text(errors="replace")
+            found = SUMMARY.search(text)
+            if found is None:
+                continue
+            stats = json.loads(found.group(1))
+            t = out.setdefault(seat.label, Talk())
+            t.seats += 1
+            t.movement_phases += len(phases)
+            t.proposals_sent += stats["proposals_sent"]
+            t.proposals_agreed += stats["proposals_agreed"]
+            t.checked += stats["agreements_checked"]
+            t.kept += stats["agreements_kept"]
+            t.broken_by_us += stats["broken_by_us"]
+            t.betrayals_seen += sum(len(v) for v in stats["betrayals"].values())
+            t.talk_seconds += stats["talk_seconds"]
+            t.messages += sum(1 for p in press if p.sender == seat.power)
+            t.trouble += [line for line in text.splitlines() if PRESS_TROUBLE.search(line)]
+    return out
+
+
+def run_figure(figure: str, args: argparse.Namespace) -> None:
+    words, pool = seats_for(figure, args.think)
+    seats = parse_lineup(words, pool=pool)
+    settings = GameSettings(
+        level=30,
+        max_year=args.max_year,
+        move_time=args.mtl,
+        retreat_time=args.rtl,
+        build_time=args.rtl,
+    )
+    load_before = os.getloadavg()[0]
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as d:
+        store = Store(Path(d) / "press.sqlite")
+        logs = Path(d) / "tournament"
+        t = Tournament(store, seats, settings, games=args.games, parallel=args.parallel,
+                       seed=args.seed, folder=logs, pool=pool)  # fmt: skip
+        trio.run(t.run)
+        results = t.results()
+        talk = talk_of(results, store)
+        store.close()
+    minutes = (time.perf_counter() - start) / 60
+    load_after = os.getloadavg()[0]
+    labels = list(dict.fromkeys(s.label for s in seats))
+    bots = {b.label: b for b in summarise(results, labels)}
+    print(f"{figure}: {len(results)} games to {args.max_year} in {minutes:.1f} min, think "
+          f"{args.think} s, load {load_before:.1f} -> {load_after:.1f} on {os.cpu_count()} "
+          "cores")  # fmt: skip
+    record: dict[str, object] = {"figure": figure, "games": len(results), "think": args.think,
+                                 "load": [load_before, load_after], "bots": {}}  # fmt: skip
+    for label in labels:
+        b = bots[label]
+        sos = b.estimate("sos")
+        line = (f"  {label:9} seats {b.games:4}  solos {b.solos:3}  centres {b.mean_centres:5.1f}"
+                f"  SoS {sos.mean:.3f} ± {sos.ci95:.3f}  crashed {b.crashes}")  # fmt: skip
+        entry: dict[str, object] = {"seats": b.games, "sos": sos.mean, "ci95": sos.ci95,
+                                    "centres": b.mean_centres, "solos": b.solos}  # fmt: skip
+        tk = talk.get(label)
+        if tk is not None and tk.seats:
+            per_game = tk.seats
+            phases = max(tk.movement_phases, 1)
+            kept = f"{100 * tk.kept / tk.checked:.0f} %" if tk.checked else "-"
+            line += (f"\n            per game: {tk.proposals_sent / per_game:.1f} proposals, "
+                     f"{tk.proposals_agreed / per_game:.1f} agreed; others kept {kept} of "
+                     f"{tk.checked / per_game:.1f} agreement-phases; broke "
+                     f"{tk.broken_by_us / per_game:.2f}; betrayals seen "
+                     f"{tk.betrayals_seen / per_game:.2f}; {tk.messages / phases:.2f} messages "
+                     f"and {tk.talk_seconds / phases:.2f} s of talk per movement phase; "
+                     f"server HUH/refusals {len(tk.trouble)}")  # fmt: skip
+            entry["talk"] = tk.__dict__ | {"trouble": len(tk.trouble)}
+            for trouble in tk.trouble[:3]:
+                line += f"\n            ! {trouble}"
+        record["bots"][label] = entry  # type: ignore[index]
+        print(line)
+    silent = bots.get("bx")
+    if silent is not None and figure != "pool":
+        base = silent.estimate("sos").mean
+        for label in labels:
+            if label != "bx" and base > 0:
+                ratio = bots[label].estimate("sos").mean / base
+                print(f"  {label} / silent seat: {ratio:.2f}")
+    reasons = Counter(g.reason for g in results)
+    print(f"  endings: {dict(reasons)}")
+    if args.json:
+        with open(args.json, "a") as out:
+            out.write(json.dumps(record) + "\n")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--games", type=int, default=7, help="games per figure (a multiple of 7)")
+    p.add_argument("--figures", default=",".join(FIGURES), help=f"from {', '.join(FIGURES)}")
+    p.add_argument("--max-year", type=int, default=1910)
+    p.add_argument("--parallel", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--think", type=float, default=0.25, help="Bordeaux's seconds per decision")
+    p.add_argument("--mtl", type=int, default=30, help="movement deadline (s)")
+    p.add_argument("--rtl", type=int, default=15, help="retreat and build deadlines (s)")
+    p.add_argument("--json", default=None, help="append each figure's results here (JSON lines)")
+    args = p.parse_args()
+    figures = [x.strip() for x in args.figures.split(",") if x.strip()]
+    unknown = [x for x in figures if x not in FIGURES]
+    if unknown:
+        p.error(f"unknown figure {', '.join(unknown)}; choose from {', '.join(FIGURES)}")
+    configure_logging("error")
+    for figure in figures:
+        run_figure(figure, args)
+
+
+if __name__ == "__main__":
+    main()

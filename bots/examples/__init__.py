@@ -1,0 +1,1 @@
+"""Short example bots for bot authors (each one file, runnable with ``python -m``)."""

@@ -1,0 +1,59 @@
+"""PeaceBot: a DumbBot that asks everyone for peace and never attacks those who agree."""
+
+import sys
+from collections.abc import Sequence
+
+from bots import View, run
+from bots.dumbbot import DumbBot, evaluate, movement_orders, weights_for
+from bots.press import Incoming, Proposals, peace, propose, to
+from engine.orders import Order
+from protocol import messages as m
+
+
+class PeaceBot(DumbBot):
+    name = "PeaceBot"
+
+    def __init__(self, collapse_ties: bool = True, neutral_pool: bool = True) -> None:
+        super().__init__(collapse_ties, neutral_pool)
+        self.friends: set[str] = set()
+        self.asked = Proposals()  # ties each YES or REJ to the proposal it answers
+
+    def phase_start(self, view: View) -> Sequence[m.Snd]:
+        if view.phase.name != "S1901M":
+            return []
+        near = {u.power for u in view.state.units.values() if u.power != view.power}
+        out = [to([p], propose(peace(view.power, p))) for p in sorted(near)]
+        for snd in out:
+            self.asked.sent(snd)
+        return out
+
+    def talk_time(self, view: View) -> float:
+        return 2.0 if view.kind == "movement" else 0.0  # at most; sooner when ready()
+
+    def ready(self, view: View) -> bool:
+        return not any(self.asked.waiting())
+
+    def press(self, view: View, incoming: Incoming) -> Sequence[m.Snd] | None:
+        if incoming.is_reply:
+            answered = self.asked.reply(incoming)
+            if answered is not None and answered.agreed:
+                self.friends |= set(answered.recipients)
+            return []
+        deal = incoming.proposal
+        if isinstance(deal, m.Pce) and view.power in deal.powers:
+            self.friends |= set(deal.powers) - {view.power}
+            return [incoming.yes(view.power)]
+        if deal is not None:
+            return [incoming.rej()]
+        return None  # anything else: the library says HUH, then TRY
+
+    def orders(self, view: View) -> list[Order]:
+        if view.kind != "movement":
+            return super().orders(view)
+        state, me = view.state, view.power
+        ev = evaluate(state, me, weights_for(state, me), friends=frozenset(self.friends))
+        return movement_orders(state, me, ev, view.rng)
+
+
+if __name__ == "__main__":
+    sys.exit(run(PeaceBot))

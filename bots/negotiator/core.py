@@ -1,0 +1,123 @@
+"""What the negotiator may ask a strategic core: a few concrete questions, nothing else.
+
+The negotiator knows neither the map nor the rules (the founding documents' "upper brain"). It
+asks a :class:`Core`:
+
+* :meth:`Core.value`: what the position is worth to each alliance of a partition of the powers
+  (in supply centres, on the core's own scale);
+* :meth:`Core.best`: the best orders for an alliance (ours and our allies' units) under a
+  :class:`Plan` of constraints (allies, demilitarised zones, required and forbidden orders),
+  and what the alliance's position is worth after them;
+* :meth:`Core.silent`: the orders the core plays on its own (level 0: exactly those);
+* :meth:`Core.tension`: how much two powers threaten each other's centres (what peace
+  between them would free).
+
+What a DMZ or an XDO costs is a question built on :meth:`Core.best`: :func:`cost` is the value
+of the best orders without it less the value with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from bots.base import View
+from engine.orders import Order, Waive, order_power
+from engine.state import GameState
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Constraints for the core. ``dmz_powers``: whom the zones bind (besides us);
+    ``friends``: powers at peace or allied with us, whose units and centres no member of the
+    alliance attacks (:func:`protected`)."""
+
+    allies: frozenset[str] = frozenset()
+    friends: frozenset[str] = frozenset()
+    dmz: frozenset[str] = frozenset()
+    dmz_powers: frozenset[str] = frozenset()
+    required: tuple[Order, ...] = ()
+    forbidden: frozenset[Order] = field(default_factory=frozenset)
+
+    def plus(
+        self,
+        *,
+        dmz: frozenset[str] = frozenset(),
+        dmz_powers: frozenset[str] = frozenset(),
+        required: Sequence[Order] = (),
+        allies: frozenset[str] = frozenset(),
+    ) -> Plan:
+        """This plan with more constraints (a required order replaces one for the same
+        unit)."""
+        units = {o.unit for o in required if not isinstance(o, Waive)}
+        kept = tuple(o for o in self.required if getattr(o, "unit", None) not in units)
+        return replace(
+            self,
+            allies=self.allies | allies,
+            dmz=self.dmz | dmz,
+            dmz_powers=self.dmz_powers | dmz_powers,
+            required=kept + tuple(required),
+        )
+
+
+@dataclass
+class Answer:
+    """The core's best orders for an alliance and the alliance's value after them."""
+
+    orders: list[Order]
+    value: float
+
+    def of(self, power: str) -> list[Order]:
+        return [o for o in self.orders if order_power(o) == power]
+
+
+class Core(Protocol):
+    """A strategic core. ``share``: the fraction of the core's thinking budget a question may
+    take (1: a whole decision's worth)."""
+
+    name: str
+
+    def value(self, view: View, groups: Sequence[frozenset[str]]) -> list[float]: ...
+
+    def best(self, view: View, plan: Plan, share: float) -> Answer: ...
+
+    def silent(self, view: View) -> list[Order]: ...
+
+    def tension(self, view: View, a: str, b: str) -> float:
+        """How much ``a`` and ``b`` threaten each other (centres within reach)."""
+        ...
+
+    def think(self) -> float:
+        """Seconds a whole decision takes (what talk windows are measured in)."""
+        ...
+
+
+def protected(state: GameState, power: str, friends: frozenset[str]) -> frozenset[str]:
+    """The provinces ``power`` must not attack: those with a unit of another of ``friends``
+    and the centres another of them owns (a province ``power`` stands in is its own)."""
+    others = friends - {power}
+    if not others:
+        return frozenset()
+    out = {u.province for u in state.units.values() if u.power in others}
+    out |= {c for c, p in state.centres.items() if p in others}
+    return frozenset(out - {u.province for u in state.units.values() if u.power == power})
+
+
+def cost(core: Core, view: View, base: Plan, extra: Plan, share: float) -> float:
+    """What adding ``extra`` to ``base`` costs our alliance (value lost; negative: a gain)."""
+    without = core.best(view, base, share).value
+    with_it = core.best(
+        view,
+        base.plus(
+            dmz=extra.dmz,
+            dmz_powers=extra.dmz_powers,
+            required=extra.required,
+            allies=extra.allies,
+        ),
+        share,
+    ).value
+    return without - with_it
+
+
+__all__ = ["Answer", "Core", "Plan", "cost", "protected"]

@@ -1,0 +1,253 @@
+"""The press API for bot authors: build press as objects, read what comes in, tie replies to
+proposals.
+
+Press is the typed messages of :mod:`protocol.messages` (frozen dataclasses, so two equal
+arrangements compare equal and can key a dict). This module adds what a negotiating bot needs
+around them:
+
+* **builders**: :func:`peace`, :func:`alliance`, :func:`dmz`, :func:`xdo`, :func:`draw`,
+  :func:`both` (``AND``), :func:`either` (``ORR``), :func:`propose`, :func:`to` (an ``SND``);
+* **what came in**: :class:`Incoming` (a ``FRM`` with its sender, recipients, press and the
+  words as received), with :meth:`Incoming.yes`, :meth:`~Incoming.rej`, :meth:`~Incoming.bwx`
+  and :meth:`~Incoming.huh` to answer it;
+* **bookkeeping**: :class:`Proposals` records what we proposed and to whom, and matches each
+  ``YES``/``REJ``/``BWX``/``HUH`` that comes back to the proposal it answers; it says when
+  every recipient has accepted (the arrangement is agreed) or any has refused;
+* **levels**: :func:`level_of` (the lowest press level a message needs) and :func:`parts`
+  (the arrangements of an ``AND``/``ORR``).
+
+A bot talks by overriding :meth:`bots.base.Bot.press` (called for every press message that
+arrives), :meth:`~bots.base.Bot.phase_start` (press to send when a phase begins) and
+:meth:`~bots.base.Bot.talk_time` (how long to talk before the orders are asked for). The
+library drops anything above the game's press level before it is sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from engine.orders import Order
+from protocol import messages as m
+from protocol.levels import TOKEN_LEVEL, press_level
+
+Arrangement = m.Pce | m.Aly | m.Drw | m.Slo | m.Not | m.Nar | m.Xdo | m.Dmz | m.And | m.Orr
+
+# The press tokens a negotiator of levels 10 to 30 handles (what it says in TRY).
+LEVEL_30_TOKENS: tuple[str, ...] = tuple(t for t, lv in TOKEN_LEVEL.items() if lv <= 30)
+
+
+# -- building --------------------------------------------------------------------------------
+
+
+def peace(*powers: str) -> m.Pce:
+    """``PCE (powers)``: peace among them (continuous)."""
+    return m.Pce(tuple(sorted(set(powers))))
+
+
+def alliance(allies: Iterable[str], against: Iterable[str]) -> m.Aly:
+    """``ALY (allies) VSS (against)``: an alliance (continuous)."""
+    return m.Aly(tuple(sorted(set(allies))), tuple(sorted(set(against))))
+
+
+def dmz(powers: Iterable[str], provinces: Iterable[str]) -> m.Dmz:
+    """``DMZ (powers) (provinces)``: those powers keep out of those provinces (level 20)."""
+    return m.Dmz(tuple(sorted(set(powers))), tuple(sorted(set(provinces))))
+
+
+def xdo(order: Order) -> m.Xdo:
+    """``XDO (order)``: someone gives this order in the next phase it is legal (level 20)."""
+    return m.Xdo(order)
+
+
+def draw(powers: Iterable[str] | None = None) -> m.Drw:
+    """``DRW``, or ``DRW (powers)`` for a partial draw (PDA games)."""
+    return m.Drw(tuple(sorted(set(powers))) if powers is not None else None)
+
+
+def both(*arrangements: Arrangement) -> Arrangement:
+    """``AND`` of two or more arrangements (level 30); one arrangement is itself."""
+    return arrangements[0] if len(arrangements) == 1 else m.And(tuple(arrangements))
+
+
+def either(*arrangements: Arrangement) -> Arrangement:
+    """``ORR`` of two or more arrangements (level 30); one arrangement is itself."""
+    return arrangements[0] if len(arrangements) == 1 else m.Orr(tuple(arrangements))
+
+
+def propose(arrangement: Arrangement) -> m.Prp:
+    return m.Prp(arrangement)
+
+
+def to(recipients: Iterable[str], press: m.Press) -> m.Snd:
+    """``SND (recipients) (press)``."""
+    return m.Snd(tuple(recipients), press)
+
+
+def parts(arrangement: Arrangement) -> tuple[Arrangement, ...]:
+    """The arrangements an ``AND`` or ``ORR`` joins; any other arrangement alone."""
+    if isinstance(arrangement, m.And | m.Orr):
+        return tuple(arrangement.arrangements)  # type: ignore[arg-type]
+    return (arrangement,)
+
+
+def level_of(message: m.Snd | m.Press) -> int:
+    """The lowest press level at which ``message`` (an SND, or press to put in one) is
+    legal."""
+    snd = message if isinstance(message, m.Snd) else m.Snd(("ENG",), message)
+    return press_level(snd)
+
+
+# -- what comes in ---------------------------------------------------------------------------
+
+REPLIES = (m.Yes, m.Rej, m.Bwx, m.Huh)
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """One press message delivered to us (a ``FRM``). ``words``: the press as received, in
+    DAIDE text words (for an exact echo in HUH)."""
+
+    sender: str
+    recipients: tuple[str, ...]
+    press: m.Press
+    words: tuple[str, ...] = ()
+
+    @property
+    def proposal(self) -> Arrangement | None:
+        """The arrangement proposed (``PRP (arrangement)``), or None."""
+        return self.press.arrangement if isinstance(self.press, m.Prp) else None  # type: ignore[return-value]
+
+    @property
+    def is_reply(self) -> bool:
+        """A reply (YES/REJ/BWX/HUH/TRY ...): never answered, or two bots could answer each
+        other for ever."""
+        return isinstance(self.press, (*REPLIES, m.Try, m.Prn, m.Idk, m.Sry, m.Why, m.Pob))
+
+    def _others(self, me: str) -> tuple[str, ...]:
+        return tuple(p for p in (self.sender, *self.recipients) if p != me)
+
+    def yes(self, me: str) -> m.Snd:
+        """Accept: YES goes to the proposer and every other recipient (spec §4.2)."""
+        return to(self._others(me), m.Yes(self.press))
+
+    def rej(self) -> m.Snd:
+        return to((self.sender,), m.Rej(self.press))
+
+    def bwx(self) -> m.Snd:
+        """ "None of your business"."""
+        return to((self.sender,), m.Bwx(self.press))
+
+    def huh(self, understood: Iterable[str] = LEVEL_30_TOKENS) -> m.Snd:
+        """ "Too complicated": the press echoed with ERR before the first press token not in
+        ``understood`` (at the front when there is none)."""
+        known = set(understood)
+        words = list(self.words)
+        at = next((i for i, w in enumerate(words) if w in TOKEN_LEVEL and w not in known), 0)
+        return to((self.sender,), m.Huh((*words[:at], "ERR", *words[at:])))
+
+    def try_(self, understood: Sequence[str] = LEVEL_30_TOKENS) -> m.Snd:
+        """``TRY (tokens)``: what we understand, sent after a HUH."""
+        return to((self.sender,), m.Try(tuple(understood)))
+
+
+# -- tying replies to proposals ----------------------------------------------------------------
+
+
+@dataclass
+class Proposal:
+    """One proposal we sent: to whom, and who has answered how."""
+
+    arrangement: Arrangement
+    recipients: tuple[str, ...]
+    phase: str = ""
+    sent_at: float = 0.0
+    answers: dict[str, str] = field(default_factory=dict)  # power -> YES/REJ/BWX/HUH
+
+    @property
+    def agreed(self) -> bool:
+        """Every recipient said YES."""
+        return all(self.answers.get(p) == "YES" for p in self.recipients)
+
+    @property
+    def refused(self) -> bool:
+        """Someone said anything but YES."""
+        return any(a != "YES" for a in self.answers.values())
+
+    @property
+    def answered(self) -> bool:
+        return all(p in self.answers for p in self.recipients)
+
+
+class Proposals:
+    """Our open proposals, keyed by arrangement. :meth:`sent` records one; :meth:`reply`
+    matches an incoming reply to it and returns the proposal it answers (None if it answers
+    nothing of ours)."""
+
+    def __init__(self) -> None:
+        self.open: dict[Arrangement, Proposal] = {}
+        self.history: list[Proposal] = []
+
+    def sent(self, snd: m.Snd, phase: str = "", at: float = 0.0) -> Proposal | None:
+        if not isinstance(snd.press, m.Prp):
+            return None
+        arr: Arrangement = snd.press.arrangement  # type: ignore[assignment]
+        p = Proposal(arr, tuple(snd.recipients), phase, at)
+        self.open[arr] = p
+        self.history.append(p)
+        return p
+
+    def reply(self, incoming: Incoming) -> Proposal | None:
+        press = incoming.press
+        if not isinstance(press, m.Yes | m.Rej | m.Bwx):
+            if isinstance(press, m.Huh):
+                return self._huh(incoming)
+            return None
+        inner = press.press if isinstance(press, m.Bwx) else press.inner
+        if not isinstance(inner, m.Prp):
+            return None
+        p = self.open.get(inner.arrangement)  # type: ignore[arg-type]
+        if p is None or incoming.sender not in p.recipients:
+            return None
+        p.answers[incoming.sender] = type(press).__name__.upper()
+        if p.answered or p.refused:
+            self.open.pop(p.arrangement, None)
+        return p
+
+    def _huh(self, incoming: Incoming) -> Proposal | None:
+        # A HUH echoes our press as words; any open proposal to the sender that it does not
+        # match by arrangement is still the likeliest one: take the oldest unanswered.
+        for p in self.open.values():
+            if incoming.sender in p.recipients and incoming.sender not in p.answers:
+                p.answers[incoming.sender] = "HUH"
+                self.open.pop(p.arrangement, None)
+                return p
+        return None
+
+    def waiting(self) -> Iterator[Proposal]:
+        """Proposals some recipient has not answered yet."""
+        return (p for p in self.open.values() if not p.answered)
+
+    def expire(self) -> None:
+        """Forget every open proposal (a new phase: what was not answered lapses)."""
+        self.open.clear()
+
+
+__all__ = [
+    "LEVEL_30_TOKENS",
+    "Arrangement",
+    "Incoming",
+    "Proposal",
+    "Proposals",
+    "alliance",
+    "both",
+    "dmz",
+    "draw",
+    "either",
+    "level_of",
+    "parts",
+    "peace",
+    "propose",
+    "to",
+    "xdo",
+]

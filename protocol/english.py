@@ -1,0 +1,291 @@
+"""DAIDE press in English: one sentence per press message, at every level.
+
+``sentence("ENG", ("FRA",), Prp(Pce(("ENG", "FRA"))), names)`` is
+``England to France: I propose peace between England and France.``; :func:`describe` gives the
+part after the colon, for a page that shows the sender and the recipients by themselves. The
+levels the bots and the web page speak (10 to 30: ``PRP``, the replies, ``CCL``, ``PCE``, ``ALY
+... VSS``, ``DRW``, ``SLO``, ``NOT``, ``NAR``, ``XDO``, ``DMZ``, ``AND``, ``ORR``) read as
+players write; the higher levels get a plain rendering of what they say, and anything else
+(a construct this module does not know) its DAIDE text, so no press ever fails to render.
+
+Pure: names come from a :class:`Names` (a map's power and province names, or none, in which
+case the tokens stand).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.map import GameMap
+from engine.orders import Order, order_power
+from engine.state import Phase, Unit
+from protocol import messages as m
+from protocol.codec import codec_for
+
+SEASONS = {"SPR": "Spring", "SUM": "Spring", "FAL": "Fall", "AUT": "Fall", "WIN": "Winter"}
+
+
+@dataclass(frozen=True)
+class Names:
+    """The names to write for power and province tokens (a token without one stands as is)."""
+
+    powers: Mapping[str, str] = field(default_factory=dict)
+    provinces: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of_map(cls, gmap: GameMap) -> Names:
+        return cls(
+            {p: info.name for p, info in gmap.power_info.items()},
+            {p: prov.name for p, prov in gmap.provinces.items()},
+        )
+
+    def power(self, token: str) -> str:
+        return self.powers.get(token, token)
+
+    def province(self, loc: str) -> str:
+        prov, _, coast = loc.partition("/")
+        name = self.provinces.get(prov, prov)
+        return f"{name} ({coast.lower()})" if coast else name
+
+
+def join(words: Sequence[str], last: str = "and") -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    words = list(words)
+    if not words:
+        return "nobody"
+    if len(words) == 1:
+        return words[0]
+    return f"{', '.join(words[:-1])} {last} {words[-1]}"
+
+
+def sentence(sender: str, recipients: Sequence[str], press: Any, names: Names | None = None) -> str:
+    """``England to France and Germany: I propose ...`` (a full stop at the end)."""
+    n = names or Names()
+    to = join([n.power(p) for p in recipients])
+    return f"{n.power(sender)} to {to}: {_stop(describe(press, n))}"
+
+
+def describe(press: Any, names: Names | None = None) -> str:
+    """What a press message (or a reply) says, in the first person, without the full stop:
+    ``I propose peace between England and France``."""
+    n = names or Names()
+    try:
+        return _English(n).press(press)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return f"(in DAIDE) {_daide(press)}"
+
+
+def arrangement(arr: Any, names: Names | None = None) -> str:
+    """An arrangement alone: ``peace between England and France``."""
+    n = names or Names()
+    try:
+        return _English(n).arr(arr)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return _daide(arr)
+
+
+def turn_name(turn: Phase) -> str:
+    return f"{SEASONS.get(turn.season, turn.season)} {turn.year}"
+
+
+def _stop(text: str) -> str:
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
+def _daide(obj: Any) -> str:
+    try:
+        return codec_for().text(obj)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return repr(obj)
+
+
+class _English:
+    def __init__(self, names: Names) -> None:
+        self.n = names
+
+    # -- pieces --------------------------------------------------------------------------------
+
+    def powers(self, powers: Sequence[str]) -> str:
+        return join([self.n.power(p) for p in powers])
+
+    def places(self, provinces: Sequence[str], last: str = "and") -> str:
+        return join([self.n.province(p) for p in provinces], last)
+
+    def unit(self, u: Unit | m.AnyUnit) -> str:
+        kind = "unit" if isinstance(u, m.AnyUnit) else ("army" if u.type == "A" else "fleet")
+        return f"{self.n.power(u.power)}'s {kind} in {self.n.province(u.loc)}"
+
+    def order(self, order: Order) -> str:
+        return f"{self.n.power(order_power(order))} orders {order}"
+
+    # -- press messages ------------------------------------------------------------------------
+
+    def press(self, pm: Any) -> str:
+        handler = _PRESS.get(type(pm))
+        if handler is None:
+            return f"(in DAIDE) {_daide(pm)}"
+        return handler(self, pm)
+
+    def quoted(self, pm: Any) -> str:
+        """A press message as the object of a reply: ``your proposal of peace ...``."""
+        if isinstance(pm, m.Prp):
+            return f"the proposal of {self.arr(pm.arrangement)}"
+        if isinstance(pm, m.Ins):
+            return f"the demand for {self.arr(pm.arrangement)}"
+        if isinstance(pm, m.Sug):
+            return f"the suggestion of {self.arr(pm.arrangement)}"
+        if isinstance(pm, m.Qry):
+            return f"the question whether {self.clause(pm.arrangement)}"
+        if isinstance(pm, m.Ccl):
+            return f"the cancellation of {self.quoted(pm.press)}"
+        return f"“{self.press(pm)}”"
+
+    def clause(self, arr: Any) -> str:
+        """An arrangement as a statement: ``there is peace between ...``."""
+        if isinstance(arr, m.Xdo):
+            return self.order(arr.order)
+        return f"there is {self.arr(arr)}"
+
+    # -- arrangements --------------------------------------------------------------------------
+
+    def arr(self, a: Any) -> str:
+        handler = _ARR.get(type(a))
+        if handler is None:
+            return f"(in DAIDE) {_daide(a)}"
+        return handler(self, a)
+
+
+def _press_handlers() -> dict[type, Callable[[_English, Any], str]]:
+    return {
+        m.Prp: lambda s, pm: f"I propose {s.arr(pm.arrangement)}",
+        m.Yes: lambda s, pm: (
+            f"I agree to {s.arr(pm.inner.arrangement)}"
+            if isinstance(pm.inner, m.Prp)
+            else f"Yes to {s.quoted(pm.inner)}"
+        ),
+        m.Rej: lambda s, pm: (
+            f"I reject {s.arr(pm.inner.arrangement)}"
+            if isinstance(pm.inner, m.Prp)
+            else f"No to {s.quoted(pm.inner)}"
+        ),
+        m.Bwx: lambda s, pm: f"Not now: I will not discuss {s.quoted(pm.press)}",
+        m.Huh: lambda s, pm: f"I did not understand your message ({' '.join(pm.tokens)})",
+        m.Ccl: lambda s, pm: (
+            f"I cancel my proposal of {s.arr(pm.press.arrangement)}"
+            if isinstance(pm.press, m.Prp)
+            else f"I take back {s.quoted(pm.press)}"
+        ),
+        m.Fct: lambda s, pm: f"It is a fact that {_fact(s, pm.content)}",
+        m.Try: lambda s, pm: (
+            f"I understand only {join(list(pm.tokens))}"
+            if pm.tokens
+            else "I understand no press at all"
+        ),
+        m.Ins: lambda s, pm: f"I insist on {s.arr(pm.arrangement)}",
+        m.Qry: lambda s, pm: f"Is it true that {s.clause(pm.arrangement)}?",
+        m.Sug: lambda s, pm: f"I suggest {s.arr(pm.arrangement)}",
+        m.Thk: lambda s, pm: f"I think that {_fact(s, pm.content)}",
+        m.Idk: lambda s, pm: f"I don't know about {s.quoted(pm.press)}",
+        m.Wht: lambda s, pm: f"What do you propose for {s.unit(pm.unit)}?",
+        m.How: lambda s, pm: (
+            f"How shall we attack {s.n.power(pm.target)}?"
+            if pm.target in s.n.powers
+            else f"How shall we take {s.n.province(pm.target)}?"
+        ),
+        m.Exp: lambda s, pm: (
+            f"Explain what you said in {turn_name(pm.turn)}: “{s.press(pm.press)}”"
+        ),
+        m.Sry: lambda s, pm: f"I am sorry about what I said in {turn_name(pm.exp.turn)}",
+        m.Iff: lambda s, pm: (
+            f"If {s.arr(pm.condition)}, then: {s.press(pm.then)}"
+            + (f"; otherwise: {s.press(pm.otherwise)}" if pm.otherwise is not None else "")
+        ),
+        m.Frm: lambda s, pm: (
+            f"{s.n.power(pm.sender)} told {s.powers(pm.recipients)}: “{s.press(pm.press)}”"
+        ),
+        m.FreeText: lambda s, pm: f"“{pm.text}”",
+        m.Why: lambda s, pm: f"Why {s.quoted(pm.press)}?",
+        m.Pob: lambda s, pm: "Because of the position on the board",
+        m.Uhy: lambda s, pm: f"I am unhappy about {s.quoted(pm.press)}",
+        m.Hpy: lambda s, pm: f"I am happy about {s.quoted(pm.press)}",
+        m.Ang: lambda s, pm: f"I am angry about {s.quoted(pm.press)}",
+    }
+
+
+def _fact(s: _English, content: Any) -> str:
+    if isinstance(content, m.Qry):
+        return s.clause(content.arrangement)
+    if isinstance(content, m.Not) and isinstance(content.inner, m.Qry):
+        return f"it is not so that {s.clause(content.inner.arrangement)}"
+    return s.clause(content)
+
+
+def _not(s: _English, a: m.Not) -> str:
+    inner = a.inner
+    if isinstance(inner, m.Xdo):
+        return f"{s.n.power(order_power(inner.order))} not ordering {inner.order}"
+    if isinstance(inner, m.Pce):
+        return f"no peace between {s.powers(inner.powers)}"
+    if isinstance(inner, m.Drw):
+        return "no draw"
+    return f"not {s.arr(inner)}"
+
+
+def _arr_handlers() -> dict[type, Callable[[_English, Any], str]]:
+    return {
+        m.Pce: lambda s, a: f"peace between {s.powers(a.powers)}",
+        m.Aly: lambda s, a: f"an alliance of {s.powers(a.allies)} against {s.powers(a.versus)}",
+        m.Drw: lambda s, a: f"a draw between {s.powers(a.powers)}" if a.powers else "a draw",
+        m.Slo: lambda s, a: f"a solo win for {s.n.power(a.power)}",
+        m.Not: _not,
+        m.Nar: lambda s, a: f"no agreement on {s.arr(a.inner)}",
+        m.Xdo: lambda s, a: f"{s.n.power(order_power(a.order))} ordering {a.order}",
+        m.Dmz: lambda s, a: (
+            f"a demilitarised zone in {s.places(a.provinces)} (no unit of "
+            f"{join([s.n.power(p) for p in a.powers], 'or')} there)"
+        ),
+        m.And: lambda s, a: ", and ".join(s.arr(x) for x in a.arrangements),
+        m.Orr: lambda s, a: "either " + ", or ".join(s.arr(x) for x in a.arrangements),
+        m.Scd: lambda s, a: (
+            "supply centres shared out: "
+            + "; ".join(
+                f"{s.n.power(p)} gets {s.places(cs) if cs else 'none'}" for p, cs in a.allocations
+            )
+        ),
+        m.Occ: lambda s, a: "the units placed: " + join([s.unit(u) for u in a.units]),
+        m.Cho: lambda s, a: (
+            f"between {a.minimum} and {a.maximum} of: "
+            + join([s.arr(x) for x in a.arrangements], "and")
+        ),
+        m.For: lambda s, a: (
+            f"{s.arr(a.arrangement)} in {turn_name(a.turn)}"
+            if a.until is None
+            else f"{s.arr(a.arrangement)} from {turn_name(a.turn)} to {turn_name(a.until)}"
+        ),
+        m.Xoy: lambda s, a: f"{s.n.power(a.debtor)} owing {s.n.power(a.creditor)} a favour",
+        m.Ydo: lambda s, a: (
+            f"{s.n.power(a.power)} deciding the orders of " + join([s.unit(u) for u in a.units])
+        ),
+        m.SndArrangement: lambda s, a: (
+            f"{s.n.power(a.sender)} telling {s.powers(a.recipients)}: “{s.press(a.press)}”"
+        ),
+        m.Fwd: lambda s, a: (
+            f"{s.n.power(a.forwarder)} passing on to {s.n.power(a.recipient)} every message "
+            f"from {s.powers(a.senders)}"
+        ),
+        m.Bcc: lambda s, a: (
+            f"{s.n.power(a.sender)} copying to {s.n.power(a.copy_to)} every message it sends "
+            f"to {s.powers(a.recipients)}"
+        ),
+        m.Rof: lambda s, a: "a request for offers",
+        m.Ulb: lambda s, a: f"a value of at least {a.value:g} for {s.n.power(a.power)}",
+        m.Uub: lambda s, a: f"a value of at most {a.value:g} for {s.n.power(a.power)}",
+    }
+
+
+_PRESS = _press_handlers()
+_ARR = _arr_handlers()
+
+__all__ = ["SEASONS", "Names", "arrangement", "describe", "join", "sentence", "turn_name"]

@@ -1,0 +1,302 @@
+"""The negotiator in a session, fed real server lines through a real text connection: every
+proposal answered, nothing above the game's level, HUH on what it cannot handle, agreements
+honoured in its orders, a betrayal read from ORD, and level 0 untouched."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bots.bordeaux.bot import Bordeaux
+from bots.dumbbot import DumbBot
+from bots.negotiator.cores import BordeauxCore, DumbCore
+from bots.negotiator.negotiator import Negotiator
+from bots.negotiator.personality import Personality
+from bots.press import level_of
+from bots.session import Session
+from engine.map import province_of
+from engine.orders import Move, SupportMove
+from protocol import messages as m
+from tests.bots.test_bot_session import OPENING_NOW, OPENING_SCO, Link
+
+
+class Clock:
+    """A clock the test moves by hand (the talk window is measured on it)."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def negotiator(core: str = "dumb", clock: Clock | None = None, **personality: Any) -> Negotiator:
+    personality.setdefault("initiative", 0.0)  # no proposals of its own unless asked
+    p = Personality(**personality)
+    made = DumbCore(DumbBot()) if core == "dumb" else BordeauxCore(Bordeaux(nodes=200))
+    return Negotiator(made, p, clock=clock or Clock())
+
+
+def playing(bot: Any, power: str = "FRA", level: int = 30, clock: Clock | None = None) -> Link:
+    """A session of ``bot`` that has joined a game of press ``level`` as ``power``."""
+    link = Link(Session(bot, seed=1, clock=clock or Clock()))
+    link.feed("YES ( NME ( 'Negotiator' ) ( '1.0' ) )")
+    link.feed("MAP ( 'STANDARD' )")
+    assert link.feed(f"HLO ( {power} ) ( 1234 ) ( ( LVL {level} ) ( MTL 60 ) )") == []
+    link.feed(OPENING_SCO)
+    return link
+
+
+def replies(sent: list[Any]) -> list[Any]:
+    return [s.press for s in sent if isinstance(s, m.Snd)]
+
+
+PROPOSALS = [
+    "PRP ( PCE ( FRA GER ) )",
+    "PRP ( PCE ( ENG GER ) )",  # not ours: BWX
+    "PRP ( ALY ( FRA GER ) VSS ( ENG RUS ) )",
+    "PRP ( ALY ( ENG GER ) VSS ( FRA ) )",  # against us: REJ
+    "PRP ( DRW )",
+    "PRP ( SLO ( GER ) )",
+    "PRP ( NOT ( PCE ( FRA GER ) ) )",
+    "PRP ( NAR ( ALY ( FRA GER ) VSS ( ENG RUS ) ) )",
+    "PRP ( XDO ( ( FRA AMY PAR ) MTO BUR ) )",
+    "PRP ( XDO ( ( GER AMY MUN ) MTO RUH ) )",
+    "PRP ( XDO ( ( ITA AMY VEN ) MTO TYR ) )",
+    "PRP ( DMZ ( FRA GER ) ( BUR ) )",
+    "PRP ( AND ( PCE ( FRA GER ) ) ( DMZ ( FRA GER ) ( BUR ) ) )",
+    "PRP ( ORR ( SLO ( GER ) ) ( PCE ( FRA GER ) ) )",
+]
+
+
+@pytest.mark.parametrize("core", ["dumb", "bordeaux"])
+def test_every_proposal_is_answered(core: str) -> None:
+    link = playing(negotiator(core))
+    link.feed(OPENING_NOW)
+    for body in PROPOSALS:
+        sent = link.feed(f"FRM ( GER ) ( FRA ) ( {body} )")
+        answers = [p for p in replies(sent) if isinstance(p, m.Yes | m.Rej | m.Bwx)]
+        assert len(answers) == 1, (body, sent)
+        assert link.text(answers[0]).split(" ", 1)[1].startswith(f"( {body}"), (body, sent)
+    # What is nobody's business of ours, and what is against us:
+    bwx = link.feed("FRM ( GER ) ( FRA ) ( PRP ( PCE ( ENG GER ) ) )")
+    assert isinstance(replies(bwx)[0], m.Bwx)
+    rej = link.feed("FRM ( GER ) ( FRA ) ( PRP ( ALY ( ENG GER ) VSS ( FRA ) ) )")
+    assert isinstance(replies(rej)[0], m.Rej)
+
+
+def test_an_orr_is_countered_with_the_option_it_takes() -> None:
+    link = playing(negotiator())
+    link.feed(OPENING_NOW)
+    sent = replies(
+        link.feed("FRM ( GER ) ( FRA ) ( PRP ( ORR ( SLO ( GER ) ) ( PCE ( FRA GER ) ) ) )")
+    )
+    assert isinstance(sent[0], m.Rej)
+    assert sent[1] == m.Prp(m.Pce(("FRA", "GER")))
+
+
+def test_replies_and_facts_are_not_answered() -> None:
+    link = playing(negotiator())
+    link.feed(OPENING_NOW)
+    for body in (
+        "YES ( PRP ( PCE ( FRA GER ) ) )",
+        "REJ ( PRP ( PCE ( FRA GER ) ) )",
+        "BWX ( PRP ( PCE ( FRA GER ) ) )",
+        "HUH ( ERR PRP ( PCE ( FRA GER ) ) )",
+        "TRY ( )",
+        "FCT ( PCE ( ENG GER ) )",
+        "CCL ( PRP ( PCE ( FRA GER ) ) )",
+    ):
+        assert link.feed(f"FRM ( GER ) ( FRA ) ( {body} )") == [], body
+
+
+def test_huh_then_try_to_what_it_cannot_handle() -> None:
+    link = playing(negotiator(), level=8000)
+    link.feed(OPENING_NOW)
+    huh, try_ = replies(link.feed("FRM ( GER ) ( FRA ) ( 'shall we dance?' )"))
+    assert huh == m.Huh(("ERR", "'shall we dance?'"))
+    assert isinstance(try_, m.Try) and "PRP" in try_.tokens and "XDO" in try_.tokens
+    huh, _ = replies(link.feed("FRM ( GER ) ( FRA ) ( INS ( PCE ( FRA GER ) ) )"))
+    assert link.text(huh) == "HUH ( ERR INS ( PCE ( FRA GER ) ) )"
+    # ERR goes before the first token above level 30, inside the message.
+    huh, _ = replies(
+        link.feed("FRM ( GER ) ( FRA ) ( PRP ( AND ( PCE ( FRA GER ) ) ( SCD ( FRA BRE ) ) ) )")
+    )
+    assert isinstance(huh, m.Rej)  # a proposal is answered: it parses, and SCD is refused
+    huh, _ = replies(link.feed("FRM ( GER ) ( FRA ) ( QRY ( PCE ( FRA GER ) ) )"))
+    assert isinstance(huh, m.Huh) and huh.tokens[0] == "ERR"
+
+
+@pytest.mark.parametrize("level", [10, 20, 30])
+def test_nothing_is_sent_above_the_games_level(level: int) -> None:
+    clock = Clock()
+    bot = negotiator(clock=clock, initiative=1.0)
+    link = playing(bot, "FRA", level, clock)
+    out = link.feed(OPENING_NOW)
+    proposals = [s for s in out if isinstance(s, m.Snd)]
+    assert proposals, "initiative 1: an alliance is proposed at once"
+    # An ally: at level 20 and up the next phase brings DMZs and XDOs.
+    link.feed(
+        *(f"FRM ( {s.recipients[0]} ) ( FRA ) ( YES ( {link.text(s.press)} ) )" for s in proposals)
+    )
+    codec = link.client.codec
+    for body in PROPOSALS:
+        frm = f"FRM ( GER ) ( FRA ) ( {body} )"
+        if codec.level(codec.parse_text(frm)) <= level:  # the server delivers no more
+            link.feed(frm)
+    clock.now += 60
+    link._take(link.session.tick())
+    link.feed(
+        "NOW ( FAL 1901 ) ( FRA AMY BUR ) ( FRA AMY GAS ) ( FRA FLT MAO ) ( GER AMY MUN ) "
+        "( GER AMY RUH ) ( GER FLT HOL ) ( ENG FLT ECH ) ( ITA AMY PIE )"
+    )
+    sent = [s for s in link.sent if isinstance(s, m.Snd)]
+    assert sent and all(level_of(s) <= level for s in sent)
+    assert link.session.press_dropped == []
+
+
+def test_the_library_drops_press_above_the_level() -> None:
+    class Eager(DumbBot):
+        def phase_start(self, view: Any) -> list[m.Snd]:
+            return [m.Snd(("GER",), m.Prp(m.Dmz(("FRA", "GER"), ("BUR",))))]
+
+    link = playing(Eager(), level=10)
+    out = link.feed(OPENING_NOW)
+    assert not any(isinstance(s, m.Snd) for s in out)
+    assert len(link.session.press_dropped) == 1
+
+
+def _orders(link: Link, clock: Clock) -> list[Any]:
+    """The orders last sent for this phase (after the talk window, which the clock ends)."""
+    clock.now += 600
+    link._take(link.session.tick())
+    subs = [s for s in link.sent if isinstance(s, m.Sub)]
+    assert subs
+    return list(subs[-1].orders)
+
+
+@pytest.mark.parametrize("core", ["dumb", "bordeaux"])
+def test_an_accepted_dmz_keeps_our_units_out(core: str) -> None:
+    clock = Clock()
+    link = playing(negotiator(core, clock), clock=clock)
+    link.feed(OPENING_NOW)
+    (yes,) = replies(link.feed("FRM ( GER ) ( FRA ) ( PRP ( DMZ ( FRA GER ) ( BUR PIC GAS ) ) )"))
+    assert isinstance(yes, m.Yes)
+    orders = _orders(link, clock)
+    assert orders
+    for o in orders:
+        if isinstance(o, Move | SupportMove):
+            assert province_of(o.dest) not in {"BUR", "PIC", "GAS"}, o
+
+
+XDOS = [
+    ("( FRA AMY PAR ) SUP ( FRA AMY MAR ) MTO BUR", ("A PAR", "A MAR", "BUR")),
+    ("( FRA AMY MAR ) SUP ( FRA AMY PAR ) MTO BUR", ("A MAR", "A PAR", "BUR")),
+    ("( FRA FLT BRE ) SUP ( FRA AMY PAR ) MTO PIC", ("F BRE", "A PAR", "PIC")),
+]
+
+
+@pytest.mark.parametrize("core", ["dumb", "bordeaux"])
+def test_an_accepted_xdo_is_ordered(core: str) -> None:
+    clock = Clock()
+    # Generous: it agrees to supports its core finds a little wasteful.
+    link = playing(negotiator(core, clock, generosity=2.0), clock=clock)
+    link.feed(OPENING_NOW)
+    agreed = None
+    for xdo, support in XDOS:
+        (answer,) = replies(link.feed(f"FRM ( GER ) ( FRA ) ( PRP ( XDO ( {xdo} ) ) )"))
+        assert isinstance(answer, m.Yes | m.Rej)
+        if isinstance(answer, m.Yes):
+            agreed = support
+            break
+    assert agreed is not None, "the core found none of the supports cheap enough"
+    orders = _orders(link, clock)
+    supports = [(str(o.unit), str(o.target), o.dest) for o in orders if isinstance(o, SupportMove)]
+    assert agreed in supports
+
+
+def test_a_betrayal_is_read_from_the_results_and_remembered() -> None:
+    clock = Clock()
+    bot = negotiator(clock=clock)
+    link = playing(bot, clock=clock)
+    link.feed(OPENING_NOW)
+    (yes,) = replies(link.feed("FRM ( GER ) ( FRA ) ( PRP ( ALY ( FRA GER ) VSS ( ENG RUS ) ) )"))
+    assert isinstance(yes, m.Yes)
+    assert bot.ledger is not None and bot.ledger.allies() == {"GER"}
+    _orders(link, clock)
+    # Germany walks into Burgundy, where our army stood still (it held).
+    link.feed(
+        "ORD ( SPR 1901 ) ( ( GER AMY MUN ) MTO BUR ) ( SUC )",
+        "ORD ( SPR 1901 ) ( ( FRA AMY PAR ) HLD ) ( SUC )",
+    )
+    link.feed("NOW ( FAL 1901 ) ( FRA AMY PAR ) ( FRA AMY MAR ) ( FRA FLT BRE ) ( GER AMY BUR )")
+    # BUR is no French unit's or centre's: no betrayal yet.
+    assert bot.trust is not None and bot.trust.betrayals == {}
+    _orders(link, clock)
+    link.feed(
+        "ORD ( FAL 1901 ) ( ( GER AMY BUR ) MTO PAR ) ( BNC )",
+        "ORD ( FAL 1901 ) ( ( FRA AMY PAR ) HLD ) ( SUC )",
+    )
+    link.feed("NOW ( WIN 1901 ) ( FRA AMY PAR ) ( FRA AMY MAR ) ( FRA FLT BRE ) ( GER AMY BUR )")
+    assert bot.trust.betrayals == {"GER": ["F1901M"]}
+    assert bot.trust.level["GER"] == 0.0
+    assert bot.ledger.allies() == frozenset()
+    # Remembered: a new alliance is refused.
+    (rej,) = replies(link.feed("FRM ( GER ) ( FRA ) ( PRP ( ALY ( FRA GER ) VSS ( ENG ) ) )"))
+    assert isinstance(rej, m.Rej)
+
+
+@pytest.mark.parametrize("core", ["dumb", "bordeaux"])
+def test_level_0_orders_are_the_cores_own(core: str) -> None:
+    silent = DumbBot() if core == "dumb" else Bordeaux(nodes=300)
+    talker = Negotiator(
+        DumbCore(DumbBot()) if core == "dumb" else BordeauxCore(Bordeaux(nodes=300)),
+        Personality(initiative=1.0),
+    )
+    subs = []
+    for bot in (silent, talker):
+        link = playing(bot, level=0)
+        out = link.feed(OPENING_NOW)
+        assert [type(x) for x in out] == [m.Sub]
+        subs.append(out[0])
+    assert subs[0] == subs[1]
+
+
+def test_a_stalled_alliance_proposes_a_draw_and_votes_for_it() -> None:
+    clock = Clock()
+    bot = negotiator(clock=clock)
+    link = playing(bot, clock=clock)
+    others = ["AUS", "ENG", "GER", "ITA", "RUS", "TUR"]
+    units = OPENING_NOW.split(" ) ", 1)[1]
+    draws = []
+    for year in (1901, 1902, 1903):
+        out = link.feed(f"NOW ( SPR {year} ) {units}")
+        for p in others:  # everyone talks to us
+            link.feed(f"FRM ( {p} ) ( FRA ) ( PRP ( PCE ( FRA {p} ) ) )")
+        draws = [s for s in out if isinstance(s, m.Snd) and s.press == m.Prp(m.Drw())]
+        clock.now += 600
+        link._take(link.session.tick())
+    (draw,) = draws  # the third Spring with the same centres
+    assert sorted(draw.recipients) == others
+    sent = []
+    for p in others:
+        sent += link.feed(f"FRM ( {p} ) ( FRA ) ( YES ( PRP ( DRW ) ) )")
+    assert sent == [m.Drw()]
+
+
+def test_negotiate_on_the_command_line() -> None:
+    from bots.client import build_parser, make_bot
+    from bots.randombot import RandomBot
+
+    args = build_parser(Bordeaux).parse_args(["--negotiate", "--honesty", "0", "--think", "0.2"])
+    made = make_bot(Bordeaux, args)
+    assert isinstance(made, Negotiator) and isinstance(made.core, BordeauxCore)
+    assert made.p.honesty == 0.0 and made.core.think() == 0.2
+    dumb = make_bot(DumbBot, build_parser(DumbBot).parse_args(["--negotiate", "--pact"]))
+    assert isinstance(dumb, Negotiator) and isinstance(dumb.core, DumbCore) and dumb.p.pact
+    assert isinstance(make_bot(DumbBot, build_parser(DumbBot).parse_args([])), DumbBot)
+    with pytest.raises(SystemExit):
+        build_parser(DumbBot).parse_args(["--negotiate", "--trust", "2"])
+    with pytest.raises(SystemExit):
+        build_parser(RandomBot).parse_args(["--negotiate"])  # no core to talk over

@@ -1,0 +1,94 @@
+"""The press API: press built as objects goes out as the DAIDE a server reads, comes back as the
+same objects, and each reply is tied to the proposal it answers."""
+
+from __future__ import annotations
+
+from bots.press import (
+    Incoming,
+    Proposals,
+    alliance,
+    both,
+    dmz,
+    draw,
+    either,
+    level_of,
+    parts,
+    peace,
+    propose,
+    to,
+    xdo,
+)
+from engine.orders import SupportMove
+from engine.state import Unit
+from protocol import messages as m
+from protocol.codec import Codec
+from protocol.tokens import STANDARD
+
+CODEC = Codec(STANDARD)
+SUPPORT = SupportMove(Unit("GER", "A", "MUN"), Unit("FRA", "A", "PAR"), "BUR")
+
+
+def test_built_press_is_the_daide_a_server_reads_and_back() -> None:
+    cases = {
+        propose(peace("GER", "FRA")): ("PRP ( PCE ( FRA GER ) )", 10),
+        propose(alliance(["FRA", "GER"], ["ENG"])): ("PRP ( ALY ( FRA GER ) VSS ( ENG ) )", 10),
+        propose(draw()): ("PRP ( DRW )", 10),
+        propose(dmz(["GER", "FRA"], ["BUR"])): ("PRP ( DMZ ( FRA GER ) ( BUR ) )", 20),
+        propose(xdo(SUPPORT)): ("PRP ( XDO ( ( GER AMY MUN ) SUP ( FRA AMY PAR ) MTO BUR ) )", 20),
+        propose(both(peace("FRA", "GER"), dmz(["FRA", "GER"], ["BUR"]))): (
+            "PRP ( AND ( PCE ( FRA GER ) ) ( DMZ ( FRA GER ) ( BUR ) ) )",
+            30,
+        ),
+        propose(either(peace("FRA", "GER"), draw())): (
+            "PRP ( ORR ( PCE ( FRA GER ) ) ( DRW ) )",
+            30,
+        ),
+    }
+    for press, (text, level) in cases.items():
+        snd = to(["GER"], press)
+        wire = CODEC.text(snd)
+        assert wire == f"SND ( GER ) ( {text} )"
+        assert CODEC.parse_text(wire) == snd
+        assert level_of(snd) == level == level_of(press)
+    assert parts(both(peace("FRA", "GER"), draw())) == (peace("FRA", "GER"), draw())
+    assert both(draw()) == draw()
+
+
+def test_replies_are_tied_to_the_proposals_they_answer() -> None:
+    book = Proposals()
+    deal = both(peace("FRA", "GER", "ITA"), dmz(["FRA", "GER"], ["BUR"]))
+    sent = to(["GER", "ITA"], propose(deal))
+    proposal = book.sent(sent, "S1901M")
+    assert proposal is not None and list(book.waiting()) == [proposal]
+    # The replies come back through the wire, as the recipients' FRMs.
+    frm = CODEC.parse_text(f"FRM ( GER ) ( FRA ) ( YES ( {CODEC.text(sent.press)} ) )")
+    assert isinstance(frm, m.Frm)
+    assert book.reply(Incoming(frm.sender, frm.recipients, frm.press)) is proposal
+    assert not proposal.agreed and list(book.waiting()) == [proposal]
+    # Something that answers nothing of ours is not taken for an answer.
+    other = m.Yes(propose(peace("ENG", "ITA")))
+    assert book.reply(Incoming("ITA", ("FRA",), other)) is None
+    assert book.reply(Incoming("ITA", ("FRA",), m.Yes(sent.press))) is proposal
+    assert proposal.agreed and proposal.answers == {"GER": "YES", "ITA": "YES"}
+    assert list(book.waiting()) == []
+    # A refusal.
+    refused = book.sent(to(["ENG"], propose(peace("ENG", "FRA"))))
+    assert book.reply(Incoming("ENG", ("FRA",), m.Rej(propose(peace("ENG", "FRA"))))) is refused
+    assert refused is not None and refused.refused and not refused.agreed
+
+
+def test_answering_what_came_in() -> None:
+    prp = propose(peace("FRA", "GER", "ITA"))
+    incoming = Incoming("GER", ("FRA", "ITA"), prp, tuple(CODEC.words(prp)))
+    assert incoming.proposal == peace("FRA", "GER", "ITA")
+    assert not incoming.is_reply
+    # YES goes to the proposer and the other recipients; REJ and BWX to the proposer.
+    assert incoming.yes("FRA") == m.Snd(("GER", "ITA"), m.Yes(prp))
+    assert incoming.rej() == m.Snd(("GER",), m.Rej(prp))
+    assert incoming.bwx() == m.Snd(("GER",), m.Bwx(prp))
+    # HUH puts ERR before the first press token it does not understand.
+    ins = m.Ins(peace("FRA", "GER"))
+    asked = Incoming("GER", ("FRA",), ins, tuple(CODEC.words(ins)))
+    assert CODEC.text(asked.huh()) == "SND ( GER ) ( HUH ( ERR INS ( PCE ( FRA GER ) ) ) )"
+    assert CODEC.text(asked.try_(["PRP", "PCE"])) == "SND ( GER ) ( TRY ( PRP PCE ) )"
+    assert Incoming("GER", ("FRA",), m.Yes(prp)).is_reply

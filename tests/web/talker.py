@@ -1,0 +1,78 @@
+"""A DAIDE test client that talks, for the press tests of the web page: it holds with every
+unit (HoldBot's orders) and answers press by a fixed rule, so that a test knows what to expect.
+
+    python -m tests.web.talker --port P [--propose-to FRA]
+
+Answers to a proposal (sent to the proposer and every other recipient, as the convention
+says): a draw or a solo is refused (``REJ``), an alliance declined (``BWX``, "not now"), a
+choice (``ORR``) left unanswered (so that the proposer may cancel it), anything else accepted
+(``YES``). With ``--propose-to POWER`` it proposes peace to that power
+in the first movement phase. It connects over TCP in DAIDE's binary form, like any bot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import trio
+
+from bots.client import play_tcp
+from bots.holdbot import HoldBot
+from bots.session import Session
+from protocol import messages as m
+from protocol.atoms import Atoms
+
+
+def answer(press: Any) -> type | None:
+    arr = press.arrangement
+    if isinstance(arr, m.Orr):
+        return None
+    if isinstance(arr, m.Drw | m.Slo):
+        return m.Rej
+    if isinstance(arr, m.Aly):
+        return m.Bwx
+    return m.Yes
+
+
+class Talker(Session):
+    def __init__(self, propose_to: str | None) -> None:
+        super().__init__(HoldBot(), name="Talker", version="test")
+        self.propose_to = propose_to
+        self.proposed = False
+
+    def handle(self, msg: Any, atoms: Atoms | None = None) -> list[Any]:
+        if isinstance(msg, m.Frm):
+            if msg.sender == self.power or not isinstance(msg.press, m.Prp):
+                return []
+            reply = answer(msg.press)
+            if reply is None:
+                return []
+            to = tuple(p for p in (msg.sender, *msg.recipients) if p != self.power)
+            return [m.Snd(to, reply(msg.press))]
+        out = super().handle(msg, atoms)
+        state = self.state
+        if (
+            isinstance(msg, m.Now)
+            and self.propose_to
+            and not self.proposed
+            and self.power is not None
+            and state is not None
+            and state.phase.kind == "movement"
+        ):
+            self.proposed = True
+            out.append(m.Snd((self.propose_to,), m.Prp(m.Pce((self.propose_to, self.power)))))
+        return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--propose-to", default=None)
+    args = p.parse_args(argv)
+    return trio.run(play_tcp, Talker(args.propose_to), "127.0.0.1", args.port, 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
