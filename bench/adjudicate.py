@@ -56,7 +56,7 @@ try:
 except ImportError:  # run from a venv without the project installed
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.compile import compiled, stale
+from engine.compiled import describe
 from engine.legal import legal_orders
 from engine.map import province_of
 from engine.notation import parse_order
@@ -393,16 +393,8 @@ def search_rate(samples: list[Sample], per_position: int = 20, seed: int = 1) ->
     )
 
 
-CLEAN = "python -m engine.compile --clean"
-
-
 def engine_path() -> str:
-    names = compiled()
-    if names:
-        old = stale()
-        warning = f"; STALE, source changed since the build: {', '.join(old)}" if old else ""
-        return f"compiled with mypyc ({', '.join(names)}); back to pure Python: {CLEAN}{warning}"
-    return "pure Python (compiled: python -m engine.compile)"
+    return describe()
 
 
 def engine_memory(games: int, seed: int, max_year: int) -> int:

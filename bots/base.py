@@ -44,6 +44,9 @@ class View:
     results: tuple[m.Ord, ...] = ()  # the results of the phase just processed (every power's)
     disorder: frozenset[str] = frozenset()  # powers whose player has left (CCD)
     variant: m.Variant | None = None
+    # The results of the last movement phase processed (every power's), kept through the
+    # retreat and adjustment phases a bot may not be asked about: what opponents ordered.
+    movement: tuple[m.Ord, ...] = ()
     _legal: dict[str, list[Order]] | None = field(default=None, compare=False, repr=False)
     _position: Position | None = field(default=None, compare=False, repr=False)
 

@@ -4,6 +4,7 @@ David Norman wrote it in 2002-2003, and John Newbury later updated it.
 
     python -m bots.dumbbot [--host H --port P | --stdio] [--seed N] [--power POW]
                            [--keep-ties] [--neutral-constant]
+                           [--weights SET] [--param NAME=VALUE ...]
 
 Each phase it gives every *node* a value (a node is where one unit can stand: a province for an
 army, a coast for a fleet, so Brest has an army node and a fleet node and St Petersburg an army
@@ -56,6 +57,10 @@ Choices the description leaves open, and what this implementation does:
     fleet touching two coasts of one province counts twice there, the C++ quirk) plus its own
     province once. Defence of an own centre counts enemy units that could move into it.
 11. DumbBot never convoys, never sends press, and never votes for a draw.
+
+The constants above are the defaults of :class:`DumbParams`; ``--param NAME=VALUE`` changes
+one (``--param fall_attack=800``), and ``--weights SET`` starts from one of the named sets of
+:data:`WEIGHT_SETS` (other DumbBots, for a broad field to measure and tune against).
 """
 
 from __future__ import annotations
@@ -63,12 +68,14 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Generic, TypeVar
 
+from bots import tunable
 from bots.base import Bot, View
 from bots.client import run
+from bots.tunable import ranged
 from engine.map import GameMap, province_of
 from engine.orders import (
     Build,
@@ -116,17 +123,125 @@ BUILD = Weights(700, 300, (1000, 100, 30, 10, 6, 5, 4, 3, 2, 1), winter_defence=
 REMOVE = Weights(700, 300, (1000, 100, 30, 10, 6, 5, 4, 3, 2, 1), winter_defence=1000)
 
 
-def size(centres: int) -> int:
-    return SIZE_SQUARE * centres * centres + SIZE_LINEAR * centres + SIZE_CONSTANT
+@dataclass(frozen=True)
+class DumbParams:
+    """DumbBot's constants; the defaults are the original's (see the module's docstring)."""
+
+    spring_attack: int = ranged(SPRING.attack, 0, 10000, "attack weight, Spring and Summer")
+    spring_defence: int = ranged(SPRING.defence, 0, 10000, "defence weight, Spring and Summer")
+    fall_attack: int = ranged(FALL.attack, 0, 10000, "attack weight, Fall and Autumn")
+    fall_defence: int = ranged(FALL.defence, 0, 10000, "defence weight, Fall and Autumn")
+    winter_attack: int = ranged(BUILD.attack, 0, 10000, "attack weight, builds and removals")
+    winter_defence_layer: int = ranged(
+        BUILD.defence, 0, 10000, "defence weight, builds and removals"
+    )
+    spring_near: int = ranged(
+        SPRING.proximity[0], 0, 100000, "proximity layer 0 weight, Spring and Summer"
+    )
+    spring_next: int = ranged(
+        SPRING.proximity[1], 0, 100000, "proximity layer 1 weight, Spring and Summer"
+    )
+    fall_near: int = ranged(
+        FALL.proximity[0], 0, 100000, "proximity layer 0 weight, Fall to Winter"
+    )
+    fall_next: int = ranged(
+        FALL.proximity[1], 0, 100000, "proximity layer 1 weight, Fall to Winter"
+    )
+    far: float = ranged(1.0, 0.0, 100.0, "scale of the weights of layers 2 to 9 (30 ... 1)")
+    strength: int = ranged(SPRING.strength, 0, 100000, "weight of our units next to a node (moves)")
+    competition: int = ranged(
+        SPRING.competition, 0, 100000, "weight of the strongest rival next to it"
+    )
+    winter_defence: int = ranged(
+        BUILD.winter_defence, 0, 100000, "defence weight of a node (builds, removals)"
+    )
+    size_square: int = ranged(SIZE_SQUARE, 0, 100, "power size: A in A*x*x + B*x + C")
+    size_linear: int = ranged(SIZE_LINEAR, 0, 100, "power size: B")
+    size_constant: int = ranged(SIZE_CONSTANT, 0, 1000, "power size: C")
+    play_alternative: int = ranged(
+        PLAY_ALTERNATIVE, 0, 100, "percent chance to consider the next best"
+    )
+    alternative_modifier: int = ranged(
+        ALTERNATIVE_DIFFERENCE_MODIFIER,
+        0,
+        10000,
+        "how fast a value gap lowers the chance to take the next best",
+    )
+
+    def size(self, centres: int) -> int:
+        return (
+            self.size_square * centres * centres + self.size_linear * centres + (self.size_constant)
+        )
 
 
-def weights_for(state: GameState, power: str) -> Weights:
+STANDARD = DumbParams()
+# Other DumbBots: weight sets for a field that is not the original. Bordeaux's opponent
+# models use some of them (``bots.bordeaux.models``); measure it against the others too.
+WEIGHT_SETS: dict[str, DumbParams] = {
+    "standard": STANDARD,
+    # All attack: centres are worth taking, own centres hardly worth guarding.
+    "aggressive": replace(
+        STANDARD,
+        spring_attack=950,
+        spring_defence=50,
+        fall_attack=900,
+        fall_defence=100,
+        competition=500,
+    ),
+    # Guards its own centres and avoids contested nodes.
+    "defensive": replace(
+        STANDARD,
+        spring_attack=350,
+        spring_defence=650,
+        fall_attack=300,
+        fall_defence=700,
+        competition=2500,
+    ),
+    # Looks far: the distant layers weigh as much as the near ones.
+    "farsighted": replace(
+        STANDARD, spring_near=300, spring_next=300, fall_near=300, fall_next=300, far=10.0
+    ),
+    # Always its best node: no next-best randomness.
+    "greedy": replace(STANDARD, play_alternative=0),
+    # Wanders: takes the next best much more often.
+    "erratic": replace(STANDARD, play_alternative=90, alternative_modifier=100),
+    # Masses units: its own strength next to a node counts three times as much.
+    "massing": replace(STANDARD, strength=3000, competition=700),
+    # Values every power alike (size flat): no bias to attack the big ones.
+    "flat": replace(STANDARD, size_square=0, size_linear=1, size_constant=1),
+}
+
+
+def size(centres: int, params: DumbParams = STANDARD) -> int:
+    return params.size(centres)
+
+
+@lru_cache(maxsize=64)
+def _weight_table(params: DumbParams) -> tuple[Weights, Weights, Weights, Weights]:
+    """(Spring, Fall, build, removal) weights."""
+    if params == STANDARD:
+        return (SPRING, FALL, BUILD, REMOVE)
+    tail = tuple(round(w * params.far) for w in SPRING.proximity[2:])
+    spring = Weights(params.spring_attack, params.spring_defence,
+                     (params.spring_near, params.spring_next, *tail),
+                     strength=params.strength, competition=params.competition)  # fmt: skip
+    fall = Weights(params.fall_attack, params.fall_defence,
+                   (params.fall_near, params.fall_next, *tail),
+                   strength=params.strength, competition=params.competition)  # fmt: skip
+    winter = Weights(params.winter_attack, params.winter_defence_layer,
+                     (params.fall_near, params.fall_next, *tail),
+                     winter_defence=params.winter_defence)  # fmt: skip
+    return (spring, fall, winter, winter)
+
+
+def weights_for(state: GameState, power: str, params: DumbParams = STANDARD) -> Weights:
+    spring, fall, build, remove = _weight_table(params)
     season = state.phase.season
     if season in ("SPR", "SUM"):
-        return SPRING
+        return spring
     if season in ("FAL", "AUT"):
-        return FALL
-    return REMOVE if state.adjustments().get(power, 0) < 0 else BUILD
+        return fall
+    return remove if state.adjustments().get(power, 0) < 0 else build
 
 
 # -- the node graph ------------------------------------------------------------------------------
@@ -199,17 +314,19 @@ def evaluate(
     power: str,
     weights: Weights,
     neutral_pool: bool = True,
+    params: DumbParams = STANDARD,
     friends: frozenset[str] = frozenset(),
 ) -> Evaluation:
-    """Every node's value for ``power`` with ``weights`` (steps A to E of the description).
-    ``friends`` (the negotiator's allies; none in the original) are neither attacked nor
-    feared: their centres are no targets, their units neither threaten ours nor compete."""
+    """Every node's value for ``power`` with ``weights`` (steps A to E of the description);
+    ``params`` gives the power sizes. ``friends`` (the negotiator's allies; none in the
+    original) are neither attacked nor feared: their centres are no targets, their units
+    neither threaten ours nor compete."""
     gmap = state.map
     g = graph(gmap)
     counts = state.centre_counts()
-    sizes = {p: size(n) for p, n in counts.items()}
+    sizes = {p: params.size(n) for p, n in counts.items()}
     neutral = len(gmap.supply_centres) - len(state.centres)
-    sizes["UNO"] = size(neutral) if neutral_pool else SIZE_CONSTANT
+    sizes["UNO"] = params.size(neutral) if neutral_pool else params.size_constant
 
     attack: dict[str, int] = {}
     defence: dict[str, int] = {}
@@ -287,9 +404,13 @@ def _cdiv(a: int, b: int) -> int:
 class Candidates(Generic[T]):
     """Values and what they are for, walked in order (descending unless ``ascending``)."""
 
-    def __init__(self, collapse: bool, ascending: bool = False) -> None:
+    def __init__(
+        self, collapse: bool, ascending: bool = False, params: DumbParams = STANDARD
+    ) -> None:
         self.collapse = collapse
         self.ascending = ascending
+        self.alternative = params.play_alternative
+        self.modifier = params.alternative_modifier
         self._items: list[tuple[int, T]] = []
         self._seen: set[int] = set()
         self._sorted = True
@@ -318,8 +439,8 @@ class Candidates(Generic[T]):
         i = 0
         while i + 1 < len(items):
             cur, nxt = items[i][0], items[i + 1][0]
-            chance = 0 if cur == 0 else _cdiv((cur - nxt) * ALTERNATIVE_DIFFERENCE_MODIFIER, cur)
-            step = rng.randrange(100) < PLAY_ALTERNATIVE
+            chance = 0 if cur == 0 else _cdiv((cur - nxt) * self.modifier, cur)
+            step = rng.randrange(100) < self.alternative
             keep = rng.randrange(100) >= chance
             if not (step and keep):
                 break
@@ -335,7 +456,12 @@ class Candidates(Generic[T]):
 
 
 def movement_orders(
-    state: GameState, power: str, ev: Evaluation, rng: random.Random, collapse: bool = True
+    state: GameState,
+    power: str,
+    ev: Evaluation,
+    rng: random.Random,
+    collapse: bool = True,
+    params: DumbParams = STANDARD,
 ) -> list[Order]:
     """Step G: one order per unit."""
     g = ev.graph
@@ -352,7 +478,7 @@ def movement_orders(
     while queue:
         unit = queue.pop(0)
         node = g.index[(unit.type, unit.loc)]
-        cands: Candidates[int] = Candidates(collapse)
+        cands: Candidates[int] = Candidates(collapse, params=params)
         cands.add(values[node] + 1, node)
         for a in g.adjacent[node]:
             cands.add(values[a], a)
@@ -425,7 +551,12 @@ def _discard(cands: Candidates[int], target: int) -> None:
 
 
 def retreat_orders(
-    state: GameState, power: str, ev: Evaluation, rng: random.Random, collapse: bool = True
+    state: GameState,
+    power: str,
+    ev: Evaluation,
+    rng: random.Random,
+    collapse: bool = True,
+    params: DumbParams = STANDARD,
 ) -> list[Order]:
     """Step H: retreat each dislodged unit to a valuable free place, or disband."""
     g = ev.graph
@@ -436,7 +567,7 @@ def retreat_orders(
     taken: set[str] = set()
     out: list[Order] = []
     for d in mine:
-        cands: Candidates[str] = Candidates(collapse)
+        cands: Candidates[str] = Candidates(collapse, params=params)
         for loc in d.retreats:
             node = g.index.get((d.unit.type, loc))
             if node is not None:
@@ -453,7 +584,12 @@ def retreat_orders(
 
 
 def build_orders(
-    state: GameState, power: str, ev: Evaluation, rng: random.Random, collapse: bool = True
+    state: GameState,
+    power: str,
+    ev: Evaluation,
+    rng: random.Random,
+    collapse: bool = True,
+    params: DumbParams = STANDARD,
 ) -> list[Order]:
     """Step I, builds: on the most valuable nodes of the free home centres; waive the rest."""
     g = ev.graph
@@ -462,7 +598,7 @@ def build_orders(
     sites.sort(key=lambda p: g.nodes_of[p][0])
     out: list[Order] = []
     while need > 0 and sites:
-        cands: Candidates[int] = Candidates(collapse)
+        cands: Candidates[int] = Candidates(collapse, params=params)
         for site in sites:
             for node in g.nodes_of[site]:
                 cands.add(ev.values[node], node)
@@ -476,7 +612,12 @@ def build_orders(
 
 
 def removal_orders(
-    state: GameState, power: str, ev: Evaluation, rng: random.Random, collapse: bool = True
+    state: GameState,
+    power: str,
+    ev: Evaluation,
+    rng: random.Random,
+    collapse: bool = True,
+    params: DumbParams = STANDARD,
 ) -> list[Order]:
     """Step I, removals: the least valuable units, walking upwards with the next-best rule."""
     g = ev.graph
@@ -484,7 +625,7 @@ def removal_orders(
     left = sorted(state.units_of(power), key=lambda u: g.index[(u.type, u.loc)])
     out: list[Order] = []
     while need > 0 and left:
-        cands: Candidates[Unit] = Candidates(collapse, ascending=True)
+        cands: Candidates[Unit] = Candidates(collapse, ascending=True, params=params)
         for u in left:
             cands.add(ev.value(u.type, u.loc), u)
         _, unit = cands.take(rng)
@@ -499,27 +640,49 @@ class DumbBot(Bot):
     version = "1.0"
     core_adapter = "bots.negotiator.cores:DumbCore"  # what --negotiate talks over
 
-    def __init__(self, collapse_ties: bool = True, neutral_pool: bool = True) -> None:
+    def __init__(
+        self, collapse_ties: bool = True, neutral_pool: bool = True, params: DumbParams = STANDARD
+    ) -> None:
         self.collapse = collapse_ties
         self.neutral_pool = neutral_pool
+        self.params = params
 
     def evaluate(self, state: GameState, power: str) -> Evaluation:
-        return evaluate(state, power, weights_for(state, power), self.neutral_pool)
+        p = self.params
+        return evaluate(state, power, weights_for(state, power, p), self.neutral_pool, p)
 
     def orders(self, view: View) -> list[Order]:
-        state, power, rng = view.state, view.power, view.rng
+        state, power, rng, p = view.state, view.power, view.rng, self.params
         ev = self.evaluate(state, power)
         if view.kind == "movement":
-            return movement_orders(state, power, ev, rng, self.collapse)
+            return movement_orders(state, power, ev, rng, self.collapse, p)
         if view.kind == "retreat":
-            return retreat_orders(state, power, ev, rng, self.collapse)
+            return retreat_orders(state, power, ev, rng, self.collapse, p)
         if view.adjustment < 0:
-            return removal_orders(state, power, ev, rng, self.collapse)
-        return build_orders(state, power, ev, rng, self.collapse)
+            return removal_orders(state, power, ev, rng, self.collapse, p)
+        return build_orders(state, power, ev, rng, self.collapse, p)
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        parser.epilog = "parameters (--param NAME=VALUE), default [range]:\n" + "\n".join(
+            "  " + line for line in tunable.describe(DumbParams).splitlines()
+        )
         group = parser.add_argument_group("DumbBot")
+        group.add_argument(
+            "--weights",
+            choices=sorted(WEIGHT_SETS),
+            default="standard",
+            help="start from a named set of constants (default: standard, the original's)",
+        )
+        group.add_argument(
+            "--param",
+            action="append",
+            default=[],
+            type=_param_item,
+            metavar="NAME=VALUE",
+            help="set a constant (repeatable; the list is below), after --weights",
+        )
         group.add_argument(
             "--keep-ties",
             action="store_true",
@@ -534,7 +697,18 @@ class DumbBot(Bot):
 
     @classmethod
     def from_arguments(cls, args: argparse.Namespace) -> DumbBot:
-        return cls(collapse_ties=not args.keep_ties, neutral_pool=not args.neutral_constant)
+        params = tunable.parse_overrides(DumbParams, args.param, WEIGHT_SETS[args.weights])
+        return cls(
+            collapse_ties=not args.keep_ties, neutral_pool=not args.neutral_constant, params=params
+        )
+
+
+def _param_item(text: str) -> str:
+    try:
+        tunable.parse_overrides(DumbParams, [text])
+    except tunable.ParamError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 if __name__ == "__main__":

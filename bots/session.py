@@ -78,6 +78,7 @@ class Session:
         self.state: GameState | None = None
         self.results: list[m.Ord] = []  # ORDs since the last NOW
         self.last_results: tuple[m.Ord, ...] = ()
+        self.last_movement: tuple[m.Ord, ...] = ()  # the last movement phase's ORDs
         self.disorder: set[str] = set()
         self.eliminated: set[str] = set()
         self.summary: m.Smr | None = None
@@ -282,6 +283,8 @@ class Session:
             log.warning("position accepted without some retreats: %s", exc)
         self.state = state
         self.last_results = tuple(self.results)
+        if any(r.turn is not None and r.turn.kind == "movement" for r in self.results):
+            self.last_movement = self.last_results
         self.results = []
         if self.game_over or self.power is None or state.phase == self.ordered_turn:
             return []
@@ -394,6 +397,7 @@ class Session:
             self.last_results,
             frozenset(self.disorder),
             self.variant,
+            movement=self.last_movement,
         )
 
     def _orders_for(self, state: GameState, power: str) -> list[Order]:

@@ -171,3 +171,22 @@ def add_ray_option(p: argparse.ArgumentParser) -> None:
         "or on a local one started for the run when no address is given "
         "(pip install 'diplomat[ray]')",
     )
+
+
+def engine_line() -> str:
+    """Which engine runs (``engine.compiled``), after starting the compiled engine's build in
+    the background if none exists and one can be made: what ``serve``, ``tournament`` and
+    ``tune`` print on stderr once their arguments are good."""
+    from engine.compile import start_in_background
+    from engine.compiled import describe
+
+    try:
+        started = start_in_background()
+    except OSError as exc:  # a read-only cache: pure Python, said so
+        return f"engine: pure Python (cannot build the compiled engine: {exc})"
+    if started:
+        return (
+            "engine: pure Python (building the compiled engine in the background: "
+            "used from the next start)"
+        )
+    return describe()

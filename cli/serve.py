@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from cli.options import (
     add_db_option,
     add_game_options,
+    engine_line,
     first_error,
     game_settings,
     open_store,
@@ -172,6 +173,7 @@ async def _host(
         await nursery.start(server.run)
         host, port = server.address
         print(f"diplomat serving DAIDE on {host}:{port} (database {store.path})", flush=True)
+        print(engine_line(), file=sys.stderr, flush=True)
         if not args.no_web:
             try:
                 await _start_web(nursery, server, args, play)

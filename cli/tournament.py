@@ -16,6 +16,7 @@ from cli.options import (
     add_db_option,
     add_game_options,
     add_ray_option,
+    engine_line,
     first_error,
     open_store,
 )
@@ -122,6 +123,7 @@ def _tournament(args: argparse.Namespace) -> int:
     store = open_store(args, must_exist=False)
     if store is None:
         return 2
+    print(engine_line(), file=sys.stderr)
     tournament = Tournament(
         store,
         seats,

@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +18,7 @@ from cli.options import (
     add_db_option,
     add_game_options,
     add_ray_option,
+    engine_line,
     first_error,
     game_settings,
     open_store,
@@ -34,7 +36,11 @@ def register(sub: Any) -> None:
             "candidate. Its score is its seat's mean Sum-of-Squares share. A step moves the "
             "parameters at random and is kept when it scores better; --restarts start again "
             "from random points. Prints the best setting with its interval and its gain over "
-            "the start. Any bot that takes --param NAME=VALUE can be tuned."
+            "the start. With --neighbours each step tries every neighbour at Manhattan "
+            "distance 1 (one parameter moved by --step of its range) and moves to the best. "
+            "With --confirm-against the start and the best play again on fresh games (a fresh "
+            "field, --confirm-seed) and the gain there is what counts. Any bot that takes "
+            "--param NAME=VALUE can be tuned."
         ),
         epilog=(
             "example: diplomat tune bordeaux --param centre_weight=0.5..4 "
@@ -82,6 +88,31 @@ def register(sub: Any) -> None:
         "--seed", type=int, default=0, metavar="N", help="seed of the games and the climb"
     )
     p.add_argument(
+        "--neighbours",
+        action="store_true",
+        help="steepest ascent over the neighbours at Manhattan distance 1 (each parameter "
+        "moved by --step of its range, up and down) instead of Gaussian steps",
+    )
+    p.add_argument(
+        "--confirm-against",
+        metavar="SEATS",
+        help="a fresh field of six: the start and the best play again against it",
+    )
+    p.add_argument(
+        "--confirm-seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="seed of the confirming games (default: --seed + 1000)",
+    )
+    p.add_argument(
+        "--confirm-games",
+        type=int,
+        default=None,
+        metavar="N",
+        help="confirming games (default: --games)",
+    )
+    p.add_argument(
         "--parallel",
         type=int,
         default=os.cpu_count() or 1,
@@ -107,7 +138,12 @@ def _tune(args: argparse.Namespace) -> int:
     try:
         params = tuple(ParamRange.parse(text) for text in args.param)
         start = dict(_start_value(text) for text in args.start)
-        field = tuple(parse_lineup(args.against.replace(",", " ").split(), count=6))
+        field = tuple(parse_lineup(shlex.split(args.against.replace(",", " ")), count=6))
+        fresh = (
+            tuple(parse_lineup(shlex.split(args.confirm_against.replace(",", " ")), count=6))
+            if args.confirm_against
+            else None
+        )
         settings = game_settings(args)
     except (TuneError, LineupError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -117,16 +153,19 @@ def _tune(args: argparse.Namespace) -> int:
         return 2
     bot = args.bot
     configure_logging("warning", stream=sys.stderr)
+    print(engine_line(), file=sys.stderr)
     store = open_store(args, must_exist=False)
     if store is None:
         return 2
+
+    confirming = False
 
     async def play(lineup: Sequence[Any], seed: int) -> list[Any]:
         tournament = Tournament(
             store,
             lineup,
             settings,
-            games=args.games,
+            games=(args.confirm_games or args.games) if confirming else args.games,
             parallel=args.parallel,
             seed=seed,
             ray=args.ray,
@@ -152,8 +191,14 @@ def _tune(args: argparse.Namespace) -> int:
             seed=args.seed,
             start=start,
             on_candidate=told,
+            neighbours=args.neighbours,
         )
         report = trio.run(tuner.run)
+        confirmed = None
+        if fresh is not None:
+            confirming = True
+            seed = args.confirm_seed if args.confirm_seed is not None else args.seed + 1000
+            confirmed = trio.run(tuner.confirm, report, fresh, seed)
     except TuneError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -166,8 +211,21 @@ def _tune(args: argparse.Namespace) -> int:
     print(f"start: {_setting(params, report.start)}  SoS {first.mean:.3f} ± {first.ci95:.3f}")
     print(f"best:  {_setting(params, report.best)}  SoS {best.mean:.3f} ± {best.ci95:.3f}")
     print(f"gain:  {gain.mean:+.3f} ± {gain.ci95:.3f} (paired over {args.games} games)")
+    out = _report_json(report)
+    if confirmed is not None:
+        c_start, c_best, c_gain = confirmed
+        games = len(c_best.scores)
+        print(f"fresh games ({games}, another seed and field): start SoS "
+              f"{c_start.estimate.mean:.3f} ± {c_start.estimate.ci95:.3f}, best "
+              f"{c_best.estimate.mean:.3f} ± {c_best.estimate.ci95:.3f}, gain "
+              f"{c_gain.mean:+.3f} ± {c_gain.ci95:.3f}")  # fmt: skip
+        out["confirmed"] = {
+            "start": _candidate_json(report, c_start),
+            "best": _candidate_json(report, c_best),
+            "gain": {"mean": c_gain.mean, "ci95": c_gain.ci95, "games": games},
+        }
     if args.json:
-        args.json.write_text(json.dumps(_report_json(report), indent=1))
+        args.json.write_text(json.dumps(out, indent=1))
     return 0
 
 
@@ -188,14 +246,19 @@ def _setting(params: Sequence[Any], candidate: Any) -> str:
     return " ".join(f"{p.name}={p.text(v)}" for p, v in zip(params, candidate.values, strict=True))
 
 
+def _candidate_json(report: Any, c: Any) -> dict[str, Any]:
+    e = c.estimate
+    return {
+        "params": report.setting(c),
+        "command": c.command,
+        "sos": {"mean": e.mean, "ci95": e.ci95, "games": len(c.scores)},
+        "scores": [c.scores[i] for i in sorted(c.scores)],
+    }
+
+
 def _report_json(report: Any) -> dict[str, Any]:
     def one(c: Any) -> dict[str, Any]:
-        e = c.estimate
-        return {
-            "params": report.setting(c),
-            "command": c.command,
-            "sos": {"mean": e.mean, "ci95": e.ci95, "games": len(c.scores)},
-        }
+        return _candidate_json(report, c)
 
     gain = report.gain()
     return {

@@ -1,129 +1,160 @@
-"""The optional compiled engine: the rules modules compiled with mypyc, from the same source.
+"""The compiled engine: the rules modules compiled with mypyc, from the same source.
 
-    python -m engine.compile            # build: engine/*.so next to the .py files
-    python -m engine.compile --clean    # remove them: back to pure Python
-    python -m engine.compile --status   # which path imports get
+    python -m engine.compile            # build it now (about a minute on two cores)
+    python -m engine.compile --status   # which path imports get, and why
+    python -m engine.compile --clean    # remove every build: back to pure Python
 
-Python imports an extension module in preference to the ``.py`` file beside it, so once
-built, ``import engine.movement`` runs the compiled code; nothing else changes. The pure
-Python modules stay the reference: they are what a plain install runs and what CI tests. The
-build needs mypy (it brings mypyc; ``pip install -e '.[test]'`` installs it), setuptools and
-a C compiler. Rebuild after changing any engine module (a stale build runs old code), or
-clean.
+A user needs none of this: the first ``diplomat serve``, ``tournament`` or ``tune`` where a C
+compiler exists starts the build in the background (:func:`start_in_background`), and every
+start after it finishes runs the compiled engine. The build goes to a cache folder named by a
+hash of the engine's source (``engine.compiled``), never into the source tree, so a changed
+module can never run old compiled code: the engine is pure Python until the new build is
+made. The pure Python modules stay the reference; the tests run both paths.
 
-Only the modules of rules logic are compiled. The value types (``state``, ``orders``,
-``map``) stay Python classes: compiled dataclasses compare and pickle differently, and the
-rest of the project relies on both.
+The build needs mypyc (it comes with mypy, a dependency), setuptools and a C compiler. Only
+the modules of rules logic are compiled; the value types (``state``, ``orders``, ``map``)
+stay Python classes.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.machinery
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-MODULES = (
-    "convoy",
-    "defaults",
-    "legal",
-    "movement",
-    "notation",
-    "orderset",
-    "search",
-    "turn",
-    "validate",
+from engine.compiled import (
+    GROUP,
+    HERE,
+    MODULES,
+    _marker,
+    build_folder,
+    building,
+    cache_root,
+    can_build,
+    complete,
+    describe,
+    mode,
 )
-# One shared library for the group: its C helpers, in the package so that it is found
-# however the project is installed.
-GROUP = "engine.native"
 
 
-def built() -> list[Path]:
-    """The compiled files present in the package (extension modules and the shared
-    library)."""
+def in_place() -> list[Path]:
+    """Compiled files beside the sources (what earlier versions built): Python would load
+    them whatever the source says, so :func:`clean` removes them."""
     suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
     return sorted(p for p in HERE.iterdir() if p.name.endswith(suffixes))
 
 
-def compiled() -> list[str]:
-    """The engine modules that imports get compiled, by name (empty: pure Python)."""
-    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
-    names = {p.name.split(".")[0] for p in HERE.iterdir() if p.name.endswith(suffixes)}
-    return [m for m in MODULES if m in names]
-
-
-def stale() -> list[str]:
-    """The compiled modules whose source changed after the build (they run old code)."""
-    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
-    built_at = {
-        p.name.split(".")[0]: p.stat().st_mtime for p in HERE.iterdir() if p.name.endswith(suffixes)
-    }
-    return [m for m in compiled() if (HERE / f"{m}.py").stat().st_mtime > built_at[m]]
-
-
 def clean() -> list[Path]:
-    removed = built()
+    """Remove every build (all keys) and any compiled file beside the sources."""
+    removed = in_place()
     for path in removed:
         path.unlink()
+    root = cache_root()
+    if root.is_dir():
+        removed.append(root)
+        shutil.rmtree(root, ignore_errors=True)
     return removed
 
 
-def build() -> None:
-    """Compile :data:`MODULES` in place (replacing any earlier build)."""
+def build(folder: Path | None = None) -> Path:
+    """Compile :data:`MODULES` into ``folder`` (default: this source's build folder); the
+    folder appears complete or not at all."""
     from mypyc.build import mypycify
     from setuptools import setup  # type: ignore[import-untyped, unused-ignore]
 
-    clean()
-    root = HERE.parent
+    folder = folder or build_folder()
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    marker = _marker(folder)
+    marker.touch()
     cwd = os.getcwd()
-    with tempfile.TemporaryDirectory() as tmp:
-        os.chdir(root)
-        try:
-            setup(
-                name="diplomat-engine-compiled",
-                ext_modules=mypycify(
-                    [f"engine/{m}.py" for m in MODULES],
-                    opt_level="3",
-                    group_name=GROUP,
-                    target_dir=str(Path(tmp) / "c"),
-                ),
-                script_args=[
-                    "-q",
-                    "build_ext",
-                    "--inplace",
-                    "--build-temp",
-                    str(Path(tmp) / "o"),
-                    "--build-lib",
-                    str(Path(tmp) / "lib"),
-                ],
-            )
-        finally:
-            os.chdir(cwd)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            src = Path(tmp) / "src"
+            (src / "engine").mkdir(parents=True)
+            for path in HERE.glob("*.py"):  # a copy: nothing is written into the source tree
+                shutil.copy2(path, src / "engine" / path.name)
+            os.chdir(src)
+            try:
+                setup(
+                    name="diplomat-engine-compiled",
+                    ext_modules=mypycify(
+                        [f"engine/{m}.py" for m in MODULES],
+                        opt_level="3",
+                        group_name=GROUP,
+                        target_dir=str(Path(tmp) / "c"),
+                    ),
+                    script_args=[
+                        "-q",
+                        "build_ext",
+                        "--build-temp",
+                        str(Path(tmp) / "o"),
+                        "--build-lib",
+                        str(Path(tmp) / "lib"),
+                    ],
+                )
+            finally:
+                os.chdir(cwd)
+            staging = folder.parent / f"staging-{os.getpid()}"
+            shutil.rmtree(staging, ignore_errors=True)
+            shutil.copytree(Path(tmp) / "lib" / "engine", staging)
+            shutil.rmtree(folder, ignore_errors=True)
+            staging.rename(folder)
+    finally:
+        with contextlib.suppress(OSError):
+            marker.unlink()
+    return folder
+
+
+def start_in_background() -> bool:
+    """Start a build of this source in a process of its own, if none exists, none is under
+    way and one can be made here; True if started. Its output goes to ``build.log`` beside
+    the build."""
+    if mode() != "auto":
+        return False
+    folder = build_folder()
+    if complete(folder) or building(folder) or can_build() is not None:
+        return False
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    _marker(folder).touch()  # at once: a second start does not build again
+    log = open(folder.parent / "build.log", "w")  # noqa: SIM115 (the child keeps it)
+    subprocess.Popen(
+        [sys.executable, "-m", "engine.compile", "--quiet"],
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        cwd=str(folder.parent),
+    )
+    log.close()
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--clean", action="store_true", help="remove the compiled modules")
+    p.add_argument("--clean", action="store_true", help="remove every build")
     p.add_argument("--status", action="store_true", help="say which path imports get")
+    p.add_argument("--quiet", action="store_true", help="build without printing")
     args = p.parse_args(argv)
     if args.clean:
         removed = clean()
-        print(f"removed {len(removed)} compiled files: the engine is pure Python")
+        print(f"removed {len(removed)} builds and files: the engine is pure Python")
         return 0
-    if not args.status:
-        build()
-    names = compiled()
-    if names:
-        print(f"compiled engine (mypyc): {', '.join(names)}")
-        old = stale()
-        if old:
-            print(f"stale: {', '.join(old)} changed since the build; rebuild or --clean")
-    else:
-        print("pure Python engine (build the compiled one with: python -m engine.compile)")
+    if args.status:
+        print(describe())
+        return 0
+    why = can_build()
+    if why is not None:
+        print(f"cannot build the compiled engine: {why}", file=sys.stderr)
+        return 1
+    folder = build()
+    if not args.quiet:
+        print(f"compiled engine (mypyc) built in {folder}: used from the next start")
     return 0
 
 

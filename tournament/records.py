@@ -1,7 +1,8 @@
 """The tournament's own records in the server's database: how each seat ended (played, crashed,
-hung, and where its log is), the lock that lets one process at a time run a tournament, and
-copying a whole game between databases (a Ray worker plays a game into a database of its own
-and the driver copies it into the tournament's).
+hung, and where its log is), the lock that lets one process at a time run a tournament, the
+database's secret that seat seeds are keyed with, and copying a whole game between databases
+(a Ray worker plays a game into a database of its own and the driver copies it into the
+tournament's).
 
 These use their own SQLite connection to the same file, beside the server's
 :class:`~server.store.Store`; the tables are created on first use.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import socket
 import sqlite3
 import time
@@ -29,6 +31,10 @@ CREATE TABLE IF NOT EXISTS tournament_seats (
     detail TEXT,                       -- e.g. the exit status, or why it could not start
     log TEXT,                          -- the seat's log file, if it wrote anything
     PRIMARY KEY (game_id, power)
+);
+CREATE TABLE IF NOT EXISTS tournament_secret (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    key BLOB NOT NULL                  -- drawn once: seat seeds are keyed with it
 );
 CREATE TABLE IF NOT EXISTS tournament_locks (
     tournament TEXT PRIMARY KEY,
@@ -100,6 +106,25 @@ class Records:
             (game_id,),
         ).fetchall()
         return {r[0]: SeatRecord(*r) for r in rows}
+
+    # -- the seed key ----------------------------------------------------------------------
+
+    def secret(self) -> bytes:
+        """This database's secret (32 random bytes, drawn on first use and kept): seat seeds
+        are keyed with it, so a bot cannot compute another seat's seed from its own, while a
+        tournament resumed (or played on Ray) from this database sees the same seeds."""
+        with self._tx() as db:
+            row = db.execute("SELECT key FROM tournament_secret WHERE id=1").fetchone()
+            if row is None:
+                key = secrets.token_bytes(32)
+                db.execute("INSERT INTO tournament_secret VALUES (1, ?)", (key,))
+                return key
+            return bytes(row[0])
+
+    def adopt_secret(self, key: bytes) -> None:
+        """Use another database's secret: its tournaments' seeds are then this one's too
+        (to play the same games in two databases, as the Ray tests compare runs)."""
+        self.db.execute("INSERT OR REPLACE INTO tournament_secret VALUES (1, ?)", (key,))
 
     # -- the lock --------------------------------------------------------------------------
 

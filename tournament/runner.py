@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import json
 import os
 import shlex
@@ -68,6 +69,7 @@ __all__ = [
     "labels_of",
     "parse_lineup",
     "power_of_seat",
+    "seat_seed",
     "tournament_results",
 ]
 
@@ -152,6 +154,16 @@ def tournament_key(
 
 def power_of_seat(powers: Sequence[str], seat: int, game_index: int) -> str:
     return powers[rotation(game_index, len(powers))[seat]]
+
+
+def seat_seed(secret: bytes, seed: int, game: int, seat: int) -> int:
+    """The random seed of seat ``seat`` (1-based) in game ``game`` of the tournament with seed
+    ``seed``: a keyed hash (HMAC-SHA256 with the database's secret), 63 bits. A bot knows its
+    own seed only: without the secret no other seat's seed follows from it (as ``base + seat``
+    did), and the same database always gives the same seeds."""
+    message = f"seat-seed/{seed}/{game}/{seat}".encode()
+    digest = hmac.new(secret, message, hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
 
 
 def check_programs(seats: Sequence[Entry]) -> list[str]:
@@ -248,6 +260,7 @@ class Tournament:
         self.already_complete = False
         self._running: dict[int, GameRunner] = {}
         self._schedule: list[list[int]] | None = None
+        self._secret: bytes | None = None
 
     # -- the schedule --------------------------------------------------------------------------
 
@@ -261,9 +274,11 @@ class Tournament:
 
     def game_spec(self, index: int) -> GameSpec:
         powers = list(load_map(self.settings.map).powers)
-        base = self.seed * 1000003 + index
+        if self._secret is None:
+            self._secret = self.records.secret()
+        key = self._secret
         seats = tuple(
-            SeatSpec(i + 1, self.seats[i], power, base + i)
+            SeatSpec(i + 1, self.seats[i], power, seat_seed(key, self.seed, index, i + 1))
             for i, power in sorted(self.seating(index, powers))
         )
         return GameSpec(

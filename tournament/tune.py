@@ -11,9 +11,22 @@ The climb: from the start point (the bot's defaults, or the middle of the ranges
 moves every parameter by a normal step of ``step`` times its range, clipped to the range (integer
 parameters stay integers), and keeps the move when it scores better. After ``iterations``
 steps, a restart begins again from a random point of the ranges; the best candidate over all
-restarts is reported with its interval and its gain over the start point. Candidates are
-tournaments in the database like any other, keyed by their command, so a repeated candidate is
-not played again and an interrupted run resumes where it stopped.
+restarts is reported with its interval and its gain over the start point.
+
+With ``neighbours`` the climb is the founding study's instead (a tournament of Colonel Blotto
+strategies): each step scores every neighbour at Manhattan distance 1 (one parameter moved by
+``step`` times its range, up or down; an integer one by at least 1) and moves to the best of
+them if it beats the current point, stopping when none does. A Gaussian step moves every
+parameter at once, so with a few noisy candidates it rarely tells which change helped; the
+neighbours cost two candidates per parameter per step, but each difference is one
+parameter's.
+
+The candidate that wins is chosen on the games it was scored on, so its score there is
+biased upwards (the best of many noisy draws). :meth:`Tuner.confirm` plays it and the start
+point again on fresh games (another seed, and a fresh field) and measures the gain there.
+
+Candidates are tournaments in the database like any other, keyed by their command, so a
+repeated candidate is not played again and an interrupted run resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -129,6 +142,7 @@ class Tuner:
     seed: int = 0
     start: Mapping[str, float] | None = None  # start point; default: the middle of each range
     on_candidate: Callable[[Candidate, Candidate], None] | None = None  # (tried, best so far)
+    neighbours: bool = False  # Manhattan-distance-1 steps instead of Gaussian ones
     _cache: dict[Point, Candidate] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -145,27 +159,34 @@ class Tuner:
             raise TuneError("games and restarts must be at least 1, iterations at least 0")
 
     def entry_for(self, values: Point) -> Entry:
-        """The tuned bot's seat: a bundled bot is forked by the bot host with the parameters
-        as extra arguments; any other program gets them on its command line."""
+        """The tuned bot's seat: a bundled bot (``bordeaux``, or with fixed arguments
+        ``bordeaux --nodes 800``) is forked by the bot host with the parameters as extra
+        arguments; any other program gets them on its command line."""
         args = [
             a
             for p, v in zip(self.params, values, strict=True)
             for a in ("--param", f"{p.name}={p.text(v)}")
         ]
-        if self.bot in BUNDLED:
-            return Entry(TUNED, self.bot, True, tuple(args))
+        words = shlex.split(self.bot)
+        if words and words[0] in BUNDLED:
+            return Entry(TUNED, words[0], True, (*words[1:], *args))
         return Entry(TUNED, " ".join([self.bot, *map(shlex.quote, args)]), False)
 
-    async def evaluate(self, values: Point) -> Candidate:
+    async def evaluate(
+        self, values: Point, field_seats: Sequence[Entry] | None = None, seed: int | None = None
+    ) -> Candidate:
+        """The candidate at ``values``, scored against the field (default: the tuning one)
+        with the seed (default: the tuning one); the tuning games are played once."""
         values = tuple(p.clip(v) for p, v in zip(self.params, values, strict=True))
+        tuning = field_seats is None and seed is None
         cached = self._cache.get(values)
-        if cached is not None:
+        if tuning and cached is not None:
             return cached
         entry = self.entry_for(values)
         command = " ".join((entry.command, *entry.args))
-        lineup = [entry, *self.field_seats]
+        lineup = [entry, *(self.field_seats if field_seats is None else field_seats)]
         try:
-            results = await self.play(lineup, self.seed)
+            results = await self.play(lineup, self.seed if seed is None else seed)
         except LineupError as exc:
             raise TuneError(str(exc)) from None
         scores = {}
@@ -174,7 +195,8 @@ class Tuner:
             seat = next(s for s in game.seats if s.label == TUNED)
             scores[game.index] = shares[seat.power]
         candidate = Candidate(values, command, scores)
-        self._cache[values] = candidate
+        if tuning:
+            self._cache[values] = candidate
         return candidate
 
     def _start_point(self) -> Point:
@@ -183,6 +205,21 @@ class Tuner:
         if unknown:
             raise TuneError(f"start values for parameters not tuned: {', '.join(sorted(unknown))}")
         return tuple(p.clip(given[p.name]) if p.name in given else p.middle() for p in self.params)
+
+    def neighbours_of(self, values: Point) -> list[Point]:
+        """The points at Manhattan distance 1: one parameter moved by ``step`` times its range
+        (an integer one by at least 1), down then up; those the range clips away are left
+        out."""
+        out: list[Point] = []
+        for i, p in enumerate(self.params):
+            delta = self.step * (p.high - p.low)
+            if p.integer:
+                delta = max(1.0, float(round(delta)))
+            for sign in (-1.0, 1.0):
+                moved = p.clip(round(values[i] + sign * delta, 9))  # 0.2 + 0.2 is 0.4
+                if moved != values[i]:
+                    out.append((*values[:i], moved, *values[i + 1 :]))
+        return out
 
     def _neighbour(self, values: Point, rng: random.Random) -> Point:
         while True:
@@ -205,6 +242,9 @@ class Tuner:
                 report.tried.append(current)
                 report.best = _better(current, report.best)
                 self._tell(current, report)
+            if self.neighbours:
+                current = await self._climb_neighbours(current, report)
+                continue
             for _ in range(self.iterations):
                 candidate = await self.evaluate(self._neighbour(current.values, rng))
                 current = _better(candidate, current)
@@ -213,6 +253,34 @@ class Tuner:
                     report.tried.append(candidate)
                     self._tell(candidate, report)
         return report
+
+    async def _climb_neighbours(self, current: Candidate, report: TuneReport) -> Candidate:
+        """Steepest ascent over the Manhattan-distance-1 neighbours."""
+        for _ in range(self.iterations):
+            best_here = current
+            for point in self.neighbours_of(current.values):
+                candidate = await self.evaluate(point)
+                if candidate not in report.tried:
+                    report.tried.append(candidate)
+                best_here = _better(candidate, best_here)
+                report.best = _better(candidate, report.best)
+                self._tell(candidate, report)
+            if best_here is current:
+                break
+            current = best_here
+        return current
+
+    async def confirm(
+        self, report: TuneReport, field_seats: Sequence[Entry], seed: int
+    ) -> tuple[Candidate, Candidate, Estimate]:
+        """The start point and the best candidate played again on fresh games (``seed``,
+        against ``field_seats``): both scores and the gain, paired game by game."""
+        if len(field_seats) != 6:
+            raise TuneError(f"the fresh field needs 6 seats; it has {len(field_seats)}")
+        start = await self.evaluate(report.start.values, field_seats, seed)
+        best = await self.evaluate(report.best.values, field_seats, seed)
+        common = sorted(set(best.scores) & set(start.scores))
+        return start, best, Estimate.of([best.scores[i] - start.scores[i] for i in common])
 
     def _tell(self, candidate: Candidate, report: TuneReport) -> None:
         if self.on_candidate is not None:

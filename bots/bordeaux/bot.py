@@ -26,11 +26,13 @@ from bots.bordeaux.adjustments import adjustment_orders
 from bots.bordeaux.budget import Budget
 from bots.bordeaux.constraints import Constraints
 from bots.bordeaux.evaluate import Evaluator
+from bots.bordeaux.models import Estimator, forecasts, scenarios, starting_orders
 from bots.bordeaux.params import ParamError, Params, describe, parse_overrides
 from bots.bordeaux.retreats import retreat_orders
 from bots.bordeaux.search import RES, SearchStats
-from bots.dumbbot import evaluate, movement_orders, weights_for
-from engine.orders import Order, Waive
+from bots.dumbbot import Evaluation, evaluate, movement_orders, weights_for
+from engine.map import province_of
+from engine.orders import Order, Waive, order_power
 
 log = logging.getLogger("bots")
 
@@ -70,6 +72,13 @@ class Bordeaux(Bot):
         self.nodes = nodes
         self.constraints = constraints or Constraints()
         self.decisions: list[Decision] = []
+        self.estimator = self._new_estimator()
+
+    def _new_estimator(self) -> Estimator:
+        return Estimator(eta=self.params.model_eta, floor=self.params.model_floor)
+
+    def start(self, view: View) -> None:
+        self.estimator = self._new_estimator()  # what it learns about opponents is per game
 
     # -- the clock ----------------------------------------------------------------------------
 
@@ -117,13 +126,13 @@ class Bordeaux(Bot):
                 for p in state.map.powers
                 if any(u.power == p for u in state.units.values())
             }
-            scenarios = [
-                {p: movement_orders(state, p, dumb[p], view.rng) for p in defaults}
-                for _ in range(int(self.params.scenarios))
-            ]
+            drawn: list[dict[str, list[Order]]] = []
+            if int(self.params.scenarios) > 0:
+                drawn = self._scenarios(view, position, defaults, groups[0], budget, dumb)
             search = RES(
-                position, groups, evaluator, self.params, c, bound, view.rng, defaults, scenarios
+                position, groups, evaluator, self.params, c, bound, view.rng, defaults, drawn
             )
+            budget.resume()  # the set-up above was work, not a pause to keep in hand
             chosen = search.run(budget)
             stats = search.stats
         elif view.kind == "retreat":
@@ -145,6 +154,44 @@ class Bordeaux(Bot):
             else "",
         )
         return chosen, stats
+
+    def _scenarios(
+        self,
+        view: View,
+        position: Position,
+        defaults: dict[str, list[Order]],
+        ours: frozenset[str],
+        budget: Budget,
+        dumb: dict[str, Evaluation],
+    ) -> list[dict[str, list[Order]]]:
+        """Learn from the last movement phase's results which opponent model predicted each
+        power best, forecast this phase with every model, and draw the scenarios from them by
+        those weights (``bots.bordeaux.models``). Sets the opponents' starting orders in
+        ``defaults`` to their best model's. With ``opponent_models=0``: draws of the standard
+        DumbBot's orders only (``dumb``: its evaluations), as before the models."""
+        state = view.state
+        count = int(self.params.scenarios)
+        if not self.params.opponent_models:
+            return [
+                {p: movement_orders(state, p, dumb[p], view.rng) for p in defaults}
+                for _ in range(count)
+            ]
+        played: dict[str, list[Order]] = {}
+        for r in view.movement:
+            if r.order is not None and r.turn is not None:
+                played.setdefault(order_power(r.order), []).append(r.order)
+        turn = next((r.turn for r in view.movement if r.turn is not None), None)
+        if turn is not None:
+            self.estimator.observe(turn.name, played)
+        others = [p for p in defaults if p not in ours]
+        forecast = forecasts(state, others, view.rng, position, self.params, budget, standard=dumb)
+        legal = {province_of(loc): len(opts) for loc, opts in position.legal().items()}
+        self.estimator.expect(state.phase.name, forecast, legal)
+        for p in others:
+            start = starting_orders(self.estimator, forecast, p)
+            if start is not None:
+                defaults[p] = start
+        return scenarios(self.estimator, forecast, others, count, view.rng)
 
     # -- the command line ---------------------------------------------------------------------
 

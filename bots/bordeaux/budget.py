@@ -43,6 +43,11 @@ class Budget:
             return self.used >= self.nodes
         return elapsed + self.gap >= self.seconds
 
+    def resume(self) -> None:
+        """Say that the work since the last check (the set-up before a search: forecasting
+        the opponents) was work, not a pause: it is not kept in hand as one."""
+        self._last = time.perf_counter()
+
     def late(self) -> bool:
         """Has the hard limit come (whatever the node count says)?"""
         return self.elapsed() + self.gap >= self.hard

@@ -2,19 +2,18 @@
 
 ``PARAMS`` lists them (name, type, default, range, meaning) so that a tuner can enumerate
 them; :func:`parse_overrides` reads ``NAME=VALUE`` strings (the ``--param`` option) with a clear
-error for an unknown name, a value that is not a number, or one outside its range.
+error for an unknown name, a value that is not a number, or one outside its range (the rules
+are ``bots.tunable``'s, shared with DumbBot).
 """
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from dataclasses import dataclass
 
-
-def _p(default: float, lo: float, hi: float, doc: str) -> Any:
-    return field(default=default, metadata={"range": (lo, hi), "doc": doc})
+from bots import tunable
+from bots.tunable import ParamError, ParamSpec, parse_value
+from bots.tunable import ranged as _p
 
 
 @dataclass(frozen=True)
@@ -59,10 +58,25 @@ class Params:
     )
     improve_eps: float = _p(1e-6, 0.0, 0.5, "a value must rise by more than this to be adopted")
     scenarios: int = _p(
-        3, 0, 16, "extra draws of the other powers' default orders our orders are valued against"
+        3, 0, 16, "predictions of the other powers' orders (opponent models) ours are valued on"
     )
     scenario_weight: float = _p(
         0.8, 0.0, 1.0, "share of our value taken from those draws (the rest: the search's others)"
+    )
+    opponent_models: int = _p(
+        1, 0, 1, "1: scenarios from every opponent model by how it predicted; 0: DumbBot only"
+    )
+    model_draws: int = _p(
+        3, 1, 16, "draws per power of each DumbBot and random opponent model, each phase"
+    )
+    model_nodes: int = _p(
+        150, 0, 5000, "nodes of the cheap search that models opponents as Bordeaux (0: none)"
+    )
+    model_eta: float = _p(
+        0.5, 0.0, 5.0, "temper of each opponent model's weight: its log-likelihood times this"
+    )
+    model_floor: float = _p(
+        0.05, 0.0, 1.0, "share of the opponent models' weight spread evenly, whatever they did"
     )
     cycle_share: float = _p(
         0.1, 0.0, 0.5, "share of the budget kept, once the search cycles, to solve the cycle"
@@ -82,63 +96,12 @@ class Params:
     )
 
 
-@dataclass(frozen=True)
-class ParamSpec:
-    name: str
-    type: type
-    default: float
-    low: float
-    high: float
-    doc: str
-
-
-def _specs() -> tuple[ParamSpec, ...]:
-    out = []
-    for f in fields(Params):
-        lo, hi = f.metadata["range"]
-        default = f.default
-        assert isinstance(default, int | float), f"{f.name} needs a numeric default"
-        kind = int if isinstance(default, int) and not isinstance(default, bool) else float
-        out.append(ParamSpec(f.name, kind, default, lo, hi, f.metadata["doc"]))
-    return tuple(out)
-
-
-PARAMS: tuple[ParamSpec, ...] = _specs()
-_BY_NAME = {s.name: s for s in PARAMS}
-
-
-class ParamError(ValueError):
-    """An unknown parameter name, or a value it cannot take."""
-
-
-def parse_value(spec: ParamSpec, text: str) -> float:
-    try:
-        value: float = spec.type(text)
-    except ValueError:
-        kind = "an integer" if spec.type is int else "a number"
-        raise ParamError(f"--param {spec.name}: {text!r} is not {kind}") from None
-    if not spec.low <= value <= spec.high:
-        raise ParamError(
-            f"--param {spec.name}: {text} is outside its range {spec.low:g} to {spec.high:g}"
-        )
-    return value
+PARAMS: tuple[ParamSpec, ...] = tunable.specs(Params)
 
 
 def parse_overrides(items: Iterable[str], base: Params | None = None) -> Params:
     """``base`` (default: the defaults) with every ``NAME=VALUE`` of ``items`` applied."""
-    changes: dict[str, Any] = {}
-    for item in items:
-        name, sep, text = item.partition("=")
-        name = name.strip()
-        if not sep:
-            raise ParamError(f"--param {item!r}: expected NAME=VALUE")
-        spec = _BY_NAME.get(name)
-        if spec is None:
-            near = difflib.get_close_matches(name, _BY_NAME, n=3)
-            hint = f" (did you mean {', '.join(near)}?)" if near else ""
-            raise ParamError(f"--param: unknown parameter {name!r}{hint}; known: {names()}")
-        changes[name] = parse_value(spec, text.strip())
-    return replace(base or Params(), **changes)
+    return tunable.parse_overrides(Params, items, base)
 
 
 def names() -> str:
@@ -147,4 +110,16 @@ def names() -> str:
 
 def describe() -> str:
     """One line per parameter: name, default, range, meaning (for ``--help`` and docs)."""
-    return "\n".join(f"{s.name}={s.default:g} [{s.low:g}..{s.high:g}]: {s.doc}" for s in PARAMS)
+    return tunable.describe(Params)
+
+
+__all__ = [
+    "PARAMS",
+    "ParamError",
+    "ParamSpec",
+    "Params",
+    "describe",
+    "names",
+    "parse_overrides",
+    "parse_value",
+]

@@ -151,7 +151,10 @@ class DumbCore(_Common):
         return 0.05
 
     def _eval(self, state: GameState, power: str, friends: frozenset[str]) -> Evaluation:
-        return evaluate(state, power, weights_for(state, power), self.bot.neutral_pool, friends)
+        p = self.bot.params  # its weight set (--weights, --param)
+        return evaluate(
+            state, power, weights_for(state, power, p), self.bot.neutral_pool, p, friends=friends
+        )
 
     def _barred(self, ev: Evaluation, dmz: frozenset[str]) -> Evaluation:
         if not dmz:
@@ -175,7 +178,7 @@ class DumbCore(_Common):
                 ev = self._barred(ev, plan.dmz)
             if p in alliance:
                 ev = self._barred(ev, protected(state, p, plan.friends | alliance))
-            out[p] = movement_orders(state, p, ev, view.rng, self.bot.collapse)
+            out[p] = movement_orders(state, p, ev, view.rng, self.bot.collapse, self.bot.params)
         _require(out, plan.required, state)
         _forbid(out, plan.forbidden | attacks(view, plan))
         _support_allies(view, out, alliance)
@@ -191,7 +194,9 @@ class DumbCore(_Common):
             for p in g:
                 if any(u.power == p for u in state.units.values()):
                     ev = self._eval(state, p, g - {p})
-                    orders[p] = movement_orders(state, p, ev, view.rng, self.bot.collapse)
+                    orders[p] = movement_orders(
+                        state, p, ev, view.rng, self.bot.collapse, self.bot.params
+                    )
         after = view.position.adjudicate(orders).state
         return _held(state, after.units, groups)
 
@@ -205,11 +210,11 @@ class DumbCore(_Common):
             ev = self._barred(self._eval(state, me, alliance - {me}), barred)
             rng, keep = view.rng, self.bot.collapse
             if view.kind == "retreat":
-                mine = retreat_orders(state, me, ev, rng, keep)
+                mine = retreat_orders(state, me, ev, rng, keep, self.bot.params)
             elif view.adjustment < 0:
-                mine = removal_orders(state, me, ev, rng, keep)
+                mine = removal_orders(state, me, ev, rng, keep, self.bot.params)
             else:
-                mine = build_orders(state, me, ev, rng, keep)
+                mine = build_orders(state, me, ev, rng, keep, self.bot.params)
             return Answer(mine, _held(state, state.units, groups)[0])
         orders = self._alliance_orders(view, plan)
         after = view.position.adjudicate(orders).state

@@ -1,23 +1,106 @@
-"""The optional compiled engine (``engine.compile``): what it compiles. Building it takes
-longer than a test should (a C compile of nine modules), so it is not built here: see the
-README's "The compiled engine" for the manual check (build, run these tests, clean)."""
+"""The compiled engine (``engine.compile``, ``engine.compiled``): which build is loaded, and
+the engine tests run against a real build made into a temporary folder (the suite's other
+tests run the pure Python engine, so both paths are tested by the one test command)."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
-from engine import compile as build
+import pytest
 
-ENGINE = Path(build.__file__).parent
+from engine import compiled
+
+ENGINE = Path(compiled.__file__).parent
+ROOT = ENGINE.parent
 
 
 def test_the_compiled_modules_exist_and_leave_the_value_types_alone() -> None:
-    for name in build.MODULES:
+    for name in compiled.MODULES:
         assert (ENGINE / f"{name}.py").is_file()
     # Compiled dataclasses compare and pickle differently: the values stay Python.
-    assert not {"state", "orders", "map", "compile"} & set(build.MODULES)
+    assert not {"state", "orders", "map", "compile", "compiled"} & set(compiled.MODULES)
 
 
-def test_compiled_reports_a_subset_of_the_modules() -> None:
-    assert set(build.compiled()) <= set(build.MODULES)
-    assert set(build.stale()) <= set(build.compiled())
+def test_a_changed_source_has_another_key(tmp_path: Path) -> None:
+    copy = tmp_path / "engine"
+    shutil.copytree(ENGINE, copy, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    assert compiled.source_key(copy) == compiled.source_key()
+    with open(copy / "movement.py", "a") as f:
+        f.write("\n# changed\n")
+    assert compiled.source_key(copy) != compiled.source_key()
+
+
+def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+
+
+def test_a_build_of_another_source_is_never_loaded(tmp_path: Path) -> None:
+    # A complete-looking build under another key (an older source) sits in the cache: the
+    # engine stays pure Python, and "compiled" mode says there is no build for this source.
+    old = tmp_path / "0123456789abcdef" / "engine"
+    old.mkdir(parents=True)
+    for name in (*compiled.MODULES, compiled.GROUP_LIB):
+        (old / f"{name}.cpython-311-x86_64-linux-gnu.so").write_bytes(b"not a library")
+    env = {compiled.ENV_CACHE: str(tmp_path), compiled.ENV_MODE: "auto"}
+    done = _python("import engine.compiled as c; print(c.describe())", **env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("engine: pure Python")
+    done = _python("import engine.movement", **{**env, compiled.ENV_MODE: "compiled"})
+    assert done.returncode != 0 and "no compiled engine for this source" in done.stderr
+    done = _python("import engine", **{**env, compiled.ENV_MODE: "fast"})
+    assert done.returncode != 0 and "choose auto, pure or compiled" in done.stderr
+
+
+@pytest.mark.skipif(compiled.can_build() is not None, reason=f"{compiled.can_build()}")
+def test_the_engine_tests_pass_on_the_compiled_engine(tmp_path: Path) -> None:
+    env = {**os.environ, compiled.ENV_CACHE: str(tmp_path / "cache")}
+    built = subprocess.run(
+        [sys.executable, "-m", "engine.compile"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=ROOT,
+    )
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert not list(ENGINE.glob("*.so")), "the build wrote into the source tree"
+    env[compiled.ENV_MODE] = "compiled"  # fail at import rather than fall back
+    status = subprocess.run(
+        [sys.executable, "-m", "engine.compile", "--status"], env=env, capture_output=True,
+        text=True, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+    assert status.stdout.startswith("engine: compiled (mypyc)"), status.stdout + status.stderr
+    tests = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "tests/engine",
+         "--deselect", "tests/engine/test_compile.py"],
+        env=env, capture_output=True, text=True, timeout=900, cwd=ROOT,
+    )  # fmt: skip
+    assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-3000:]
+    assert "[100%]" in tests.stdout and "error" not in tests.stdout.lower()
+
+
+def test_without_a_compiler_the_engine_is_pure_python_and_says_so(tmp_path: Path) -> None:
+    # No compiler on the PATH and an empty cache: nothing is built, and the line the heavy
+    # commands print says why the engine is pure Python.
+    code = "from cli.options import engine_line; print(engine_line())"
+    env = {compiled.ENV_CACHE: str(tmp_path), compiled.ENV_MODE: "auto", "PATH": str(tmp_path)}
+    done = _python(code, **env)
+    assert done.returncode == 0, done.stderr
+    assert (
+        done.stdout.strip()
+        == "engine: pure Python (no C compiler; the compiled engine is optional)"
+    )
+    assert not any(tmp_path.iterdir())  # no build started
+    done = _python(code, **{**env, compiled.ENV_MODE: "pure"})
+    assert done.stdout.strip() == "engine: pure Python (DIPLOMAT_ENGINE=pure)"

@@ -50,12 +50,17 @@ def match(folder: Path, cluster: Cluster) -> dict[str, Any]:
     from server.logs import configure_logging
     from server.settings import GameSettings
     from server.store import Store
+    from tournament.records import Records
     from tournament.runner import Tournament, parse_lineup
 
     configure_logging("error")
     out: dict[str, Any] = {}
+    secret = b"the same seat seeds in both databases"
     for where, ray in (("ray", cluster.address), ("local", None)):
         store = Store(folder / f"{where}.sqlite")
+        records = Records(str(store.path))
+        records.adopt_secret(secret)
+        records.close()
         t = Tournament(
             store,
             parse_lineup(["dumbbot:2", "randombot:3", "holdbot:2"]),

@@ -131,3 +131,70 @@ def test_a_small_tune_run_repairs_a_bad_parameter(
     assert report["gain"]["mean"] > 0
     printed = capsys.readouterr().out
     assert "best:  grab=" in printed and "gain:  +" in printed
+
+
+def test_neighbours_are_one_parameter_at_a_time() -> None:
+    tuner = Tuner(
+        "bordeaux --nodes 100",
+        (ParamRange.parse("a=0.0..1.0"), ParamRange.parse("k=1..9")),
+        tuple(parse_lineup(["holdbot:6"], count=6)),
+        _never,
+        games=7,
+        step=0.1,
+    )
+    def near(point: tuple[float, float]) -> list[tuple[float, float]]:
+        return [(round(a, 9), k) for a, k in tuner.neighbours_of(point)]
+
+    assert near((0.5, 5.0)) == [(0.4, 5.0), (0.6, 5.0), (0.5, 4.0), (0.5, 6.0)]
+    # Clipped away at the edge of a range; an integer parameter moves by at least 1.
+    assert near((0.0, 9.0)) == [(0.1, 9.0), (0.0, 8.0)]
+    # A bundled bot with fixed arguments keeps them, the parameters after.
+    entry = tuner.entry_for((0.5, 5.0))
+    assert entry.bundled and entry.command == "bordeaux"
+    assert entry.args == ("--nodes", "100", "--param", "a=0.5", "--param", "k=5")
+
+
+async def _never(lineup: Sequence[Entry], seed: int) -> list[GameResult]:
+    raise AssertionError("nothing is played")
+
+
+async def test_the_neighbour_climb_and_its_confirmation_on_fresh_games() -> None:
+    """Score = a known function of two parameters plus per-game noise common to every
+    candidate of one seed: the climb walks one parameter at a time to the optimum, then the
+    start and the best are played on a fresh seed and field, and the gain holds there."""
+    played: list[tuple[str, int, str]] = []
+
+    async def play(lineup: Sequence[Entry], seed: int) -> list[GameResult]:
+        args = dict(a.split("=") for a in lineup[0].args if "=" in a)
+        played.append((" ".join(lineup[0].args), seed, lineup[1].label))
+        x, y = float(args["x"]), float(args["y"])
+        rng = random.Random(seed)
+        games = []
+        for i in range(7):
+            noise = rng.uniform(-0.01, 0.01)
+            share = max(0.01, min(0.99, 0.8 - (x - 0.6) ** 2 - (y - 0.2) ** 2 + noise))
+            games.append(GameResult(i, i, _seats_for(share), None, ""))
+        return games
+
+    tuner = Tuner(
+        "holdbot",
+        (ParamRange.parse("x=0.0..1.0"), ParamRange.parse("y=0.0..1.0")),
+        tuple(parse_lineup(["holdbot:6"], count=6)),
+        play,
+        games=7,
+        iterations=10,
+        step=0.2,
+        seed=3,
+        start={"x": 0.2, "y": 0.6},
+        neighbours=True,
+    )
+    report = await tuner.run()
+    assert report.best.values == pytest.approx((0.6, 0.2))
+    # Every point tried differs from the one it came from in one parameter only.
+    assert len(played) == len({p[0] for p in played})  # and none was played twice
+    assert all(seed == 3 for _, seed, _ in played)
+    fresh = tuple(parse_lineup(["randombot:6"], count=6))
+    start, best, gain = await tuner.confirm(report, fresh, seed=99)
+    assert played[-1][1:] == (99, "randombot") and played[-2][1:] == (99, "randombot")
+    assert best.estimate.mean > start.estimate.mean and gain.mean > 0.1
+    assert gain.mean - gain.ci95 > 0
