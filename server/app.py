@@ -842,9 +842,11 @@ class Server:
         that game, taking the next of ``runner.reserved``. Closes when the game ends."""
         listeners = await trio.open_tcp_listeners(0, host=self.host)
         port = listeners[0].socket.getsockname()[1]
+        # The game's own map's tokens (its RM), whatever map the server's main port plays.
+        table = table_for_map(runner.master.map)
 
         async def handler(stream: trio.SocketStream) -> None:
-            link = await accept_link(stream, self.im_timeout, self.table)
+            link = await accept_link(stream, self.im_timeout, table)
             if link is not None:
                 await self.serve_link(link, (runner, None, None))
 

@@ -497,3 +497,28 @@ async def test_a_variant_game_by_clicks(web: WebHub) -> None:
         assert 'id="order-NMD"' in hist["svg"]
     finally:
         await cm.__aexit__(None, None, None)
+
+
+async def test_an_open_seat_on_a_variant_speaks_the_variants_tokens(web: WebHub) -> None:
+    """The lobby's server plays the standard map; an open seat of a Hundred game is reached on
+    the game's own port, whose RM and messages carry Hundred's names."""
+    from protocol.mdf import table_for_map
+
+    hundred = load_map("hundred3")
+    seat = web.create_game({"map": "hundred3", "power": "ENG", "opponents": ["holdbot", "open"]})
+    page, cm = await open_page(web, seat.game_id, seat.token)
+    try:
+        view = await page.until(lambda v: v["stage"] == "forming" and v["forming"]["port"])
+        bot = await WireClient.connect(view["forming"]["port"], table=table_for_map(hundred))
+        await bot.send(m.Nme("tcp-bot", "1.0"))
+        assert await bot.expect(m.Yes) == m.Yes(m.Nme("tcp-bot", "1.0"))
+        got = await bot.expect(m.Map)
+        assert got == m.Map("hundred3")
+        await bot.send(m.Yes(got))
+        hlo = await bot.expect(m.Hlo)
+        assert hlo.power in hundred.powers and seat.lineup[hlo.power] == "open"
+        now = await bot.expect(m.Now)
+        assert {u.power for u in now.units} == set(hundred.powers)
+        await bot.aclose()
+    finally:
+        await cm.__aexit__(None, None, None)
