@@ -2,6 +2,7 @@
 
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from bots import View, run
 from bots.dumbbot import DumbBot, evaluate, movement_orders, weights_for
@@ -13,8 +14,8 @@ from protocol import messages as m
 class PeaceBot(DumbBot):
     name = "PeaceBot"
 
-    def __init__(self, collapse_ties: bool = True, neutral_pool: bool = True) -> None:
-        super().__init__(collapse_ties, neutral_pool)
+    def __init__(self, **options: Any) -> None:  # DumbBot's options (--weights, --param ...)
+        super().__init__(**options)
         self.friends: set[str] = set()
         self.asked = Proposals()  # ties each YES or REJ to the proposal it answers
 
