@@ -79,6 +79,14 @@ def test_a_game_on_a_three_power_variant(browser: Any, tmp_path: Path, artifacts
             if phase not in phases:
                 phases.append(phase)
             _order_phase(page, {})
+            if phase[-1] in "MR" and page.is_visible("#ordering"):
+                # Ready only once the page shows every unit's order (else the game waits for
+                # the missing one until its far deadline), unless the phase moved on first.
+                _wait_view(
+                    page,
+                    "document.querySelector('#orders li.missing') === null || "
+                    f"document.querySelector('#map svg').dataset.phase !== '{phase}'",
+                )
             if page.is_visible("#ready") and page.get_attribute("#ready", "data-ready") == "no":
                 page.click("#ready")
             _wait_view(
