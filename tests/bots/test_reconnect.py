@@ -11,6 +11,7 @@ from pathlib import Path
 import trio
 
 from protocol import messages as m
+from server.store import Store
 from tests.server.daide_client import PATIENCE, WireClient
 from tests.server.test_reliability import _units
 
@@ -48,6 +49,18 @@ async def test_a_tcp_bot_reconnects_after_a_server_restart(tmp_path: Path) -> No
         for i, c in enumerate(people):
             await c.join(f"p{i}")
         hlos = [await c.expect(m.Hlo) for c in people]
+        # Only a bot that has its HLO (its passcode) can take its power back: wait until its
+        # first orders are stored, which it sends after the HLO, before killing the server.
+        store = Store(db)
+        try:
+            with trio.fail_after(PATIENCE):
+                while not any(
+                    s.power not in {h.power for h in hlos}
+                    for s in store.submissions(1, "S1901M")
+                ):
+                    await trio.sleep(0.05)
+        finally:
+            store.close()
         server.kill()
         server.wait()
         server, _ = await _serve(db, host, port)
