@@ -17,7 +17,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -111,6 +111,24 @@ CREATE TABLE IF NOT EXISTS flags (
 """
 
 
+@contextmanager
+def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction on an autocommit connection: committed if the block ends,
+    rolled back if anything (Ctrl-C included) escapes it.
+
+    A KeyboardInterrupt can land just after ``BEGIN IMMEDIATE`` took the write lock but before
+    the block starts; the lock is released then too, or every other connection to the file
+    would find the database locked until this one closes."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        yield db
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
 class StoreError(RuntimeError):
     """The database cannot be used (wrong file, newer schema, missing game)."""
 
@@ -198,15 +216,8 @@ class Store:
     def close(self) -> None:
         self._db.close()
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+    def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
+        return transaction(self._db)
 
     # -- games ---------------------------------------------------------------------------
 

@@ -16,9 +16,10 @@ import secrets
 import socket
 import sqlite3
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from server.store import transaction
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournament_seats (
@@ -77,15 +78,8 @@ class Records:
     def close(self) -> None:
         self.db.close()
 
-    @contextlib.contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+    def _tx(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        return transaction(self.db)
 
     # -- seats -----------------------------------------------------------------------------
 
