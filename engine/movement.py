@@ -18,7 +18,7 @@ sees contested provinces.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
 from engine.convoy import find_route, goes_by_convoy
 from engine.defaults import missing_unit_orders
@@ -41,14 +41,17 @@ _UNRESOLVED, _GUESSING, _RESOLVED = 0, 1, 2
 _NEVER = 1 << 60
 
 
-@dataclass(frozen=True, slots=True)
-class MovementOutcome:
+class MovementOutcome(NamedTuple):
+    """What the moves did (a named tuple: built once per adjudication, and a frozen
+    dataclass costs twice as much to build)."""
+
     results: list[tuple[Order, Result]]  # every unit's order, in the state's order of units
     units: dict[str, Unit]  # units standing after the moves (not the dislodged), by province
     dislodged: list[Dislodged]  # dislodged units with at least one retreat
     destroyed: list[Unit]  # dislodged units with nowhere to go
     contested: frozenset[str]  # provinces left empty by a standoff (found only when a
     # unit was dislodged: they matter only to retreats)
+    dislodged_units: tuple[Unit, ...]  # every dislodged unit, in the state's order of units
 
 
 class _Adjudicator:
@@ -62,6 +65,7 @@ class _Adjudicator:
         "lowest",
         "map",
         "move_dest",
+        "moves",
         "moves_into",
         "orders",
         "result",
@@ -85,6 +89,7 @@ class _Adjudicator:
                 complete[order.unit.province] = order
             self.orders = complete
         self.move_dest: dict[str, str] = {}  # src province -> dest province
+        self.moves: dict[str, Move] = {}  # src province -> its move
         self.moves_into: dict[str, list[str]] = {}
         self.supports: dict[str, list[str]] = {}  # supported province -> supporter provinces
         self.void: set[str] = set()
@@ -104,27 +109,34 @@ class _Adjudicator:
         orders, units = self.orders, self.units
         gmap = self.map
         prov_at = gmap.province_at
-        move_dest, moves_into, void = self.move_dest, self.moves_into, self.void
-        moves: dict[str, Move] = {}  # src province -> its move
+        move_dest, moves_into, void, moves = self.move_dest, self.moves_into, self.void, self.moves
         convoys: list[tuple[str, Convoy]] = []
-        supports: list[tuple[str, SupportHold | SupportMove]] = []
+        supports: list[tuple[str, SupportHold | SupportMove, type]] = []
         active = self.active
+        # The kind is tested on ``t``, one call per order; the type-checking asserts tell
+        # mypy what each test found (at run time they cost nothing).
         for p, o in orders.items():
             t = type(o)
             if t is Hold:
                 continue
             active.append((p, t))
-            if type(o) is Move:
+            if t is Move:
+                if TYPE_CHECKING:
+                    assert isinstance(o, Move)
                 moves[p] = o
                 d = move_dest[p] = prov_at[o.dest]
                 if d in moves_into:
                     moves_into[d].append(p)
                 else:
                     moves_into[d] = [p]
-            elif type(o) is Convoy:
+            elif t is Convoy:
+                if TYPE_CHECKING:
+                    assert isinstance(o, Convoy)
                 convoys.append((p, o))
-            elif type(o) is SupportHold or type(o) is SupportMove:
-                supports.append((p, o))
+            else:  # a unit phase's orders that reach here are supports
+                if TYPE_CHECKING:
+                    assert isinstance(o, SupportHold | SupportMove)
+                supports.append((p, o, t))
         convoys_for = self.convoys_for
         for p, c in convoys:
             a = prov_at[c.target.loc]
@@ -145,9 +157,11 @@ class _Adjudicator:
                 del convoys_for[p]
                 del self.convoy_mask[p]
         supported = self.supports
-        for p, sup in supports:
+        for p, sup, t in supports:
             tp = prov_at[sup.target.loc]
-            if type(sup) is SupportMove:  # the target moves there (to that coast, if named)
+            if t is SupportMove:  # the target moves there (to that coast, if named)
+                if TYPE_CHECKING:
+                    assert isinstance(sup, SupportMove)
                 dest = sup.dest
                 dprov = prov_at[dest]
                 matches = move_dest.get(tp) == dprov and (dest == dprov or dest == moves[tp].dest)
@@ -370,6 +384,7 @@ class _Adjudicator:
 
     def _outcome(self) -> MovementOutcome:
         result, void, orders, move_dest = self.result, self.void, self.orders, self.move_dest
+        moves = self.moves
         moved = {d: p for p, d in move_dest.items() if result[p]}  # dest -> src
         results: list[tuple[Order, Result]] = []
         append = results.append
@@ -379,10 +394,10 @@ class _Adjudicator:
         for p, unit in self.units.items():
             order = orders[p]
             t = type(order)
-            if type(order) is Move:
+            if p in moves:  # a move (one test that needs no call)
                 if result[p]:
                     append((order, _SUCCEEDED))
-                    key = (unit.power, unit.type, order.dest)
+                    key = (unit.power, unit.type, moves[p].dest)
                     standing[move_dest[p]] = unit_at.get(key) or _new_unit(unit_at, key)
                     continue
                 outcome = _BOUNCED
@@ -400,7 +415,7 @@ class _Adjudicator:
                 append((order, _DISLODGED[outcome]))
                 dislodged_units.append((unit, attacker))
         if not dislodged_units:
-            return MovementOutcome(results, standing, [], [], _NONE)
+            return MovementOutcome(results, standing, [], [], _NONE, ())
         occupied = set(standing)
         # Standoffs matter only to where dislodged units may retreat.
         contested = self._standoffs(occupied)
@@ -417,7 +432,14 @@ class _Adjudicator:
                 dislodged.append(Dislodged(unit, None if by_convoy else attacker, retreats))
             else:
                 destroyed.append(unit)
-        return MovementOutcome(results, standing, dislodged, destroyed, frozenset(contested))
+        return MovementOutcome(
+            results,
+            standing,
+            dislodged,
+            destroyed,
+            frozenset(contested),
+            tuple(u for u, _ in dislodged_units),
+        )
 
     def _standoffs(self, occupied: set[str]) -> set[str]:
         """Empty provinces that a failed move kept others out of."""

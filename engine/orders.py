@@ -17,7 +17,7 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from engine.map import province_of
-from engine.state import Unit
+from engine.state import Unit, equal_by_kind
 
 
 class Hold(NamedTuple):
@@ -115,24 +115,8 @@ UnitOrder = MovementOrder | Retreat | Disband | Build | Remove
 Order = UnitOrder | Waive
 
 
-def _same_kind(self: tuple[object, ...], other: object) -> bool:
-    return type(self) is type(other) and tuple.__eq__(self, other)
-
-
-def _other_kind(self: tuple[object, ...], other: object) -> bool:
-    return type(self) is not type(other) or tuple.__ne__(self, other)
-
-
-_BY_KIND: dict[str, object] = {
-    "__eq__": _same_kind,
-    "__ne__": _other_kind,
-    "__hash__": tuple.__hash__,
-}
-
-
-# Two orders are equal when they are of the same kind with equal fields (a plain tuple's
-# ``==`` would make a hold equal to a removal of the same unit); equal orders hash as their
-# tuples do. Set here, once for every kind: a NamedTuple's body cannot assign them.
+# Two orders are equal when they are of the same kind with equal fields, and hash as their
+# tuples do (``engine.state.equal_by_kind``, as units).
 ORDER_KINDS: tuple[type[Order], ...] = (
     Hold,
     Move,
@@ -146,8 +130,7 @@ ORDER_KINDS: tuple[type[Order], ...] = (
     Waive,
 )
 for _kind in ORDER_KINDS:
-    for _name, _method in _BY_KIND.items():
-        setattr(_kind, _name, _method)
+    equal_by_kind(_kind)
 
 # The kinds of order each kind of phase takes (another kind is refused with NRS).
 PHASE_ORDERS: dict[str, tuple[type, ...]] = {

@@ -10,6 +10,7 @@ a province already built in is refused (ESC, 4.D.5).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from engine.map import province_of
 from engine.orders import Build, Note, Order, Remove, UnitOrder, Waive, order_key
@@ -51,17 +52,43 @@ class OrderSet:
         self._keep(power, order)
         return checked
 
-    def submit_legal(self, power: str, order: Order) -> None:
-        """Keep ``order``, known to be legal and normal as it stands (it is one of this
-        position's legal-order listing), without judging it again. Builds and removals are
-        still counted; one beyond the allowance is dropped."""
-        if self._adjusting and self._count(power, order) is not Note.MBV:
+    def submit_listed(
+        self, orders: Mapping[str, Iterable[Order]], listed: Mapping[Order, tuple[str, str]]
+    ) -> None:
+        """Give every power's ``orders`` at once, for a search that adjudicates many order
+        sets from one position. ``listed`` is the position's legal-order listing, each order
+        with its power and :func:`~engine.orders.order_key`: an order found there for the
+        power giving it is legal and normal as it stands, so it is kept without being judged
+        again (builds and removals are still counted, one beyond the allowance dropped); any
+        other order is judged as :meth:`submit` judges it. Notes are not returned."""
+        if self._adjusting:
+            for power, batch in orders.items():
+                for order in batch:
+                    mark = listed.get(order)
+                    if mark is None or mark[0] != power:
+                        self.submit(power, order)
+                    elif self._count(power, order) is Note.MBV:
+                        self._keep(power, order)
             return
-        self._keep(power, order)
+        kept = self._all
+        for power, batch in orders.items():
+            for order in batch:
+                mark = listed.get(order)
+                if mark is not None and mark[0] == power:
+                    # _keep's rule, inlined (a search's hot loop): a unit order goes under
+                    # its key, a later one for the unit replacing it. A movement or retreat
+                    # listing holds no waive (a check only for the type checker: no cost).
+                    if TYPE_CHECKING:
+                        assert not isinstance(order, Waive)
+                    kept[mark[1]] = order
+                else:
+                    self.submit(power, order)
 
     def _keep(self, power: str, order: Order) -> None:
         """Record an accepted order; a later order for the same unit replaces it (DATC
-        4.D.1). Every path that keeps an order comes here: this is that rule's one place."""
+        4.D.1): orders but waives are kept by :func:`~engine.orders.order_key`. Every path
+        that keeps an order comes here, but for :meth:`submit_listed`'s movement and
+        retreat loop, which does the same with the key its listing holds."""
         if isinstance(order, Waive):
             self._waives[power] += 1
         else:  # order_key: a kept order's unit stands on the board, so the map knows its loc

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from engine.legal import Listing, listing, select
-from engine.orders import WAIVE_KEY, Order, Result, Waive, order_power
+from engine.orders import WAIVE_KEY, Order, Result, order_key, order_power
 from engine.orderset import OrderSet
 from engine.state import GameState, Unit
 from engine.turn import process
@@ -40,7 +40,7 @@ class Adjudication:
     state: GameState  # the next state needing orders: empty retreat and adjustment phases
     # are skipped, as engine.turn.process does (state.phase says which phase it is)
     results: list[tuple[Order, Result]]  # every order that took effect, defaults included
-    dislodged: list[Unit]  # units dislodged this phase (those with no retreat included)
+    dislodged: tuple[Unit, ...]  # units dislodged this phase (those with no retreat included)
 
 
 class Position:
@@ -50,7 +50,7 @@ class Position:
         self.state = state
         self._tables = _Tables(state)
         self._by_power: dict[str | None, Listing] = {}
-        self._listed: dict[Order, str] | None = None
+        self._listed: dict[Order, tuple[str, str]] | None = None
 
     def legal(self, power: str | None = None) -> Listing:
         """Every legal order of ``power`` (every power's when None) keyed by the unit's
@@ -66,31 +66,25 @@ class Position:
         defaults. The position is not changed, so it can be called again with other
         orders."""
         state = self.state
-        listed = self._listed_keys()
         book = OrderSet(state, self._tables)
-        for power, batch in orders.items():
-            for order in batch:
-                if listed.get(order) == power:
-                    book.submit_legal(power, order)
-                else:
-                    book.submit(power, order)
+        book.submit_listed(orders, self._listed_keys())
         phase = process(state, book)
-        dislodged = [o.unit for o, r in phase.results if r.dislodged and not isinstance(o, Waive)]
-        return Adjudication(phase.state, phase.results, dislodged)
+        return Adjudication(phase.state, phase.results, phase.dislodged)
 
-    def _listed_keys(self) -> dict[Order, str]:
-        """The listed orders, with each one's power, once the position has been
+    def _listed_keys(self) -> dict[Order, tuple[str, str]]:
+        """The listed orders, each with its power and order key, once the position has been
         listed (listing only to skip judging a few orders would cost more than judging
         them). Orders are values: an order equal to a listed one is that legal order,
         whichever object it is."""
         if self._listed is None:
             if not self._by_power:
                 return {}
-            listed: dict[Order, str] = {}
+            listed: dict[Order, tuple[str, str]] = {}
             for key, orders in listing(self._tables).items():
                 if key == WAIVE_KEY:
-                    listed.update((w, order_power(w)) for w in orders)
-                else:  # one unit's (or build site's) orders: one power
-                    listed.update(dict.fromkeys(orders, order_power(orders[0])))
+                    listed.update((w, (order_power(w), key)) for w in orders)
+                else:  # one unit's (or build site's) orders: one power, one order key
+                    mark = (order_power(orders[0]), order_key(orders[0]))
+                    listed.update(dict.fromkeys(orders, mark))
             self._listed = listed
         return self._listed

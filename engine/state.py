@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, NoReturn, TypeVar
+from typing import Any, Literal, NamedTuple, NoReturn, TypeVar
 
 from engine.map import GameMap, MapError, load_map, province_of
 
 K = TypeVar("K")
 V = TypeVar("V")
+T = TypeVar("T")
 
 Season = Literal["SPR", "SUM", "FAL", "AUT", "WIN"]
 PhaseKind = Literal["movement", "retreat", "adjustment"]
@@ -132,9 +133,32 @@ class Phase:
 _NEXT: dict[tuple[str, int], Phase] = {}  # (season, year) -> the phase after it
 
 
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """A unit: its power, type (``"A"`` army or ``"F"`` fleet) and location."""
+def _same_kind(self: tuple[object, ...], other: object) -> bool:
+    return type(self) is type(other) and tuple.__eq__(self, other)
+
+
+def _other_kind(self: tuple[object, ...], other: object) -> bool:
+    return type(self) is not type(other) or tuple.__ne__(self, other)
+
+
+def equal_by_kind(kind: type[T]) -> type[T]:
+    """Make the named-tuple class ``kind`` equal only to values of its own class with equal
+    fields (a plain tuple's ``==`` would make a unit equal to any 3-tuple, a hold equal to a
+    removal of the same unit); equal values hash as their tuples do, in C. A NamedTuple's
+    body cannot assign these methods, so every such value type (units here, orders in
+    ``engine.orders``) is passed through this one function."""
+    kind.__eq__ = _same_kind  # type: ignore[assignment,method-assign]
+    kind.__ne__ = _other_kind  # type: ignore[assignment,method-assign]
+    kind.__hash__ = tuple.__hash__  # type: ignore[assignment,method-assign]
+    return kind
+
+
+class Unit(NamedTuple):
+    """A unit: its power, type (``"A"`` army or ``"F"`` fleet) and location.
+
+    A named tuple (equal only to another unit, see :func:`equal_by_kind`): units are hashed
+    as parts of every order a search looks up, and a tuple hashes in C, where a dataclass
+    calls Python code each time."""
 
     power: str
     type: str
@@ -149,6 +173,9 @@ class Unit:
 
     def describe(self) -> str:
         return f"{self.power} {self.type} {self.loc}"
+
+
+equal_by_kind(Unit)
 
 
 @dataclass(frozen=True, slots=True)

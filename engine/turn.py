@@ -38,6 +38,9 @@ class PhaseResult:
     results: list[tuple[Order, Result]]  # one per unit, retreat or adjustment
     state: GameState  # the next state needing orders (or the final state)
     centres_updated: bool  # supply-centre ownership was recomputed (DAIDE sends SCO)
+    # The units this phase's moves dislodged, in the state's order of units (those with no
+    # retreat included); none after retreats and adjustments.
+    dislodged: tuple[Unit, ...] = ()
 
 
 def process(state: GameState, orders: OrderSet | Mapping[str, Iterable[Order]]) -> PhaseResult:
@@ -65,10 +68,10 @@ def after_movement(state: GameState, orders: Mapping[str, UnitOrder]) -> PhaseRe
     if outcome.dislodged:
         dislodged = FrozenDict({d.unit.province: d for d in outcome.dislodged})
         nxt = GameState(state.map, retreats, units, state.centres, dislodged)
-        return PhaseResult(state.phase, results, nxt, False)
+        return PhaseResult(state.phase, results, nxt, False, outcome.dislodged_units)
     # Nobody to retreat: straight to the phase after the retreats.
     nxt = GameState(state.map, retreats.next(), units, state.centres)
-    return _advance(state.phase, results, nxt)
+    return _advance(state.phase, results, nxt, outcome.dislodged_units)
 
 
 def after_retreats(state: GameState, orders: Mapping[str, UnitOrder]) -> PhaseResult:
@@ -116,7 +119,10 @@ def _after_adjustments(state: GameState, book: OrderSet) -> PhaseResult:
 
 
 def _advance(
-    processed: Phase, results: list[tuple[Order, Result]], state: GameState
+    processed: Phase,
+    results: list[tuple[Order, Result]],
+    state: GameState,
+    dislodged: tuple[Unit, ...] = (),
 ) -> PhaseResult:
     """``state`` is at the phase after a movement or retreat phase with nobody to retreat:
     update centres after the Fall and skip an empty adjustment phase."""
@@ -128,7 +134,7 @@ def _advance(
         updated = True
         if not adjustments_needed(state):
             state = state.replace(phase=state.phase.next())
-    return PhaseResult(processed, results, state, updated)
+    return PhaseResult(processed, results, state, updated, dislodged)
 
 
 def update_centres(state: GameState) -> GameState:
@@ -148,4 +154,4 @@ def update_centres(state: GameState) -> GameState:
 def adjustments_needed(state: GameState) -> bool:
     """Does any power have a build it can make or a removal it must make (does anyone owe
     orders, ``engine.orderset.owes_orders``)?"""
-    return any(adjustment_owed(state, p, n) for p, n in state.adjustments().items())
+    return any(adjustment_owed(state, p, n) for p, n in state.adjustments().items() if n)

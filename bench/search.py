@@ -1,0 +1,243 @@
+"""``engine.search`` now against an earlier commit's, in one process (figures only).
+
+    .venv/bin/python bench/search.py [--before bb2392a] [--games 2] [--per-position 40]
+        [--repeat 5] [--max-year 1910] [--profile]
+
+The earlier engine is taken from git (``git archive REV engine``) into a temporary folder as
+the package ``engine_before`` (its imports renamed, its compiled-build finder left out, so it
+always runs pure Python). Both engines get the same work, what a search bot such as Bordeaux
+does in a movement phase: one :class:`Position` per position, its legal orders listed once,
+then many candidate order sets (one listed order per unit, every power's) adjudicated from it,
+handed over as Bordeaux's adapter hands them (orders per power). The positions are those of
+random games played by this engine (moved to the earlier one through ``GameState.to_json``);
+each candidate set is the same choice of listed orders in both (matched by their text).
+
+Timing: the two engines alternate position by position (which goes first alternates too);
+each runs its ``--repeat`` passes over a position's candidate sets back to back, the best
+pass kept, in wall time (``time.perf_counter``) and CPU time (``time.process_time``), with
+the garbage collector paused. Building the positions and listing their orders are not
+timed. Every candidate's next units, dislodged units and order results are checked equal
+between the two engines. ``--profile`` prints each engine's cProfile over one more pass.
+
+This engine is the one ``DIPLOMAT_ENGINE`` selects (``auto``: compiled if built); the
+earlier one is always pure Python, so compare like with like: ``DIPLOMAT_ENGINE=pure``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import importlib
+import io
+import pstats
+import random
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+try:
+    import engine  # noqa: F401
+except ImportError:  # run from a venv without the project installed
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine.compiled import describe
+from engine.search import Position
+from engine.simulate import random_game
+from engine.state import GameState
+
+ROOT = Path(__file__).resolve().parent.parent
+BEFORE = "engine_before"
+_IMPORT = re.compile(r"\b(from|import) engine\b")
+
+
+def load_before(rev: str, folder: Path) -> ModuleType:
+    """``engine.search`` as it was at ``rev``, imported as ``engine_before.search``."""
+    data = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", rev, "engine"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(folder, filter="data")
+    package = folder / BEFORE
+    (folder / "engine").rename(package)
+    for path in package.glob("*.py"):
+        text = _IMPORT.sub(lambda m: f"{m.group(1)} {BEFORE}", path.read_text())
+        path.write_text(text)
+    # Always pure Python: no finder for a compiled build.
+    (package / "__init__.py").write_text('"""The engine as it was, for bench/search.py."""\n')
+    sys.path.insert(0, str(folder))
+    return importlib.import_module(f"{BEFORE}.search")
+
+
+@dataclass
+class Side:
+    """One engine's positions and candidate sets, and its best time per position."""
+
+    name: str
+    positions: list[Any]
+    candidates: list[list[dict[str, list[Any]]]]  # per position: order sets per power
+    best: list[tuple[float, float]]
+
+    def run(self, i: int) -> list[Any]:
+        adjudicate = self.positions[i].adjudicate
+        return [adjudicate(orders) for orders in self.candidates[i]]
+
+    def time(self, i: int) -> tuple[float, float]:
+        gc.disable()
+        try:
+            wall, cpu = time.perf_counter(), time.process_time()
+            self.run(i)
+            return time.perf_counter() - wall, time.process_time() - cpu
+        finally:
+            gc.enable()
+
+    def record(self, i: int, spent: tuple[float, float]) -> None:
+        old = self.best[i]
+        self.best[i] = (min(old[0], spent[0]), min(old[1], spent[1]))
+
+
+def movement_states(games: int, seed: int, max_year: int) -> list[GameState]:
+    return [
+        step.state
+        for g in range(games)
+        for step in random_game(seed + g, max_year)
+        if step.state.phase.kind == "movement"
+    ]
+
+
+def make_sides(
+    states: list[GameState], before: ModuleType, per_position: int, seed: int
+) -> tuple[Side, Side]:
+    """Both engines' positions, and the same random choices of listed orders for both."""
+    rng = random.Random(seed)
+    old_state = importlib.import_module(f"{BEFORE}.state").GameState
+    old_map = importlib.import_module(f"{BEFORE}.map")
+    maps: dict[str, Any] = {}
+    now = Side("now", [], [], [])
+    then = Side("before", [], [], [])
+    for state in states:
+        gmap = maps.get(state.map.name)
+        if gmap is None:
+            gmap = maps[state.map.name] = old_map.load_map(state.map.name)
+        pos = Position(state)
+        old = before.Position(old_state.from_json(state.to_json(), gmap))
+        new_legal = {p: pos.legal(p) for p in state.map.powers}
+        old_legal = {  # the same orders, by their text (a listing's order may differ)
+            p: {loc: {str(o): o for o in opts} for loc, opts in old.legal(p).items()}
+            for p in state.map.powers
+        }
+        ours: list[dict[str, list[Any]]] = []
+        theirs: list[dict[str, list[Any]]] = []
+        for _ in range(per_position):
+            a: dict[str, list[Any]] = {}
+            b: dict[str, list[Any]] = {}
+            for p, legal in new_legal.items():
+                for loc, opts in legal.items():
+                    order = rng.choice(opts)
+                    a.setdefault(p, []).append(order)
+                    b.setdefault(p, []).append(old_legal[p][loc][str(order)])
+            ours.append(a)
+            theirs.append(b)
+        for side, position, cands in ((now, pos, ours), (then, old, theirs)):
+            side.positions.append(position)
+            side.candidates.append(cands)
+            side.best.append((float("inf"), float("inf")))
+    return now, then
+
+
+def outcome(adjudication: Any) -> tuple[object, ...]:
+    """What a candidate led to, in text both engines write alike."""
+    state = adjudication.state
+    return (
+        str(state.phase),
+        sorted(u.describe() for u in state.units.values()),
+        sorted(u.describe() for u in adjudication.dislodged),
+        sorted(f"{o} {r}" for o, r in adjudication.results),
+    )
+
+
+def check_same(now: Side, then: Side) -> int:
+    checked = 0
+    for i in range(len(now.positions)):
+        for a, b in zip(now.run(i), then.run(i), strict=True):
+            if outcome(a) != outcome(b):
+                raise SystemExit(f"position {i}: the engines disagree\n{outcome(a)}\n{outcome(b)}")
+            checked += 1
+    return checked
+
+
+def time_sides(now: Side, then: Side, repeat: int) -> None:
+    for i in range(len(now.positions)):
+        if i % 25 == 0:
+            gc.collect()
+        for side in (now, then) if i % 2 == 0 else (then, now):
+            for _ in range(repeat):
+                side.record(i, side.time(i))
+
+
+def profile(side: Side) -> str:
+    """cProfile of one pass over every position of ``side``, by time spent in each function."""
+    prof = cProfile.Profile()
+    prof.enable()
+    for i in range(len(side.positions)):
+        side.run(i)
+    prof.disable()
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(18)
+    return out.getvalue()
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--before", default="bb2392a", help="the earlier commit (default bb2392a)")
+    p.add_argument("--games", type=int, default=2, help="random games (default 2)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the first game (default 1)")
+    p.add_argument("--max-year", type=int, default=1910, help="last year played (default 1910)")
+    p.add_argument(
+        "--per-position", type=int, default=40, help="candidate sets per position (default 40)"
+    )
+    p.add_argument("--repeat", type=int, default=5, help="passes per position, best kept")
+    p.add_argument("--profile", action="store_true", help="cProfile a pass of each")
+    args = p.parse_args(argv)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        before = load_before(args.before, Path(tmp))
+        states = movement_states(args.games, args.seed, args.max_year)
+        now, then = make_sides(states, before, args.per_position, args.seed)
+        checked = check_same(now, then)
+        print(f"this engine: {describe()}; before: {args.before}, pure Python")
+        print(
+            f"{len(states)} movement positions x {args.per_position} candidate sets; "
+            f"{checked} outcomes checked equal"
+        )
+        time_sides(now, then, args.repeat)
+        count = len(states) * args.per_position
+        print(f"per candidate set, best of {args.repeat} passes per position:")
+        figures = {}
+        for side in (then, now):
+            wall = sum(w for w, _ in side.best) / count
+            cpu = sum(c for _, c in side.best) / count
+            figures[side.name] = (wall, cpu)
+            print(f"  {side.name:7} {wall * 1e6:8.1f} us wall  {cpu * 1e6:8.1f} us CPU")
+        (bw, bc), (nw, nc) = figures["before"], figures["now"]
+        print(f"now / before: wall {nw / bw:.3f}, CPU {nc / bc:.3f}")
+        if args.profile:
+            for side in (then, now):
+                print(f"cProfile, {side.name}:")
+                print(profile(side))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
