@@ -146,9 +146,9 @@ class _Adjudicator:
             else:
                 void.add(p)
         for p, move in moves.items():
-            if move.unit.type == "A":
-                power = move.unit.power
-                own = p in convoys_for and any(units[f].power == power for f in convoys_for[p])
+            unit = move.unit
+            if unit.type == "A":
+                own = p in convoys_for and any(units[f].power == unit.power for f in convoys_for[p])
                 if goes_by_convoy(gmap, move, own):
                     self.convoyed.add(p)
         for p, fleets in list(convoys_for.items()):

@@ -154,4 +154,7 @@ def update_centres(state: GameState) -> GameState:
 def adjustments_needed(state: GameState) -> bool:
     """Does any power have a build it can make or a removal it must make (does anyone owe
     orders, ``engine.orderset.owes_orders``)?"""
-    return any(adjustment_owed(state, p, n) for p, n in state.adjustments().items() if n)
+    for power, need in state.adjustments().items():
+        if need and adjustment_owed(state, power, need):
+            return True
+    return False
