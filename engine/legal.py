@@ -40,9 +40,10 @@ from engine.orders import (
 from engine.state import GameState, Unit
 from engine.validate import Position
 
-__all__ = ["WAIVE_KEY", "Listing", "legal_orders", "listing", "select"]
+__all__ = ["WAIVE_KEY", "Listing", "Selection", "legal_orders", "listing", "select"]
 
-Listing = dict[str, list[Order]]
+Listing = dict[str, list[Order]]  # legal_orders: fresh lists the caller may change
+Selection = dict[str, tuple[Order, ...]]  # select: the listing's own tuples, shared
 
 # Unit orders kept per map, all codes together, before the memo is emptied. Search bots run
 # for hours, and every order kept is one more object for each full garbage collection to
@@ -59,18 +60,19 @@ def legal_orders(
     retreat phases, a build site or unit location in adjustments (plus ``WAIVE_KEY``).
     With ``power`` None, every power's. Pass the position's :class:`Position` to share one
     listing between powers, validation and bots (the lists returned are fresh copies)."""
-    return select(listing(position or Position(state)), power)
+    selected = select(listing(position or Position(state)), power)
+    return {key: list(orders) for key, orders in selected.items()}
 
 
-def select(full: Mapping[str, tuple[Order, ...]], power: str | None) -> Listing:
-    """``power``'s lists (every power's when None) out of a position's :func:`listing`, as
-    fresh lists."""
+def select(full: Mapping[str, tuple[Order, ...]], power: str | None) -> Selection:
+    """``power``'s orders (every power's when None) out of a position's :func:`listing`:
+    the listing's own tuples (immutable, so they are shared, not copied) in a new dict."""
     out = {
-        key: list(orders)
+        key: orders
         for key, orders in full.items()
         if key != WAIVE_KEY and (power is None or order_power(orders[0]) == power)
     }
-    waives = [w for w in full.get(WAIVE_KEY, ()) if power is None or order_power(w) == power]
+    waives = tuple(w for w in full.get(WAIVE_KEY, ()) if power is None or order_power(w) == power)
     if waives:
         out[WAIVE_KEY] = waives
     return out

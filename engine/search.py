@@ -7,7 +7,7 @@ of candidate order sets without rebuilding anything::
     from engine.search import Position
 
     pos = Position(state)
-    options = pos.legal("FRA")                 # {"PAR": [A PAR H, A PAR - BUR, ...], ...}
+    options = pos.legal("FRA")                 # {"PAR": (A PAR H, A PAR - BUR, ...), ...}
     out = pos.adjudicate({"FRA": [options["PAR"][1]]})
     out.state                                  # the next state (as engine.turn.process)
     out.results                                # [(order, result), ...] for every unit
@@ -23,10 +23,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from engine.legal import Listing, listing, select
+from engine.legal import listing, select
 from engine.orders import WAIVE_KEY, Order, Result, order_key, order_power
 from engine.orderset import OrderSet
-from engine.state import GameState, Unit
+from engine.state import FrozenDict, GameState, Unit
 from engine.turn import process
 from engine.validate import Position as _Tables
 
@@ -49,16 +49,17 @@ class Position:
     def __init__(self, state: GameState) -> None:
         self.state = state
         self._tables = _Tables(state)
-        self._by_power: dict[str | None, Listing] = {}
+        self._by_power: dict[str | None, FrozenDict[str, tuple[Order, ...]]] = {}
         self._listed: dict[Order, tuple[str, str]] | None = None
 
-    def legal(self, power: str | None = None) -> Listing:
+    def legal(self, power: str | None = None) -> Mapping[str, tuple[Order, ...]]:
         """Every legal order of ``power`` (every power's when None) keyed by the unit's
         location, build site or ``WAIVE_KEY``, as ``engine.legal.legal_orders`` lists them.
-        Computed once per position: the mapping is shared, do not change it."""
+        Computed once per position and shared by every caller, so it cannot be changed: a
+        ``FrozenDict`` of tuples (``legal_orders`` gives lists of one's own)."""
         cached = self._by_power.get(power)
         if cached is None:
-            cached = self._by_power[power] = select(listing(self._tables), power)
+            cached = self._by_power[power] = FrozenDict(select(listing(self._tables), power))
         return cached
 
     def adjudicate(self, orders: Mapping[str, Iterable[Order]]) -> Adjudication:

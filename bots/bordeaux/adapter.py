@@ -32,9 +32,9 @@ class Position:
         self.state = state
         self._engine = search.Position(state)
 
-    def legal(self, power: str | None = None) -> Mapping[str, list[Order]]:
-        """Legal orders keyed by unit location (or build site, or ``"WAIVE"``); shared with
-        the engine's cache, so never changed here."""
+    def legal(self, power: str | None = None) -> Mapping[str, tuple[Order, ...]]:
+        """Legal orders keyed by unit location (or build site, or ``"WAIVE"``): the engine's
+        own listing, shared and immutable."""
         return self._engine.legal(power)
 
     def adjudicate(self, orders: Mapping[str, Order]) -> Outcome:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 
 import pytest
 
@@ -37,13 +38,44 @@ def _sample_states() -> list[GameState]:
 STATES = _sample_states()
 
 
+def _as_lists(legal: Mapping[str, Sequence[Order]]) -> dict[str, list[Order]]:
+    return {key: list(orders) for key, orders in legal.items()}
+
+
 def test_listing_equals_legal_orders_for_every_power() -> None:
     for state in STATES:
         pos = Position(state)
-        assert pos.legal() == legal_orders(state)
+        assert _as_lists(pos.legal()) == legal_orders(state)
         for power in GMAP.powers:
-            assert pos.legal(power) == legal_orders(state, power)
+            assert _as_lists(pos.legal(power)) == legal_orders(state, power)
             assert pos.legal(power) is pos.legal(power)  # computed once per position
+
+
+def test_a_caller_cannot_change_the_shared_listing() -> None:
+    # Position.legal is computed once and handed to every caller (a bot's search, its
+    # opponent models, the negotiator): a caller that changed what it got would change what
+    # all the others see, and what a fresh position lists (the orders come from per-map
+    # memos). Neither the mapping nor a unit's orders can be changed.
+    state = board("FRA A PAR", "FRA F BRE", "GER A MUN")
+    pos = Position(state)
+    legal = pos.legal("FRA")
+    before = _as_lists(legal)
+    hold = legal["PAR"][0]
+    with pytest.raises(TypeError):
+        legal["PAR"] = (hold,)  # type: ignore[index]
+    with pytest.raises(TypeError):
+        del legal["BRE"]  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError):
+        legal["PAR"].append(hold)  # type: ignore[attr-defined]
+    with pytest.raises(TypeError):
+        legal["PAR"][0] = legal["PAR"][1]  # type: ignore[index]
+    # legal_orders hands out lists of the caller's own: changing them changes nothing shared.
+    mine = legal_orders(state, "FRA")
+    mine["PAR"].clear()
+    mine.pop("BRE")
+    assert _as_lists(pos.legal("FRA")) == before
+    assert _as_lists(Position(state).legal("FRA")) == before
+    assert legal_orders(state, "FRA") == before
 
 
 def test_many_order_sets_from_one_position_equal_process() -> None:

@@ -177,6 +177,20 @@ def _play(browser: Any, server: LiveServer, artifacts: Path) -> None:
     page = context.new_page()
     watch = Watch(page)
     page.goto(server.url)
+    _create_game(page, artifacts)
+    _check_the_first_view(page, artifacts)
+    _order_spring_1901(page)
+    _reload_and_move_on(page, artifacts)
+    _play_to_the_year_limit(page, artifacts)
+    _check_the_end(page, artifacts)
+    _step_through_the_history(page, artifacts)
+    assert not watch.errors, watch.errors
+    assert not watch.foreign, watch.foreign
+    context.close()
+
+
+def _create_game(page: Any, artifacts: Path) -> None:
+    """The lobby: France against six bots, deadlines far off, two years; the game starts."""
     page.wait_for_selector("#f-power option[value=FRA]", state="attached")
     _shot(page, artifacts / "web-lobby.png")
     page.select_option("#f-power", "FRA")
@@ -191,7 +205,11 @@ def _play(browser: Any, server: LiveServer, artifacts: Path) -> None:
     assert page.inner_text("#title").endswith("you are France")
     assert _phase(page) == "S1901M"
     assert page.inner_text("#phase") == "Spring 1901 Movement"
-    # The key to the symbols, under the map.
+
+
+def _check_the_first_view(page: Any, artifacts: Path) -> None:
+    """The key to the symbols, names over the orders, readable coast names, and no
+    opponent named (gunboat)."""
     key = page.eval_on_selector_all("#key li", "ls => ls.map(l => l.textContent)")
     assert {"move", "support", "convoy", "hold", "failed", "dislodged", "build"} <= set(key)
     assert page.is_visible("#key")
@@ -215,7 +233,10 @@ def _play(browser: Any, server: LiveServer, artifacts: Path) -> None:
     assert "dumbbot" not in text and "randombot" not in text
     _shot(page, artifacts / "web-start.png")
 
-    # Spring 1901: order each unit by clicking, with a support and the map drawing them.
+
+def _order_spring_1901(page: Any) -> None:
+    """Order each unit by clicking, with a support and the map drawing them, and one
+    order typed."""
     _click_loc(page, "PAR")
     _wait_view(page, "document.querySelector('#map .unit.selected') !== null")
     menu = page.eval_on_selector_all("#menu button", "bs => bs.map(b => b.dataset.id)")
@@ -235,7 +256,10 @@ def _play(browser: Any, server: LiveServer, artifacts: Path) -> None:
     given = page.eval_on_selector_all("#orders .order", "els => els.map(e => e.textContent)")
     assert sorted(given) == ["A MAR S A PAR - BUR", "A PAR - BUR", "F BRE - MAO"]
 
-    # Reload: the same power, the same orders, and the game goes on.
+
+def _reload_and_move_on(page: Any, artifacts: Path) -> None:
+    """Reload: the same power, the same orders; Ready moves the game on, and the results
+    show in the panel and on the map."""
     page.reload()
     _wait_view(page, "document.body.dataset.stage === 'playing'")
     _wait_view(page, "document.querySelectorAll('#orders li.given').length === 3")
@@ -259,6 +283,10 @@ def _play(browser: Any, server: LiveServer, artifacts: Path) -> None:
     _wait_view(page, "document.body.dataset.history === 'no'")
     assert page.is_visible("#map #unit-BUR")
 
+
+def _play_to_the_year_limit(page: Any, artifacts: Path) -> None:
+    """Every phase to the year limit: units ordered by clicking to a plan, builds, the
+    results panel checked, Ready pressed."""
     plans = {"BUR": "BEL", "MAO": "POR", "SPA": "SPA", "BEL": "HOL"}
     phases = ["S1901M"]
     mid_shot = False
@@ -297,7 +325,9 @@ def _play(browser: Any, server: LiveServer, artifacts: Path) -> None:
     assert "S1902M" in phases and "F1902M" in phases
     assert clicks >= 12  # four movement phases of three or more units, and builds
 
-    # The end: the summary names every player now.
+
+def _check_the_end(page: Any, artifacts: Path) -> None:
+    """The end: the summary names every player now."""
     page.wait_for_selector("#end table tr[data-power]")
     assert "year limit" in page.inner_text("#end-text")
     rows = page.eval_on_selector_all("#summary tr[data-power]", "rs => rs.map(r => r.innerText)")
@@ -308,7 +338,9 @@ def _play(browser: Any, server: LiveServer, artifacts: Path) -> None:
     )
     _shot(page, artifacts / "web-end.png")
 
-    # History: back to the first phase, forward one, back to now.
+
+def _step_through_the_history(page: Any, artifacts: Path) -> None:
+    """History: back to the first phase, forward one, back to now."""
     page.click("#steps [data-step=first]")
     _wait_view(page, "document.querySelector('#map svg').dataset.history === 'S1901M'")
     assert "Orders of Spring 1901" in page.inner_text("#history-results")
@@ -318,9 +350,6 @@ def _play(browser: Any, server: LiveServer, artifacts: Path) -> None:
     _wait_view(page, "document.querySelector('#map svg').dataset.history === 'F1901M'")
     page.click("#steps [data-step=last]")
     _wait_view(page, "document.body.dataset.history === 'no'")
-    assert not watch.errors, watch.errors
-    assert not watch.foreign, watch.foreign
-    context.close()
 
 
 def test_a_phone_joins_a_game_made_on_the_command_line(
