@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal
 
 from engine.memo import MapMemo
@@ -71,6 +72,17 @@ def _mask(bits: dict[str, int], members: Iterable[str]) -> int:
     return mask
 
 
+class Distances(dict[frozenset[str], Mapping[str, int]]):
+    """The per-map memo of :meth:`GameMap.distances_to` by target provinces
+    (``engine.memo``)."""
+
+    __slots__ = ()
+
+
+# Distance tables kept per map before the memo is emptied (a few kilobytes each).
+_DISTANCES_LIMIT = 4096
+
+
 class GameMap:
     """An immutable map with precomputed adjacency. Build with :func:`load_map` or
     :meth:`from_dict`."""
@@ -96,8 +108,7 @@ class GameMap:
         self._sea_graph()
         self._read_start(data.get("start", {}))
         self._read_names(data)
-        self._distance_cache: dict[frozenset[str], dict[str, int]] = {}
-        # What the rules code caches for this map (engine.memo).
+        # What the rules code caches for this map (engine.memo: why the map holds it).
         self.memo = MapMemo()
 
     def _read_powers(self, data: dict[str, Any]) -> None:
@@ -338,10 +349,12 @@ class GameMap:
         dests = self.fleet_adj.get(loc, frozenset())
         return tuple(c for c in self.fleet_coasts.get(province, ()) if c in dests)
 
-    def distances_to(self, targets: frozenset[str]) -> dict[str, int]:
+    def distances_to(self, targets: frozenset[str]) -> Mapping[str, int]:
         """Fewest moves from each province to the nearest of ``targets``, crossing land and
-        sea alike (the 2023 civil-disorder rule)."""
-        cached = self._distance_cache.get(targets)
+        sea alike (the 2023 civil-disorder rule). Kept per map (:class:`Distances`), so the
+        mapping is shared and read-only."""
+        memo = self.memo.get(Distances, Distances)
+        cached = memo.get(targets)
         if cached is not None:
             return cached
         dist: dict[str, int] = {t: 0 for t in targets if t in self.provinces}
@@ -352,9 +365,10 @@ class GameMap:
                 if n not in dist:
                     dist[n] = dist[p] + 1
                     queue.append(n)
-        if len(self._distance_cache) < 4096:
-            self._distance_cache[targets] = dist
-        return dist
+        if len(memo) >= _DISTANCES_LIMIT:
+            memo.clear()
+        shared = memo[targets] = MappingProxyType(dist)
+        return shared
 
     def to_dict(self) -> dict[str, Any]:
         """The map's data, as it was loaded (for rendering an MDF or the web UI)."""

@@ -187,3 +187,17 @@ def test_orders_are_equal_only_to_orders_of_their_kind() -> None:
     assert hash(Hold(unit)) == hash(Hold(Unit("FRA", "A", "PAR")))
     assert Hold(unit) != (unit,) and (unit,) != Hold(unit)
     assert Waive("FRA") != Waive("GER") and Waive("FRA") == Waive("FRA")
+
+
+def test_units_are_values_equal_only_to_units() -> None:
+    # Units are named tuples (hashed in C, for the order lookups of a search), but a unit is
+    # not a tuple of its fields, nor an order of it, and it cannot be changed.
+    unit = Unit("FRA", "A", "PAR")
+    assert unit == Unit("FRA", "A", "PAR") and hash(unit) == hash(Unit("FRA", "A", "PAR"))
+    fields = ("FRA", "A", "PAR")
+    assert unit != fields and fields != unit  # whichever side asks
+    assert unit != Unit("FRA", "F", "PAR") and unit != Hold(unit)
+    assert len({unit, Unit("FRA", "A", "PAR"), fields}) == 2
+    with pytest.raises(AttributeError):
+        object.__setattr__(unit, "loc", "BUR")
+    assert unit.province == "PAR" and str(unit) == "A PAR"
