@@ -10,12 +10,15 @@ a province already built in is refused (ESC, 4.D.5).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from engine.map import province_of
 from engine.orders import Build, Note, Order, Remove, UnitOrder, Waive, order_key
 from engine.state import Dislodged, GameState, Unit
 from engine.validate import Checked, Position, check_order
+
+_NO_ADJUSTMENTS: Mapping[str, int] = MappingProxyType({})
 
 
 class OrderSet:
@@ -24,15 +27,17 @@ class OrderSet:
     def __init__(self, state: GameState, position: Position | None = None) -> None:
         """``position``: the state's :class:`Position`, to share its tables (convoy routes,
         the legal-order listing) with other users of the same state."""
+        gmap = state.map
         self.state = state
         self.position = position if position is not None else Position(state)
         # Every power's orders but waives, by order_key (an accepted order is always for one
         # of its power's own units, so the keys of two powers never meet).
         self._all: dict[str, UnitOrder] = {}
-        self._waives: dict[str, int] = dict.fromkeys(state.map.powers, 0)
-        self._province_at = state.map.province_at
-        self._adjusting = state.phase.kind == "adjustment"
-        self._adjust = state.adjustments() if self._adjusting else {}
+        self._waives: dict[str, int] = dict.fromkeys(gmap.powers, 0)
+        self._province_at = gmap.province_at
+        self._adjusting = adjusting = state.phase.kind == "adjustment"
+        # Read only: in other phases one shared empty mapping serves.
+        self._adjust: Mapping[str, int] = state.adjustments() if adjusting else _NO_ADJUSTMENTS
 
     # -- giving orders -------------------------------------------------------------------
 
@@ -61,34 +66,24 @@ class OrderSet:
         power giving it is legal and normal as it stands, so it is kept without being judged
         again (builds and removals are still counted, one beyond the allowance dropped); any
         other order is judged as :meth:`submit` judges it. Notes are not returned."""
-        if self._adjusting:
-            for power, batch in orders.items():
-                for order in batch:
-                    mark = listed.get(order)
-                    if mark is None or mark[0] != power:
-                        self.submit(power, order)
-                    elif self._count(power, order) is Note.MBV:
-                        self._keep(power, order)
-            return
-        kept = self._all
+        if not self._adjusting:
+            kept = listed_by_key(orders, listed)
+            if kept is not None:  # every order listed: nothing to judge
+                self._all.update(kept)
+                return
         for power, batch in orders.items():
             for order in batch:
                 mark = listed.get(order)
-                if mark is not None and mark[0] == power:
-                    # _keep's rule, inlined (a search's hot loop): a unit order goes under
-                    # its key, a later one for the unit replacing it. A movement or retreat
-                    # listing holds no waive (a check only for the type checker: no cost).
-                    if TYPE_CHECKING:
-                        assert not isinstance(order, Waive)
-                    kept[mark[1]] = order
-                else:
+                if mark is None or mark[0] != power:
                     self.submit(power, order)
+                elif not self._adjusting or self._count(power, order) is Note.MBV:
+                    self._keep(power, order)
 
     def _keep(self, power: str, order: Order) -> None:
         """Record an accepted order; a later order for the same unit replaces it (DATC
         4.D.1): orders but waives are kept by :func:`~engine.orders.order_key`. Every path
-        that keeps an order comes here, but for :meth:`submit_listed`'s movement and
-        retreat loop, which does the same with the key its listing holds."""
+        that keeps an order comes here, or to :func:`listed_by_key`, which does the same
+        for a batch of listed orders with the keys the listing holds."""
         if isinstance(order, Waive):
             self._waives[power] += 1
         else:  # order_key: a kept order's unit stands on the board, so the map knows its loc
@@ -215,6 +210,28 @@ class OrderSet:
         if kind == "retreat":
             return not self.missing_retreats(power)
         return self.missing_adjustments(power) == 0
+
+
+def listed_by_key(
+    orders: Mapping[str, Iterable[Order]], listed: Mapping[Order, tuple[str, str]]
+) -> dict[str, UnitOrder] | None:
+    """A movement or retreat phase's ``orders`` (per power) by order key, when every one of
+    them is in ``listed`` for the power giving it (a search's candidate set, taken from the
+    position's listing, ``OrderSet.submit_listed``): one order per unit, the later replacing
+    the earlier (DATC 4.D.1, as ``OrderSet._keep`` keeps them). None as soon as one is not
+    listed for its power: it must be judged, in an :class:`OrderSet`."""
+    kept: dict[str, UnitOrder] = {}
+    for power, batch in orders.items():
+        for order in batch:
+            mark = listed.get(order)
+            if mark is None or mark[0] != power:
+                return None
+            # A movement or retreat listing holds no waive (a check for the type checker
+            # only: it costs nothing when the engine runs).
+            if TYPE_CHECKING:
+                assert not isinstance(order, Waive)
+            kept[mark[1]] = order
+    return kept
 
 
 def owes_orders(state: GameState, power: str) -> bool:

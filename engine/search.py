@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 from engine.legal import listing, select
 from engine.orders import WAIVE_KEY, Order, Result, order_key, order_power
-from engine.orderset import OrderSet
+from engine.orderset import OrderSet, listed_by_key
 from engine.state import FrozenDict, GameState, Unit
-from engine.turn import process
+from engine.turn import after_unit_orders, process
 from engine.validate import Position as _Tables
 
 __all__ = ["Adjudication", "Position"]
@@ -67,9 +67,14 @@ class Position:
         defaults. The position is not changed, so it can be called again with other
         orders."""
         state = self.state
-        book = OrderSet(state, self._tables)
-        book.submit_listed(orders, self._listed_keys())
-        phase = process(state, book)
+        listed = self._listed_keys()
+        kept = listed_by_key(orders, listed) if state.phase.kind != "adjustment" else None
+        if kept is not None:  # a movement or retreat order set all from the listing
+            phase = after_unit_orders(state, kept)
+        else:
+            book = OrderSet(state, self._tables)
+            book.submit_listed(orders, listed)
+            phase = process(state, book)
         return Adjudication(phase.state, phase.results, phase.dislodged)
 
     def _listed_keys(self) -> dict[Order, tuple[str, str]]:

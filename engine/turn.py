@@ -50,12 +50,17 @@ def process(state: GameState, orders: OrderSet | Mapping[str, Iterable[Order]]) 
         book = OrderSet(state)
         book.submit_all(orders)
         orders = book
-    kind = state.phase.kind
-    if kind == "movement":
-        return after_movement(state, orders.view_by_unit())
-    if kind == "retreat":
-        return after_retreats(state, orders.view_by_unit())
-    return _after_adjustments(state, orders)
+    if state.phase.kind == "adjustment":
+        return _after_adjustments(state, orders)
+    return after_unit_orders(state, orders.view_by_unit())
+
+
+def after_unit_orders(state: GameState, orders: Mapping[str, UnitOrder]) -> PhaseResult:
+    """:func:`process` for a movement or retreat phase whose ``orders`` are legal, normal and
+    keyed by their unit's province (``OrderSet.by_unit``)."""
+    if state.phase.kind == "movement":
+        return after_movement(state, orders)
+    return after_retreats(state, orders)
 
 
 def after_movement(state: GameState, orders: Mapping[str, UnitOrder]) -> PhaseResult:
