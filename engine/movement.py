@@ -402,15 +402,14 @@ class _Adjudicator:
         unit_at = _unit_memo(self.map)
         for p, unit in self.units.items():
             order = orders[p]
-            t = type(order)
-            if p in moves:  # a move (one test that needs no call)
+            if p in moves:  # a move (a test that calls nothing)
                 if result[p]:
                     append((order, _SUCCEEDED))
                     key = (unit.power, unit.type, moves[p].dest)
                     standing[move_dest[p]] = unit_at.get(key) or _new_unit(unit_at, key)
                     continue
                 outcome = _BOUNCED
-            elif t is Hold or (result[p] and p not in void):
+            elif (t := type(order)) is Hold or (result[p] and p not in void):
                 outcome = _SUCCEEDED
             elif p in void:
                 outcome = _VOID
