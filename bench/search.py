@@ -8,16 +8,19 @@ the package ``engine_before`` (its imports renamed, its compiled-build finder le
 always runs pure Python). Both engines get the same work, what a search bot such as Bordeaux
 does in a movement phase: one :class:`Position` per position, its legal orders listed once,
 then many candidate order sets (one listed order per unit, every power's) adjudicated from it,
-handed over as Bordeaux's adapter hands them (orders per power). The positions are those of
-random games played by this engine (moved to the earlier one through ``GameState.to_json``);
-each candidate set is the same choice of listed orders in both (matched by their text).
+handed over as Bordeaux's adapter hands them (orders per power). The same sets are also judged
+into an ``OrderSet`` beforehand and given to ``engine.turn.process``, the adjudication that
+``bench/adjudicate.py`` times per phase. The positions are those of random games played by
+this engine (moved to the earlier one through ``GameState.to_json``); each candidate set is the
+same choice of listed orders in both (matched by their text).
 
 Timing: the two engines alternate position by position (which goes first alternates too);
 each runs its ``--repeat`` passes over a position's candidate sets back to back, the best
 pass kept, in wall time (``time.perf_counter``) and CPU time (``time.process_time``), with
-the garbage collector paused. Building the positions and listing their orders are not
-timed. Every candidate's next units, dislodged units and order results are checked equal
-between the two engines. ``--profile`` prints each engine's cProfile over one more pass.
+the garbage collector paused. Building the positions, listing their orders and judging the
+sets for ``process`` are not timed. Every candidate's next position, dislodged units and
+order results are checked equal between the two engines, for both measures. ``--profile``
+prints each engine's cProfile of ``engine.search`` over one more pass.
 
 This engine is the one ``DIPLOMAT_ENGINE`` selects (``auto``: compiled if built); the
 earlier one is always pure Python, so compare like with like: ``DIPLOMAT_ENGINE=pure``.
@@ -38,7 +41,9 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -49,11 +54,17 @@ except ImportError:  # run from a venv without the project installed
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.compiled import describe
+from engine.orderset import OrderSet
 from engine.search import Position
 from engine.simulate import random_game
 from engine.state import GameState
+from engine.turn import process
 
 ROOT = Path(__file__).resolve().parent.parent
+LABELS = {
+    "search": "engine.search.Position.adjudicate",
+    "process": "engine.turn.process of a judged OrderSet",
+}
 BEFORE = "engine_before"
 _IMPORT = re.compile(r"\b(from|import) engine\b")
 
@@ -80,16 +91,14 @@ def load_before(rev: str, folder: Path) -> ModuleType:
 
 @dataclass
 class Side:
-    """One engine's positions and candidate sets, and its best time per position."""
+    """One engine's work, position by position, and its best time per position."""
 
     name: str
-    positions: list[Any]
-    candidates: list[list[dict[str, list[Any]]]]  # per position: order sets per power
+    work: list[list[Callable[[], Any]]]  # per position: one call per candidate set
     best: list[tuple[float, float]]
 
     def run(self, i: int) -> list[Any]:
-        adjudicate = self.positions[i].adjudicate
-        return [adjudicate(orders) for orders in self.candidates[i]]
+        return [job() for job in self.work[i]]
 
     def time(self, i: int) -> tuple[float, float]:
         gc.disable()
@@ -116,14 +125,20 @@ def movement_states(games: int, seed: int, max_year: int) -> list[GameState]:
 
 def make_sides(
     states: list[GameState], before: ModuleType, per_position: int, seed: int
-) -> tuple[Side, Side]:
-    """Both engines' positions, and the same random choices of listed orders for both."""
+) -> dict[str, tuple[Side, Side]]:
+    """Both engines' work for each measure, on the same random choices of listed orders:
+    ``search``, ``engine.search.Position.adjudicate`` of each candidate set (orders per
+    power, as Bordeaux's adapter gives them); ``process``, ``engine.turn.process`` of the
+    same sets judged beforehand into an ``OrderSet`` (what ``bench/adjudicate.py`` times)."""
     rng = random.Random(seed)
     old_state = importlib.import_module(f"{BEFORE}.state").GameState
     old_map = importlib.import_module(f"{BEFORE}.map")
+    old_book = importlib.import_module(f"{BEFORE}.orderset").OrderSet
+    old_process = importlib.import_module(f"{BEFORE}.turn").process
     maps: dict[str, Any] = {}
-    now = Side("now", [], [], [])
-    then = Side("before", [], [], [])
+    sides = {
+        measure: (Side("now", [], []), Side("before", [], [])) for measure in ("search", "process")
+    }
     for state in states:
         gmap = maps.get(state.map.name)
         if gmap is None:
@@ -147,27 +162,40 @@ def make_sides(
                     b.setdefault(p, []).append(old_legal[p][loc][str(order)])
             ours.append(a)
             theirs.append(b)
-        for side, position, cands in ((now, pos, ours), (then, old, theirs)):
-            side.positions.append(position)
-            side.candidates.append(cands)
-            side.best.append((float("inf"), float("inf")))
-    return now, then
+        now, then = sides["search"]
+        now.work.append([partial(pos.adjudicate, orders) for orders in ours])
+        then.work.append([partial(old.adjudicate, orders) for orders in theirs])
+        now, then = sides["process"]
+        now.work.append([partial(process, state, _judged(OrderSet(state), o)) for o in ours])
+        then.work.append(
+            [partial(old_process, old.state, _judged(old_book(old.state), o)) for o in theirs]
+        )
+    for pair in sides.values():
+        for side in pair:
+            side.best = [(float("inf"), float("inf"))] * len(states)
+    return sides
 
 
-def outcome(adjudication: Any) -> tuple[object, ...]:
-    """What a candidate led to, in text both engines write alike."""
-    state = adjudication.state
+def _judged(book: Any, orders: dict[str, list[Any]]) -> Any:
+    book.submit_all(orders)
+    return book
+
+
+def outcome(result: Any) -> tuple[object, ...]:
+    """What a candidate led to (an ``Adjudication`` or a ``PhaseResult``), in text both
+    engines write alike."""
+    state = result.state
     return (
         str(state.phase),
         sorted(u.describe() for u in state.units.values()),
-        sorted(u.describe() for u in adjudication.dislodged),
-        sorted(f"{o} {r}" for o, r in adjudication.results),
+        sorted(o.unit.describe() for o, r in result.results if r.dislodged),
+        sorted(f"{o} {r}" for o, r in result.results),
     )
 
 
 def check_same(now: Side, then: Side) -> int:
     checked = 0
-    for i in range(len(now.positions)):
+    for i in range(len(now.work)):
         for a, b in zip(now.run(i), then.run(i), strict=True):
             if outcome(a) != outcome(b):
                 raise SystemExit(f"position {i}: the engines disagree\n{outcome(a)}\n{outcome(b)}")
@@ -176,7 +204,7 @@ def check_same(now: Side, then: Side) -> int:
 
 
 def time_sides(now: Side, then: Side, repeat: int) -> None:
-    for i in range(len(now.positions)):
+    for i in range(len(now.work)):
         if i % 25 == 0:
             gc.collect()
         for side in (now, then) if i % 2 == 0 else (then, now):
@@ -188,7 +216,7 @@ def profile(side: Side) -> str:
     """cProfile of one pass over every position of ``side``, by time spent in each function."""
     prof = cProfile.Profile()
     prof.enable()
-    for i in range(len(side.positions)):
+    for i in range(len(side.work)):
         side.run(i)
     prof.disable()
     out = io.StringIO()
@@ -214,27 +242,28 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         before = load_before(args.before, Path(tmp))
         states = movement_states(args.games, args.seed, args.max_year)
-        now, then = make_sides(states, before, args.per_position, args.seed)
-        checked = check_same(now, then)
+        sides = make_sides(states, before, args.per_position, args.seed)
+        checked = sum(check_same(now, then) for now, then in sides.values())
         print(f"this engine: {describe()}; before: {args.before}, pure Python")
         print(
             f"{len(states)} movement positions x {args.per_position} candidate sets; "
             f"{checked} outcomes checked equal"
         )
-        time_sides(now, then, args.repeat)
         count = len(states) * args.per_position
-        print(f"per candidate set, best of {args.repeat} passes per position:")
-        figures = {}
-        for side in (then, now):
-            wall = sum(w for w, _ in side.best) / count
-            cpu = sum(c for _, c in side.best) / count
-            figures[side.name] = (wall, cpu)
-            print(f"  {side.name:7} {wall * 1e6:8.1f} us wall  {cpu * 1e6:8.1f} us CPU")
-        (bw, bc), (nw, nc) = figures["before"], figures["now"]
-        print(f"now / before: wall {nw / bw:.3f}, CPU {nc / bc:.3f}")
-        if args.profile:
+        for measure, (now, then) in sides.items():
+            time_sides(now, then, args.repeat)
+            print(f"{LABELS[measure]}, per candidate set, best of {args.repeat} passes:")
+            figures = {}
             for side in (then, now):
-                print(f"cProfile, {side.name}:")
+                wall = sum(w for w, _ in side.best) / count
+                cpu = sum(c for _, c in side.best) / count
+                figures[side.name] = (wall, cpu)
+                print(f"  {side.name:7} {wall * 1e6:8.1f} us wall  {cpu * 1e6:8.1f} us CPU")
+            (bw, bc), (nw, nc) = figures["before"], figures["now"]
+            print(f"  now / before: wall {nw / bw:.3f}, CPU {nc / bc:.3f}")
+        if args.profile:
+            for side in sides["search"][::-1]:
+                print(f"cProfile of engine.search, {side.name}:")
                 print(profile(side))
     return 0
 

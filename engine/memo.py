@@ -8,9 +8,8 @@ bounded by that module and emptied when full. :meth:`MapMemo.clear` empties them
 
 The memos, by owner: ``engine.convoy.ConvoyTables`` (convoy destinations by army and fleets),
 ``engine.legal.Codes`` (unit codes and order blocks), ``engine.movement.UnitMemo`` (units that
-end a move) and ``engine.movement.ConvoyedMoves`` (whether an army's move goes by convoy),
-``engine.notation.Readings`` (the board-free reading of an order text), ``engine.map.Distances``
-(distances to a set of provinces, for civil disorder).
+end a move), ``engine.notation.Readings`` (the board-free reading of an order text),
+``engine.map.Distances`` (distances to a set of provinces, for civil disorder).
 
 Why the map owns its :class:`MapMemo` (``gmap.memo``), rather than a game, a bot or a caller
 that would pass one in:

@@ -145,21 +145,12 @@ class _Adjudicator:
                 self.convoy_mask[a] = self.convoy_mask.get(a, 0) | gmap.sea_bit[p]
             else:
                 void.add(p)
-        by_convoy = _convoyed_moves(gmap)
         for p, move in moves.items():
             unit = move.unit
-            if unit.type != "A":
-                continue
-            if p in convoys_for and any(units[f].power == unit.power for f in convoys_for[p]):
-                if goes_by_convoy(gmap, move, True):
+            if unit.type == "A":
+                own = p in convoys_for and any(units[f].power == unit.power for f in convoys_for[p])
+                if goes_by_convoy(gmap, move, own):
                     self.convoyed.add(p)
-                continue
-            # Otherwise the same move goes the same way in every position: kept per map.
-            known = by_convoy.get(move)
-            if known is None:
-                known = by_convoy[move] = goes_by_convoy(gmap, move)
-            if known:
-                self.convoyed.add(p)
         for p, fleets in list(convoys_for.items()):
             if p not in self.convoyed:
                 void.update(fleets)
@@ -481,23 +472,6 @@ class UnitMemo(dict[tuple[str, str, str], Unit]):
 def _unit_memo(gmap: GameMap) -> UnitMemo:
     memo = gmap.memo.get(UnitMemo, UnitMemo)
     if len(memo) > _UNIT_MEMO_LIMIT:
-        memo.clear()
-    return memo
-
-
-class ConvoyedMoves(dict[Move, bool]):
-    """The per-map memo of ``engine.convoy.goes_by_convoy`` for an army's move that no fleet
-    of its own power convoys (``engine.memo``): a pure function of the map and the order."""
-
-    __slots__ = ()
-
-
-_CONVOYED_MEMO_LIMIT = 100_000
-
-
-def _convoyed_moves(gmap: GameMap) -> ConvoyedMoves:
-    memo = gmap.memo.get(ConvoyedMoves, ConvoyedMoves)
-    if len(memo) > _CONVOYED_MEMO_LIMIT:
         memo.clear()
     return memo
 
