@@ -384,7 +384,6 @@ class _Adjudicator:
 
     def _outcome(self) -> MovementOutcome:
         result, void, orders, move_dest = self.result, self.void, self.orders, self.move_dest
-        moves = self.moves
         moved = {d: p for p, d in move_dest.items() if result[p]}  # dest -> src
         results: list[tuple[Order, Result]] = []
         append = results.append
@@ -393,14 +392,17 @@ class _Adjudicator:
         unit_at = _unit_memo(self.map)
         for p, unit in self.units.items():
             order = orders[p]
-            if p in moves:  # a move (a test that calls nothing)
+            t = type(order)
+            if t is Move:
                 if result[p]:
+                    if TYPE_CHECKING:
+                        assert isinstance(order, Move)
                     append((order, _SUCCEEDED))
-                    key = (unit.power, unit.type, moves[p].dest)
+                    key = (unit.power, unit.type, order.dest)
                     standing[move_dest[p]] = unit_at.get(key) or _new_unit(unit_at, key)
                     continue
                 outcome = _BOUNCED
-            elif (t := type(order)) is Hold or (result[p] and p not in void):
+            elif t is Hold or (result[p] and p not in void):
                 outcome = _SUCCEEDED
             elif p in void:
                 outcome = _VOID

@@ -116,7 +116,7 @@ Order = UnitOrder | Waive
 
 
 # Two orders are equal when they are of the same kind with equal fields, and hash as their
-# tuples do (``engine.state.equal_by_kind``, as units).
+# tuples do (``engine.state.equal_by_kind``).
 ORDER_KINDS: tuple[type[Order], ...] = (
     Hold,
     Move,

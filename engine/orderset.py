@@ -19,6 +19,7 @@ from engine.state import Dislodged, GameState, Unit
 from engine.validate import Checked, Position, check_order
 
 _NO_ADJUSTMENTS: Mapping[str, int] = MappingProxyType({})
+_NONE_LISTED: Mapping[Order, str] = MappingProxyType({})
 
 
 class OrderSet:
@@ -58,23 +59,24 @@ class OrderSet:
         return checked
 
     def submit_listed(
-        self, orders: Mapping[str, Iterable[Order]], listed: Mapping[Order, tuple[str, str]]
+        self, orders: Mapping[str, Iterable[Order]], listed: Mapping[str, Mapping[Order, str]]
     ) -> None:
         """Give every power's ``orders`` at once, for a search that adjudicates many order
-        sets from one position. ``listed`` is the position's legal-order listing, each order
-        with its power and :func:`~engine.orders.order_key`: an order found there for the
-        power giving it is legal and normal as it stands, so it is kept without being judged
-        again (builds and removals are still counted, one beyond the allowance dropped); any
-        other order is judged as :meth:`submit` judges it. Notes are not returned."""
+        sets from one position. ``listed`` is the position's legal-order listing: per power,
+        its listed orders, each with its :func:`~engine.orders.order_key`. An order listed
+        for the power giving it is legal and normal as it stands, so it is kept without
+        being judged again (builds and removals are still counted, one beyond the allowance
+        dropped); any other order is judged as :meth:`submit` judges it. Notes are not
+        returned."""
         if not self._adjusting:
             kept = listed_by_key(orders, listed)
             if kept is not None:  # every order listed: nothing to judge
                 self._all.update(kept)
                 return
         for power, batch in orders.items():
+            mine = listed.get(power, _NONE_LISTED)
             for order in batch:
-                mark = listed.get(order)
-                if mark is None or mark[0] != power:
+                if order not in mine:
                     self.submit(power, order)
                 elif not self._adjusting or self._count(power, order) is Note.MBV:
                     self._keep(power, order)
@@ -213,7 +215,7 @@ class OrderSet:
 
 
 def listed_by_key(
-    orders: Mapping[str, Iterable[Order]], listed: Mapping[Order, tuple[str, str]]
+    orders: Mapping[str, Iterable[Order]], listed: Mapping[str, Mapping[Order, str]]
 ) -> dict[str, UnitOrder] | None:
     """A movement or retreat phase's ``orders`` (per power) by order key, when every one of
     them is in ``listed`` for the power giving it (a search's candidate set, taken from the
@@ -222,15 +224,18 @@ def listed_by_key(
     listed for its power: it must be judged, in an :class:`OrderSet`."""
     kept: dict[str, UnitOrder] = {}
     for power, batch in orders.items():
+        mine = listed.get(power)
+        if mine is None:
+            return None
         for order in batch:
-            mark = listed.get(order)
-            if mark is None or mark[0] != power:
+            key = mine.get(order)
+            if key is None:
                 return None
             # A movement or retreat listing holds no waive (a check for the type checker
             # only: it costs nothing when the engine runs).
             if TYPE_CHECKING:
                 assert not isinstance(order, Waive)
-            kept[mark[1]] = order
+            kept[key] = order
     return kept
 
 

@@ -50,7 +50,7 @@ class Position:
         self.state = state
         self._tables = _Tables(state)
         self._by_power: dict[str | None, FrozenDict[str, tuple[Order, ...]]] = {}
-        self._listed: dict[Order, tuple[str, str]] | None = None
+        self._listed: dict[str, dict[Order, str]] | None = None
 
     def legal(self, power: str | None = None) -> Mapping[str, tuple[Order, ...]]:
         """Every legal order of ``power`` (every power's when None) keyed by the unit's
@@ -77,20 +77,21 @@ class Position:
             phase = process(state, book)
         return Adjudication(phase.state, phase.results, phase.dislodged)
 
-    def _listed_keys(self) -> dict[Order, tuple[str, str]]:
-        """The listed orders, each with its power and order key, once the position has been
+    def _listed_keys(self) -> dict[str, dict[Order, str]]:
+        """The listed orders per power, each with its order key, once the position has been
         listed (listing only to skip judging a few orders would cost more than judging
         them). Orders are values: an order equal to a listed one is that legal order,
         whichever object it is."""
         if self._listed is None:
             if not self._by_power:
                 return {}
-            listed: dict[Order, tuple[str, str]] = {}
+            listed: dict[str, dict[Order, str]] = {}
             for key, orders in listing(self._tables).items():
                 if key == WAIVE_KEY:
-                    listed.update((w, (order_power(w), key)) for w in orders)
+                    for w in orders:
+                        listed.setdefault(order_power(w), {})[w] = key
                 else:  # one unit's (or build site's) orders: one power, one order key
-                    mark = (order_power(orders[0]), order_key(orders[0]))
-                    listed.update(dict.fromkeys(orders, mark))
+                    mine = listed.setdefault(order_power(orders[0]), {})
+                    mine.update(dict.fromkeys(orders, order_key(orders[0])))
             self._listed = listed
         return self._listed

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 from collections.abc import Mapping, Sequence
 
@@ -190,8 +192,9 @@ def test_orders_are_equal_only_to_orders_of_their_kind() -> None:
 
 
 def test_units_are_values_equal_only_to_units() -> None:
-    # Units are named tuples (hashed in C, for the order lookups of a search), but a unit is
-    # not a tuple of its fields, nor an order of it, and it cannot be changed.
+    # Units are slot classes with their hash computed once (read in C, for the order lookups
+    # of a search); a unit is not a tuple of its fields, nor an order of it, and it cannot
+    # be changed (as a frozen dataclass cannot: its fields refuse assignment and deletion).
     unit = Unit("FRA", "A", "PAR")
     assert unit == Unit("FRA", "A", "PAR") and hash(unit) == hash(Unit("FRA", "A", "PAR"))
     fields = ("FRA", "A", "PAR")
@@ -199,5 +202,11 @@ def test_units_are_values_equal_only_to_units() -> None:
     assert unit != Unit("FRA", "F", "PAR") and unit != Hold(unit)
     assert len({unit, Unit("FRA", "A", "PAR"), fields}) == 2
     with pytest.raises(AttributeError):
-        object.__setattr__(unit, "loc", "BUR")
+        unit.loc = "BUR"
+    with pytest.raises(AttributeError):
+        del unit.power
     assert unit.province == "PAR" and str(unit) == "A PAR"
+    # A copy or a pickle is rebuilt from the fields (the hash of a string differs from one
+    # process to another, so a stored hash must not travel).
+    assert unit.__reduce__() == (Unit, fields)
+    assert pickle.loads(pickle.dumps(unit)) == unit and copy.deepcopy(unit) == unit
