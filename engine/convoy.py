@@ -215,12 +215,18 @@ def goes_by_convoy(gmap: GameMap, order: Move, own_fleet_convoys: bool = False) 
     """DATC 4.A.3: an army's move goes by convoy when the order says so, when the destination
     is not next to it, or when a fleet of its own power is ordered to convoy it (adjudication
     knows that; an order on its own does not). There is no fallback to the land route."""
-    if order.unit.type != "A":
+    unit = order.unit
+    if unit.type != "A":
         return False
-    if order.convoy or own_fleet_convoys:
-        return True
     prov = gmap.province_at.get(order.dest) or province_of(order.dest)
-    return prov not in gmap.army_adj.get(order.unit.loc, _NOWHERE)
+    return army_goes_by_convoy(gmap, unit.loc, prov, order.convoy or own_fleet_convoys)
+
+
+def army_goes_by_convoy(gmap: GameMap, loc: str, dest: str, said: bool) -> bool:
+    """:func:`goes_by_convoy` for an army at ``loc`` moving to province ``dest``, ``said``
+    when the order says so or a fleet of its own power convoys it (for the adjudicator,
+    which has read the order's fields already)."""
+    return said or dest not in gmap.army_adj.get(loc, _NOWHERE)
 
 
 def convoy_route(state: GameState, army_loc: str, dest: str) -> tuple[str, ...] | None:

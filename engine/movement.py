@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
-from engine.convoy import find_route, goes_by_convoy
+from engine.convoy import army_goes_by_convoy, find_route
 from engine.defaults import missing_unit_orders
 from engine.map import GameMap, province_of
 from engine.orders import (
@@ -112,7 +112,7 @@ class _Adjudicator:
         move_dest, moves_into, void, moves = self.move_dest, self.moves_into, self.void, self.moves
         convoys: list[tuple[str, Convoy]] = []
         supports: list[tuple[str, SupportHold | SupportMove, type]] = []
-        active = self.active
+        active, convoyed = self.active, self.convoyed
         # The kind is tested on ``t``, one call per order; the type-checking asserts tell
         # mypy what each test found (at run time they cost nothing).
         for p, o in orders.items():
@@ -124,11 +124,15 @@ class _Adjudicator:
                 if TYPE_CHECKING:
                     assert isinstance(o, Move)
                 moves[p] = o
-                d = move_dest[p] = prov_at[o.dest]
+                unit, dest, said, _ = o
+                d = move_dest[p] = prov_at[dest]
                 if d in moves_into:
                     moves_into[d].append(p)
                 else:
                     moves_into[d] = [p]
+                # Whether it goes by convoy; a convoy by its own power's fleet is added below.
+                if unit.type == "A" and army_goes_by_convoy(gmap, unit.loc, d, said):
+                    convoyed.add(p)
             elif t is Convoy:
                 if TYPE_CHECKING:
                     assert isinstance(o, Convoy)
@@ -145,14 +149,11 @@ class _Adjudicator:
                 self.convoy_mask[a] = self.convoy_mask.get(a, 0) | gmap.sea_bit[p]
             else:
                 void.add(p)
-        for p, move in moves.items():
-            unit = move.unit
-            if unit.type == "A":
-                own = p in convoys_for and any(units[f].power == unit.power for f in convoys_for[p])
-                if goes_by_convoy(gmap, move, own):
-                    self.convoyed.add(p)
         for p, fleets in list(convoys_for.items()):
-            if p not in self.convoyed:
+            power = units[p].power  # an army: a convoy's target is one
+            if p not in convoyed and any(units[f].power == power for f in fleets):
+                convoyed.add(p)
+            if p not in convoyed:
                 void.update(fleets)
                 del convoys_for[p]
                 del self.convoy_mask[p]
@@ -388,7 +389,8 @@ class _Adjudicator:
         results: list[tuple[Order, Result]] = []
         append = results.append
         standing: dict[str, Unit] = {}
-        dislodged_units: list[tuple[Unit, str]] = []
+        dislodged_units: list[Unit] = []
+        attackers: list[str] = []  # the province each dislodged unit's attacker came from
         unit_at = _unit_memo(self.map)
         for p, unit in self.units.items():
             order = orders[p]
@@ -414,7 +416,8 @@ class _Adjudicator:
                 standing[p] = unit
             else:
                 append((order, _DISLODGED[outcome]))
-                dislodged_units.append((unit, attacker))
+                dislodged_units.append(unit)
+                attackers.append(attacker)
         if not dislodged_units:
             return MovementOutcome(results, standing, [], [], _NONE, ())
         occupied = set(standing)
@@ -422,7 +425,7 @@ class _Adjudicator:
         contested = self._standoffs(occupied)
         dislodged: list[Dislodged] = []
         destroyed: list[Unit] = []
-        for unit, attacker in dislodged_units:
+        for unit, attacker in zip(dislodged_units, attackers, strict=True):
             by_convoy = attacker in self.convoyed
             barred = occupied | contested
             if not by_convoy:
@@ -439,7 +442,7 @@ class _Adjudicator:
             dislodged,
             destroyed,
             frozenset(contested),
-            tuple(u for u, _ in dislodged_units),
+            tuple(dislodged_units),
         )
 
     def _standoffs(self, occupied: set[str]) -> set[str]:
