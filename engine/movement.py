@@ -65,7 +65,6 @@ class _Adjudicator:
         "lowest",
         "map",
         "move_dest",
-        "moves",
         "moves_into",
         "orders",
         "result",
@@ -89,7 +88,6 @@ class _Adjudicator:
                 complete[order.unit.province] = order
             self.orders = complete
         self.move_dest: dict[str, str] = {}  # src province -> dest province
-        self.moves: dict[str, Move] = {}  # src province -> its move
         self.moves_into: dict[str, list[str]] = {}
         self.supports: dict[str, list[str]] = {}  # supported province -> supporter provinces
         self.void: set[str] = set()
@@ -109,7 +107,7 @@ class _Adjudicator:
         orders, units = self.orders, self.units
         gmap = self.map
         prov_at = gmap.province_at
-        move_dest, moves_into, void, moves = self.move_dest, self.moves_into, self.void, self.moves
+        move_dest, moves_into, void = self.move_dest, self.moves_into, self.void
         convoys: list[tuple[str, Convoy]] = []
         supports: list[tuple[str, SupportHold | SupportMove, type]] = []
         active, convoyed = self.active, self.convoyed
@@ -123,7 +121,6 @@ class _Adjudicator:
             if t is Move:
                 if TYPE_CHECKING:
                     assert isinstance(o, Move)
-                moves[p] = o
                 unit, dest, said, _ = o
                 d = move_dest[p] = prov_at[dest]
                 if d in moves_into:
@@ -165,7 +162,9 @@ class _Adjudicator:
                     assert isinstance(sup, SupportMove)
                 dest = sup.dest
                 dprov = prov_at[dest]
-                matches = move_dest.get(tp) == dprov and (dest == dprov or dest == moves[tp].dest)
+                matches = move_dest.get(tp) == dprov and (
+                    dest == dprov or _moves_to(orders[tp], dest)
+                )
             else:  # the target has an order and it is not a move
                 matches = tp in orders and tp not in move_dest
             if not matches:
@@ -484,6 +483,11 @@ def _unit_memo(gmap: GameMap) -> UnitMemo:
 def _new_unit(memo: dict[tuple[str, str, str], Unit], key: tuple[str, str, str]) -> Unit:
     unit = memo[key] = Unit(*key)
     return unit
+
+
+def _moves_to(order: UnitOrder, dest: str) -> bool:
+    """Is ``order`` a move to location ``dest`` (that coast, when ``dest`` names one)?"""
+    return type(order) is Move and order.dest == dest
 
 
 def adjudicate_movement(state: GameState, orders: Mapping[str, UnitOrder]) -> MovementOutcome:
