@@ -4,7 +4,8 @@
     python bench/press.py --figures pair,ceiling --games 140 --think 0.25
     python bench/press.py --figures pool --games 28 --json press.jsonl
 
-Figures (press level 30, games to --max-year, --think seconds a Bordeaux decision):
+Figures (press level 30, games to --max-year, every Bordeaux with the same budget a decision:
+``--think`` seconds, or ``--nodes``, the same search whatever the load):
 
 * ``pair``: two negotiating Bordeaux (``talk``) and five silent ones (``bx``): each talker's
   Sum-of-Squares share against the silent seats' (the issue's bar: 1.5 times);
@@ -52,10 +53,11 @@ SUMMARY = re.compile(r"negotiation summary (\{.*\})")
 PRESS_TROUBLE = re.compile(r"the server did not understand us|press refused|not sent \(press level")
 
 
-def seats_for(figure: str, think: float) -> tuple[list[str], bool]:
-    """The seat words of a figure, and whether they are a pool."""
-    bx = f"bordeaux --think {think}"
-    talk = f"bordeaux -v --negotiate --think {think}"
+def seats_for(figure: str, budget: str) -> tuple[list[str], bool]:
+    """The seat words of a figure, every Bordeaux with ``budget`` (``--think S`` or
+    ``--nodes N``), and whether they are a pool."""
+    bx = f"bordeaux {budget}"
+    talk = f"bordeaux -v --negotiate {budget}"
     if figure == "pair":
         return [f"talk={talk}:2", f"bx={bx}:5"], False
     if figure == "ceiling":
@@ -122,7 +124,8 @@ def talk_of(games: list[GameResult], store: Store) -> dict[str, Talk]:
 
 
 def run_figure(figure: str, args: argparse.Namespace) -> None:
-    words, pool = seats_for(figure, args.think)
+    budget = f"--nodes {args.nodes}" if args.nodes else f"--think {args.think}"
+    words, pool = seats_for(figure, budget)
     seats = parse_lineup(words, pool=pool)
     settings = GameSettings(
         level=30,
@@ -146,10 +149,11 @@ def run_figure(figure: str, args: argparse.Namespace) -> None:
     load_after = os.getloadavg()[0]
     labels = list(dict.fromkeys(s.label for s in seats))
     bots = {b.label: b for b in summarise(results, labels)}
-    print(f"{figure}: {len(results)} games to {args.max_year} in {minutes:.1f} min, think "
-          f"{args.think} s, load {load_before:.1f} -> {load_after:.1f} on {os.cpu_count()} "
+    print(f"{figure}: {len(results)} games to {args.max_year} in {minutes:.1f} min, every "
+          f"Bordeaux {budget}, load {load_before:.1f} -> {load_after:.1f} on {os.cpu_count()} "
           "cores")  # fmt: skip
-    record: dict[str, object] = {"figure": figure, "games": len(results), "think": args.think,
+    record: dict[str, object] = {"command": " ".join(["python", *sys.argv]), "figure": figure,
+                                 "games": len(results), "budget": budget,
                                  "load": [load_before, load_after]}  # fmt: skip
     per_bot: dict[str, object] = {}
     record["bots"] = per_bot
@@ -200,6 +204,11 @@ def main() -> None:
     p.add_argument("--parallel", type=int, default=os.cpu_count() or 1)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--think", type=float, default=0.25, help="Bordeaux's seconds per decision")
+    p.add_argument("--nodes", type=int, default=None,
+                   help="Bordeaux's node budget per decision instead of --think: the same "
+                   "search for talkers and silent seats however the CPU is shared (a talker "
+                   "orders after its talk window, when the silent seats have stopped "
+                   "thinking, so a wall-clock budget gives it more of the machine)")  # fmt: skip
     p.add_argument("--mtl", type=int, default=30, help="movement deadline (s)")
     p.add_argument("--rtl", type=int, default=15, help="retreat and build deadlines (s)")
     p.add_argument("--json", default=None, help="append each figure's results here (JSON lines)")
