@@ -153,6 +153,10 @@ def equal_by_kind(kind: type[T]) -> type[T]:
     return kind
 
 
+# Sets a unit's slots while it is built (its own __setattr__ refuses).
+_set = object.__setattr__
+
+
 class Unit:
     """A unit: its power, type (``"A"`` army or ``"F"`` fleet) and location.
 
@@ -205,9 +209,6 @@ class Unit:
 
     def describe(self) -> str:
         return f"{self.power} {self.type} {self.loc}"
-
-
-_set = object.__setattr__
 
 
 @dataclass(frozen=True, slots=True)
