@@ -679,7 +679,7 @@ class DumbBot(Bot):
             "--param",
             action="append",
             default=[],
-            type=_param_item,
+            type=tunable.param_item(DumbParams),
             metavar="NAME=VALUE",
             help="set a constant (repeatable; the list is below), after --weights",
         )
@@ -701,14 +701,6 @@ class DumbBot(Bot):
         return cls(
             collapse_ties=not args.keep_ties, neutral_pool=not args.neutral_constant, params=params
         )
-
-
-def _param_item(text: str) -> str:
-    try:
-        tunable.parse_overrides(DumbParams, [text])
-    except tunable.ParamError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
 
 
 if __name__ == "__main__":

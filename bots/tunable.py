@@ -9,8 +9,9 @@ for an unknown name, a value that is not a number, or one outside its range. Bor
 
 from __future__ import annotations
 
+import argparse
 import difflib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, TypeVar
 
@@ -77,6 +78,20 @@ def parse_overrides(cls: type[T], items: Iterable[str], base: T | None = None) -
             raise ParamError(f"--param: unknown parameter {name!r}{hint}; known: {known}")
         changes[name] = parse_value(spec, text.strip())
     return replace(base if base is not None else cls(), **changes)  # type: ignore[type-var]
+
+
+def param_item(cls: type) -> Callable[[str], str]:
+    """An argparse ``type`` for ``--param NAME=VALUE`` of dataclass ``cls``: a bad item is
+    refused at parse time with the reason (unknown name, not a number, out of range)."""
+
+    def check(text: str) -> str:
+        try:
+            parse_overrides(cls, [text])
+        except ParamError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return text
+
+    return check
 
 
 def describe(cls: type) -> str:

@@ -27,10 +27,11 @@ from bots.bordeaux.budget import Budget
 from bots.bordeaux.constraints import Constraints
 from bots.bordeaux.evaluate import Evaluator
 from bots.bordeaux.models import Estimator, forecasts, scenarios, starting_orders
-from bots.bordeaux.params import ParamError, Params, describe, parse_overrides
+from bots.bordeaux.params import Params, describe, parse_overrides
 from bots.bordeaux.retreats import retreat_orders
 from bots.bordeaux.search import RES, SearchStats
 from bots.dumbbot import Evaluation, evaluate, movement_orders, weights_for
+from bots.tunable import param_item
 from engine.map import province_of
 from engine.orders import Order, Waive, order_power
 
@@ -220,7 +221,7 @@ class Bordeaux(Bot):
             "--param",
             action="append",
             default=[],
-            type=_param_item,
+            type=param_item(Params),
             metavar="NAME=VALUE",
             help="set a parameter (repeatable; the list is below)",
         )
@@ -271,14 +272,6 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: must be at least 1")
     return value
-
-
-def _param_item(text: str) -> str:
-    try:
-        parse_overrides([text])
-    except ParamError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
 
 
 __all__: Sequence[str] = ("Bordeaux", "Decision")
