@@ -108,6 +108,18 @@ def _check_results_panel(page: Any) -> None:
     )
 
 
+def _ready_and_wait(page: Any, phase: str) -> None:
+    """Say Ready if the page offers it and it is not said yet, then wait until the game has
+    moved on from ``phase`` (or finished)."""
+    if page.is_visible("#ready") and page.get_attribute("#ready", "data-ready") == "no":
+        page.click("#ready")
+    _wait_view(
+        page,
+        "document.body.dataset.stage === 'finished' || "
+        f"document.querySelector('#map svg').dataset.phase !== '{phase}'",
+    )
+
+
 def _order_count(page: Any) -> int:
     return int(page.eval_on_selector_all("#orders li.given", "els => els.length"))
 
@@ -297,6 +309,16 @@ def _play_to_the_year_limit(page: Any, artifacts: Path) -> None:
         phase = _phase(page)
         if phase not in phases:
             phases.append(phase)
+        if phase.endswith("M"):
+            # A phase's first view can come before the game's status has caught up with it,
+            # without the ordering panel yet: wait for the panel (France orders in every
+            # movement phase), or for the game to have moved on without France.
+            _wait_view(
+                page,
+                "!document.querySelector('#ordering').hidden || "
+                "document.body.dataset.stage === 'finished' || "
+                f"document.querySelector('#map svg').dataset.phase !== '{phase}'",
+            )
         clicks += _order_phase(page, plans)
         if phase[-1] == "A" and "builds are chosen" in page.inner_text("#prompt"):
             assert page.query_selector("#menu button[data-id=waive]") is None
@@ -314,13 +336,7 @@ def _play_to_the_year_limit(page: Any, artifacts: Path) -> None:
         if phase.startswith("W1901") and not mid_shot:
             _shot(page, artifacts / "web-middle.png")
             mid_shot = True
-        if page.is_visible("#ready") and page.get_attribute("#ready", "data-ready") == "no":
-            page.click("#ready")
-        _wait_view(
-            page,
-            f"document.body.dataset.stage === 'finished' || "
-            f"document.querySelector('#map svg').dataset.phase !== '{phase}'",
-        )
+        _ready_and_wait(page, phase)
     assert phases[0:2] == ["S1901M", "F1901M"] and any(p.startswith("W1901") for p in phases)
     assert "S1902M" in phases and "F1902M" in phases
     assert clicks >= 12  # four movement phases of three or more units, and builds

@@ -11,7 +11,15 @@ from typing import Any
 from engine.map import bundled_maps, load_map
 
 from .conftest import start_server, stop_server
-from .test_browser import WAIT_MS, Watch, _click_loc, _order_phase, _phase, _shot, _wait_view
+from .test_browser import (
+    Watch,
+    _click_loc,
+    _order_phase,
+    _phase,
+    _ready_and_wait,
+    _shot,
+    _wait_view,
+)
 
 MAP = "hundred3"  # three powers, 41 provinces, split coasts, first year 1425
 
@@ -84,14 +92,7 @@ def test_a_game_on_a_three_power_variant(browser: Any, tmp_path: Path, artifacts
             # England has lost a centre, the units to remove are clicked first.
             if phase.endswith("A") and page.is_hidden("#ready"):
                 _order_phase(page, {})
-            if page.is_visible("#ready") and page.get_attribute("#ready", "data-ready") == "no":
-                page.click("#ready")
-            _wait_view(
-                page,
-                "document.body.dataset.stage === 'finished' || "
-                f"document.querySelector('#map svg').dataset.phase !== '{phase}'",
-                timeout=WAIT_MS,
-            )
+            _ready_and_wait(page, phase)
         assert f"F{gmap.start_year}M" in phases
         page.wait_for_selector("#end table tr[data-power]")
         rows = page.eval_on_selector_all("#summary tr[data-power]", "rs => rs.length")
