@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from engine.map import province_of
 from engine.state import Unit, equal_by_kind
@@ -180,6 +180,12 @@ class Note(StrEnum):
     def accepted(self) -> bool:
         return self is Note.MBV
 
+
+# The note of an accepted order, for the checks every order goes through. Python 3.11's enum
+# metaclass defines ``__getattr__``, which puts every read of ``Note.MBV`` through a Python
+# attribute hook (about 45 ns); a module global reads in 5 ns, and validation reads the note
+# two or three times an order.
+ACCEPTED: Final = Note.MBV
 
 NOTE_TEXT: dict[Note, str] = {
     Note.MBV: "accepted",

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from engine.map import province_of
-from engine.orders import Build, Note, Order, Remove, UnitOrder, Waive, order_key
+from engine.orders import ACCEPTED, Build, Note, Order, Remove, UnitOrder, Waive, order_key
 from engine.state import Dislodged, GameState, Unit
 from engine.validate import Checked, Position, check_order
 
@@ -48,12 +48,12 @@ class OrderSet:
         if power not in self._waives:
             return Checked(Note.NYU, order)
         checked = check_order(self.position, power, order)
-        if checked.note is not Note.MBV:
+        if checked.note is not ACCEPTED:
             return checked
         order = checked.order
         if self._adjusting:
             note = self._count(power, order)
-            if note is not Note.MBV:
+            if note is not ACCEPTED:
                 return Checked(note, order)
         self._keep(power, order)
         return checked
@@ -78,7 +78,7 @@ class OrderSet:
             for order in batch:
                 if order not in mine:
                     self.submit(power, order)
-                elif not self._adjusting or self._count(power, order) is Note.MBV:
+                elif not self._adjusting or self._count(power, order) is ACCEPTED:
                     self._keep(power, order)
 
     def _keep(self, power: str, order: Order) -> None:
@@ -113,7 +113,7 @@ class OrderSet:
                 return Note.NMB
         elif isinstance(order, Remove) and order_key(order) not in mine and removes >= -allowed:
             return Note.NMR
-        return Note.MBV
+        return ACCEPTED
 
     def cancel(self, power: str, order: Order) -> bool:
         """Withdraw one accepted order (DAIDE ``NOT (SUB (order))``)."""
@@ -126,7 +126,7 @@ class OrderSet:
             return False
         checked = check_order(self.position, power, order)
         key = order_key(checked.order)
-        if checked.note is not Note.MBV or self._all.get(key) != checked.order:
+        if checked.note is not ACCEPTED or self._all.get(key) != checked.order:
             return False
         del self._all[key]
         return True
