@@ -16,9 +16,9 @@ units stand around the same provinces. Convoy routes come from the per-map table
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from operator import itemgetter
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.convoy import ConvoyTable
 from engine.map import GameMap
@@ -60,21 +60,35 @@ def legal_orders(
     retreat phases, a build site or unit location in adjustments (plus ``WAIVE_KEY``).
     With ``power`` None, every power's. Pass the position's :class:`Position` to share one
     listing between powers, validation and bots (the lists returned are fresh copies)."""
-    selected = select(listing(position or Position(state)), power)
-    return {key: list(orders) for key, orders in selected.items()}
+    return _select(listing(position or Position(state)), power, list)
 
 
 def select(full: Mapping[str, tuple[Order, ...]], power: str | None) -> Selection:
     """``power``'s orders (every power's when None) out of a position's :func:`listing`:
     the listing's own tuples (immutable, so they are shared, not copied) in a new dict."""
+    return _select(full, power, tuple)
+
+
+S = TypeVar("S", list[Order], tuple[Order, ...])
+
+
+def _select(
+    full: Mapping[str, tuple[Order, ...]],
+    power: str | None,
+    make: Callable[[Iterable[Order]], S],
+) -> dict[str, S]:
+    """:func:`select` and :func:`legal_orders` in one pass over the listing, each block
+    passed through ``make``: ``list`` for fresh lists, ``tuple`` to share the listing's
+    tuples (``tuple()`` of a tuple is that tuple). One dict is built, not a dict of tuples
+    and then one of lists (a microsecond a listing, which bench/adjudicate.py times)."""
     out = {
-        key: orders
+        key: make(orders)
         for key, orders in full.items()
         if key != WAIVE_KEY and (power is None or order_power(orders[0]) == power)
     }
-    waives = tuple(w for w in full.get(WAIVE_KEY, ()) if power is None or order_power(w) == power)
+    waives = [w for w in full.get(WAIVE_KEY, ()) if power is None or order_power(w) == power]
     if waives:
-        out[WAIVE_KEY] = waives
+        out[WAIVE_KEY] = make(waives)
     return out
 
 
