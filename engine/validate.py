@@ -324,7 +324,7 @@ def _check_retreat(position: Position, power: str, order: Order) -> Checked:
     if unit.power != power:
         return Checked(Note.NYU, order)
     if isinstance(order, Disband):
-        return Checked(ACCEPTED, Disband(unit))
+        return Checked(ACCEPTED, order if order.unit is unit else Disband(unit))
     dest_prov = province_of(order.dest)
     if dest_prov not in position.map.provinces:
         return Checked(Note.NSP, order)
@@ -338,6 +338,8 @@ def _check_retreat(position: Position, power: str, order: Order) -> Checked:
         return Checked(Note.NVR, order)
     if len(options) > 1:
         return Checked(Note.CST, order)
+    if order.unit is unit and order.dest == options[0]:  # already normal: kept as given
+        return Checked(ACCEPTED, order)
     return Checked(ACCEPTED, Retreat(unit, options[0]))
 
 
@@ -351,9 +353,11 @@ def _check_adjustment_site(position: Position, power: str, order: Order) -> Chec
         return Checked(ACCEPTED, order)
     if isinstance(order, Remove):
         unit = _own_unit(position, power, order.unit)
-        if isinstance(unit, Note):
+        if type(unit) is Note:  # as in check_order
             return Checked(unit, order)
-        return Checked(ACCEPTED, Remove(unit))
+        if TYPE_CHECKING:
+            assert isinstance(unit, Unit)
+        return Checked(ACCEPTED, order if order.unit is unit else Remove(unit))
     assert isinstance(order, Build)
     u = order.unit
     prov = province_of(u.loc)
@@ -377,4 +381,6 @@ def _check_adjustment_site(position: Position, power: str, order: Order) -> Chec
         loc = prov  # 4.B.6: a coast the province lacks is ignored
     if not gmap.can_stand(u.type, loc):
         return Checked(Note.CST, order)
+    if loc == u.loc:  # already normal (its power is the giver's, checked above): kept as given
+        return Checked(ACCEPTED, order)
     return Checked(ACCEPTED, Build(Unit(power, u.type, loc)))
