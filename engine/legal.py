@@ -149,6 +149,12 @@ class Codes:
         self.orders: list[dict[tuple[Any, ...], tuple[Order, ...]]] = [{} for _ in self.ring]
         self.entries = 0  # in self.orders
         self.basic: dict[int, tuple[Order, ...]] = {}  # unit code -> hold and moves
+        # Per code: how many of a unit's orders are its hold and moves, after which an
+        # army's convoyed moves go (read for every convoyable army of every listing, so
+        # kept rather than asked of the map each time).
+        self.held_moves: list[int] = [
+            1 + len(gmap.moves(t, loc)) for t, loc in keys for _ in gmap.powers
+        ]
         self.builds: dict[tuple[str, str], tuple[Order, ...]] = {}  # (power, site) -> builds
 
     def count_entry(self) -> None:
@@ -216,7 +222,7 @@ class _Movement:
         for d, armies in by_convoy.items():
             i = province_id[d]
             board[i] = (board[i], *[x for a, f in armies for x in (code[a], f)])
-        memos = codes.orders
+        memos, held_moves = codes.orders, codes.held_moves
         sea_bit = self.map.sea_bit
         out: dict[str, tuple[Order, ...]] = {}
         for prov, u in units.items():
@@ -229,7 +235,7 @@ class _Movement:
                 orders = memo[key] = self._orders(prov, u)
             if convoys:
                 if prov in convoys:
-                    n = len(self.map.moves(u.type, u.loc)) + 1
+                    n = held_moves[c]
                     orders = orders[:n] + self._convoy_moves(u, c, convoys[prov]) + orders[n:]
                 if prov in sea_bit:
                     orders += self._convoys(prov, u, convoys)
