@@ -156,6 +156,10 @@ class Codes:
             1 + len(gmap.moves(t, loc)) for t, loc in keys for _ in gmap.powers
         ]
         self.builds: dict[tuple[str, str], tuple[Order, ...]] = {}  # (power, site) -> builds
+        # An adjustment listing's removals and waives, built once per map as the other
+        # blocks are (a named tuple costs 130 ns to build, a lookup 50).
+        self.removes: dict[int, tuple[Order, ...]] = {}  # unit code -> (its removal,)
+        self.waive: dict[str, Waive] = {p: Waive(p) for p in gmap.powers}
 
     def count_entry(self) -> None:
         """Count an entry about to be added to ``orders``, emptying them all when full."""
@@ -223,7 +227,7 @@ class _Movement:
             i = province_id[d]
             board[i] = (board[i], *[x for a, f in armies for x in (code[a], f)])
         memos, held_moves = codes.orders, codes.held_moves
-        sea_bit = self.map.sea_bit
+        needing = _needing(convoys) if convoys else {}
         out: dict[str, tuple[Order, ...]] = {}
         for prov, u in units.items():
             c = code[prov]
@@ -237,8 +241,9 @@ class _Movement:
                 if prov in convoys:
                     n = held_moves[c]
                     orders = orders[:n] + self._convoy_moves(u, c, convoys[prov]) + orders[n:]
-                if prov in sea_bit:
-                    orders += self._convoys(prov, u, convoys)
+                needed = needing.get(prov)
+                if needed is not None:  # a fleet at sea that some army's route needs
+                    orders += self._convoys(prov, u, needed)
             out[u.loc] = orders
         return out
 
@@ -332,19 +337,35 @@ class _Movement:
             orders = table.moves[c] = tuple(listed)
         return orders
 
-    def _convoys(self, prov: str, u: Unit, convoys: dict[str, ConvoyTable]) -> tuple[Order, ...]:
+    def _convoys(
+        self, prov: str, u: Unit, armies: list[tuple[str, ConvoyTable]]
+    ) -> tuple[Order, ...]:
+        """The convoy orders of the fleet ``u`` in sea ``prov``, for the ``armies`` (with
+        their tables) whose routes need it (:func:`_needing`)."""
         units, code = self.state.units, self.code
         out: tuple[Order, ...] = ()
-        for army, table in convoys.items():
-            dests = table.by_fleet.get(prov)
-            if dests:
-                key = (code[prov], code[army])
-                orders = table.convoys.get(key)
-                if orders is None:
-                    target = units[army]
-                    orders = table.convoys[key] = tuple(Convoy(u, target, d) for d in dests)
-                out += orders
+        for army, table in armies:
+            key = (code[prov], code[army])
+            orders = table.convoys.get(key)
+            if orders is None:
+                target = units[army]
+                dests = table.by_fleet[prov]
+                orders = table.convoys[key] = tuple(Convoy(u, target, d) for d in dests)
+            out += orders
         return out
+
+
+def _needing(convoys: dict[str, ConvoyTable]) -> dict[str, list[tuple[str, ConvoyTable]]]:
+    """Sea -> the armies (with their tables, in the order of ``convoys``) that some route
+    needs a fleet there for: one pass over the tables, rather than one per fleet at sea."""
+    out: dict[str, list[tuple[str, ConvoyTable]]] = {}
+    for army, table in convoys.items():
+        for sea in table.by_fleet:
+            if sea in out:
+                out[sea].append((army, table))
+            else:
+                out[sea] = [(army, table)]
+    return out
 
 
 def _retreats(state: GameState) -> dict[str, tuple[Order, ...]]:
@@ -355,7 +376,8 @@ def _retreats(state: GameState) -> dict[str, tuple[Order, ...]]:
 
 
 def _adjustments(state: GameState) -> dict[str, tuple[Order, ...]]:
-    builds = _codes(state.map).builds
+    codes = _codes(state.map)
+    builds, removes, unit_code = codes.builds, codes.removes, codes.unit
     out: dict[str, tuple[Order, ...]] = {}
     waives: list[Order] = []
     units, centres = state.units, state.centres
@@ -364,11 +386,15 @@ def _adjustments(state: GameState) -> dict[str, tuple[Order, ...]]:
             for site in state.map.build_centres[p]:
                 if centres.get(site) == p and site not in units:
                     out[site] = builds.get((p, site)) or _builds(state.map, builds, p, site)
-            waives.append(Waive(p))
+            waives.append(codes.waive[p])
         elif need < 0:
             for u in units.values():
                 if u.power == p:
-                    out[u.loc] = (Remove(u),)
+                    c = unit_code[(p, u.type, u.loc)]
+                    removal = removes.get(c)
+                    if removal is None:
+                        removal = removes[c] = (Remove(u),)
+                    out[u.loc] = removal
     if waives:
         out[WAIVE_KEY] = tuple(waives)
     return out
