@@ -131,7 +131,7 @@ class Bordeaux(Bot):
             if int(self.params.scenarios) > 0:
                 drawn = self._scenarios(view, position, defaults, groups[0], budget, dumb)
             search = RES(
-                position, groups, evaluator, self.params, c, bound, view.rng, defaults, drawn
+                position, groups, evaluator, self.params, c, bound, view.rng, defaults, drawn, power
             )
             budget.resume()  # the set-up above was work, not a pause to keep in hand
             chosen = search.run(budget)

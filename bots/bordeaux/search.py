@@ -65,10 +65,13 @@ class RES:
         rng: random.Random,
         defaults: Mapping[str, Sequence[Order]],
         scenarios: Sequence[Mapping[str, Sequence[Order]]] = (),
+        me: str | None = None,
     ) -> None:
         """``scenarios``: more order sets the other powers might play (e.g. other draws of
         their default orders); our alliance's value is then partly (``scenario_weight``) the
-        mean over them, so its orders are good against more than one prediction."""
+        mean over them, so its orders are good against more than one prediction. ``me``: the
+        power the decision is for; our allies' units out of its units' reach keep their
+        default orders (:meth:`_in_contact`)."""
         self.position = position
         self.state = position.state
         self.groups = list(groups)
@@ -81,6 +84,7 @@ class RES:
         self.options, self.allowed, self.fixed = self._choices(constraints, bound)
         self.weights = self._mutation_weights()
         self.units_of = self._units_by_group()
+        self.idle = self._out_of_contact(me)
         self.raw, self.best = self._starting_points(defaults)
         self.values = self._evaluate(self._joint())
         ours = set(self.units_of[0])
@@ -163,6 +167,27 @@ class RES:
             bests.append(final)
         return raws, bests
 
+    def _out_of_contact(self, me: str | None) -> frozenset[str]:
+        """Our allies' units (by province) that no unit of ``me`` can meet: neither can reach
+        a province the other can, nor stands where the other can reach. Only our alliance's
+        choices decide the orders we play, so mutating a far ally's units would spend our
+        nodes on orders that change nothing of ours (the ally plays its own search's); they
+        keep their default orders, and the nodes go to our units and the allies' beside them.
+        """
+        if me is None or len(self.groups[0]) < 2:
+            return frozenset()
+        units, gmap = self.state.units, self.state.map
+        ours: set[str] = set()
+        for p in self.units_of[0]:
+            u = units[p]
+            if u.power == me:
+                ours |= gmap.reach(u.type, u.loc) | {p}
+        return frozenset(
+            p
+            for p in self.units_of[0]
+            if units[p].power != me and not (gmap.reach(units[p].type, units[p].loc) | {p}) & ours
+        )
+
     # -- the search ---------------------------------------------------------------------
 
     def run(self, budget: Budget) -> list[Order]:
@@ -214,11 +239,14 @@ class RES:
         return [ours[p] for p in sorted(ours)]
 
     def _mutable(self, g: int) -> bool:
-        return any(p not in self.fixed and len(self.options[p]) > 1 for p in self.units_of[g])
+        return any(
+            p not in self.fixed and p not in self.idle and len(self.options[p]) > 1
+            for p in self.units_of[g]
+        )
 
     def _mutate(self, g: int, budget: Budget) -> bool | None:
         """One mutation of alliance ``g``: True adopted, False not, None not adjudicated."""
-        free = [p for p in self.units_of[g] if p not in self.fixed]
+        free = [p for p in self.units_of[g] if p not in self.fixed and p not in self.idle]
         rate = max(self.params.min_rate, 1.0 - budget.spent())
         n = max(1, min(len(free), math.ceil(len(free) * rate)))
         picked = self.rng.sample(free, n)

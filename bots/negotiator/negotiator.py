@@ -6,8 +6,11 @@ Each movement phase of a game with press (level 10 and up):
    (:func:`~bots.negotiator.agreements.breaches`): kept ones raise the partner's trust, a DMZ
    entered or an XDO not ordered lowers it, a friend's attack on our units or centres is a
    betrayal (trust to 0, every agreement with them ended, remembered);
-2. without an ally, with chance ``initiative`` (and, with ``pact``, to every power in its first
-   movement phase), it proposes ``ALY (us them) VSS (...)`` to the
+2. in its first movement phase it tells every power what it discusses (``TRY (tokens)``):
+   silent bots say nothing to that, a talker's TRY in return gets an alliance proposal at
+   once from whichever of the two comes first in the map's order; and without an ally, with
+   chance ``initiative`` (and, with ``pact``, to every power in its first movement phase),
+   it proposes ``ALY (us them) VSS (...)`` to the
    trusted power whose alliance the core values most (the value of the partition with the
    alliance less the two powers' values apart), never to a power near a solo and against the
    strongest others (balance of power);
@@ -169,16 +172,20 @@ class Negotiator(Bot):
         allies = ledger.allies()
         first = not self.opened
         self.opened = True
+        if first and self._alive(view):
+            # Say what we can discuss to everyone at once: a talker learns of us without a
+            # round of proposals to silent bots (they answer nothing to a TRY), and whoever
+            # comes first in the map's order proposes the alliance on hearing it (_heard).
+            out.append(to(self._alive(view), m.Try(tuple(self._vocabulary(view)))))
         if not allies and ((first and self.p.pact) or view.rng.random() < self.p.initiative):
             ranked = self._candidates(view)
             tries = 1 if self.talkers else 1 + round(2 * self.p.initiative)
             if first and self.p.pact:
                 tries = len(ranked)  # whoever answers is our ally
             for partner in ranked[:tries]:
-                versus = self._versus(view, {me, partner})
-                if versus:
-                    arr = alliance((me, partner), versus)
-                    out.append(to((partner,), propose(arr)))
+                offer = self._offer(view, partner)
+                if offer is not None:
+                    out.append(offer)
         if allies and level >= 20:
             out += self._coordinate(view, allies, level)
         out += self._draw(view)
@@ -224,6 +231,43 @@ class Negotiator(Bot):
             freed = self.core.tension(view, me, p)
             gain[p] = synergy + TENSION_WORTH * freed + (0.5 if p in self.talkers else 0.0)
         return sorted(cands, key=lambda p: (-gain[p], p))
+
+    def _offer(self, view: View, partner: str) -> m.Snd | None:
+        """``ALY (us partner) VSS (...)`` to ``partner``, if there is anyone to be against."""
+        me = self._setup(view)[0]
+        versus = self._versus(view, {me, partner})
+        if not versus:
+            return None
+        return to((partner,), propose(alliance((me, partner), versus)))
+
+    def _heard(self, view: View, sender: str, tokens: Sequence[str]) -> list[m.Snd]:
+        """A TRY listing what ``sender`` discusses: it talks. Without an ally, and with no
+        alliance proposal of ours waiting on another talker, we propose one at once if we
+        would ally with it and come first of the two in the map's order (the other waits for
+        our proposal rather than crossing it)."""
+        me, ledger, _ = self._setup(view)
+        self.talkers.add(sender)
+        self.silent.discard(sender)
+        powers = list(view.map.powers)
+        if (
+            "ALY" not in tokens
+            or view.kind != "movement"
+            or ledger.allies()
+            or powers.index(me) > powers.index(sender)
+            or any(
+                isinstance(p.arrangement, m.Aly) and set(p.recipients) & self.talkers
+                for p in self.proposals.waiting()
+            )
+            or sender not in self._candidates(view)
+        ):
+            return []
+        offer = self._offer(view, sender)
+        return [] if offer is None else [offer]
+
+    def _vocabulary(self, view: View) -> list[str]:
+        """The press tokens we discuss at this game's level."""
+        level = self._level(view)
+        return [t for t in LEVEL_30_TOKENS if TOKEN_LEVEL[t] <= level]
 
     def _versus(self, view: View, alliance_: set[str]) -> list[str]:
         """Whom an alliance is against: the strongest two others (the leader first)."""
@@ -381,7 +425,8 @@ class Negotiator(Bot):
         if isinstance(press, m.Try):
             if not press.tokens:
                 self.silent.add(sender)
-            return []
+                return []
+            return self._send(view, self._heard(view, sender, press.tokens))
         if isinstance(press, m.Huh):
             self.proposals.reply(incoming)
             self.silent.add(sender)
@@ -407,9 +452,7 @@ class Negotiator(Bot):
         return self._send(view, self._huh(view, incoming))
 
     def _huh(self, view: View, incoming: Incoming) -> list[m.Snd]:
-        level = self._level(view)
-        known = [t for t in LEVEL_30_TOKENS if TOKEN_LEVEL[t] <= level]
-        return [incoming.huh(LEVEL_30_TOKENS), incoming.try_(known)]
+        return [incoming.huh(LEVEL_30_TOKENS), incoming.try_(self._vocabulary(view))]
 
     def _reply(self, view: View, incoming: Incoming) -> list[m.Drw]:
         """A YES/REJ/BWX to one of our proposals, or another party's YES to a proposal we

@@ -239,6 +239,55 @@ def test_allies_are_not_attacked() -> None:
     assert Move(parse_unit("FRA A BUR", G), "MUN") not in allied
 
 
+def test_an_allys_units_out_of_our_reach_keep_their_default_orders() -> None:
+    # England and Turkey allied at the start: no Turkish unit can meet an English one, so the
+    # search spends nothing on Turkey's orders (they stay as given); a French ally's fleet in
+    # Brest shares the Channel with London's fleet and is searched, Marseille's army is not.
+    from bots.bordeaux.search import RES
+
+    state = initial_state(G)
+    holds = {p: [Hold(u) for u in state.units.values() if u.power == p] for p in sorted(G.powers)}
+
+    def run(ally: str) -> RES:
+        c = Constraints(allies=frozenset({ally}))
+        groups = c.alliances("ENG", G.powers)
+        ev = Evaluator(state, groups, Params())
+        res = RES(
+            Position(state),
+            groups,
+            ev,
+            Params(),
+            c,
+            c.bound("ENG"),
+            random.Random(3),
+            holds,
+            me="ENG",
+        )
+        res.run(Budget(60.0, 300))
+        return res
+
+    with_turkey = run("TUR")
+    assert with_turkey.idle == {"ANK", "CON", "SMY"}
+    assert all(isinstance(with_turkey.best[0][p], Hold) for p in ("ANK", "CON", "SMY"))
+    assert not any(isinstance(with_turkey.best[0][p], Hold) for p in ("EDI", "LON", "LVP"))
+    with_france = run("FRA")
+    assert "BRE" not in with_france.idle and "MAR" in with_france.idle
+    assert isinstance(with_france.best[0]["MAR"], Hold)
+    # Without allies nothing is left out, whoever the decision is for.
+    alone = RES(
+        Position(state),
+        [frozenset({p}) for p in sorted(G.powers)],
+        Evaluator(state, [frozenset({p}) for p in sorted(G.powers)], Params()),
+        Params(),
+        Constraints(),
+        frozenset({"ENG"}),
+        random.Random(3),
+        holds,
+        me="ENG",
+    )
+    assert alone.idle == frozenset()
+
+
 def test_alliances_partition_the_powers() -> None:
     c = Constraints(allies=frozenset({"GER"}), other_alliances=(frozenset({"RUS", "TUR"}),))
     groups = c.alliances("FRA", G.powers)

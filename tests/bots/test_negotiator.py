@@ -111,6 +111,30 @@ def test_replies_and_facts_are_not_answered() -> None:
         assert link.feed(f"FRM ( GER ) ( FRA ) ( {body} )") == [], body
 
 
+@pytest.mark.parametrize("level", [10, 30])
+def test_it_says_what_it_discusses_and_allies_with_a_talker_that_answers(level: int) -> None:
+    link = playing(negotiator(), "FRA", level)
+    opening = [s for s in link.feed(OPENING_NOW) if isinstance(s, m.Snd)]
+    assert len(opening) == 1  # initiative 0: no proposal of its own, only the vocabulary
+    tried = opening[0]
+    assert set(tried.recipients) == {"AUS", "ENG", "GER", "ITA", "RUS", "TUR"}
+    assert isinstance(tried.press, m.Try) and "ALY" in tried.press.tokens
+    assert ("XDO" in tried.press.tokens) == (level >= 20)
+    assert all(level_of(m.Snd(("GER",), m.Try((t,)))) <= level for t in tried.press.tokens)
+    # England comes before France in the map's order: France waits for England's proposal.
+    assert replies(link.feed("FRM ( ENG ) ( FRA ) ( TRY ( PRP ALY VSS YES REJ ) )")) == []
+    # Germany comes after: France proposes the alliance at once, and only once.
+    offer = replies(link.feed("FRM ( GER ) ( FRA ) ( TRY ( PRP ALY VSS YES REJ ) )"))
+    assert len(offer) == 1 and isinstance(offer[0], m.Prp)
+    assert isinstance(offer[0].arrangement, m.Aly)
+    assert offer[0].arrangement.allies == ("FRA", "GER")
+    assert replies(link.feed("FRM ( ITA ) ( FRA ) ( TRY ( PRP ALY VSS YES REJ ) )")) == []
+    # A bot that talks but not of alliances is not asked; TRY () says it does not talk.
+    assert replies(link.feed("FRM ( RUS ) ( FRA ) ( TRY ( PRP DRW ) )")) == []
+    assert link.feed("FRM ( TUR ) ( FRA ) ( TRY ( ) )") == []
+    assert "TUR" in link.session.bot.silent and "GER" in link.session.bot.talkers
+
+
 def test_huh_then_try_to_what_it_cannot_handle() -> None:
     link = playing(negotiator(), level=8000)
     link.feed(OPENING_NOW)
@@ -134,7 +158,7 @@ def test_nothing_is_sent_above_the_games_level(level: int) -> None:
     bot = negotiator(clock=clock, initiative=1.0)
     link = playing(bot, "FRA", level, clock)
     out = link.feed(OPENING_NOW)
-    proposals = [s for s in out if isinstance(s, m.Snd)]
+    proposals = [s for s in out if isinstance(s, m.Snd) and isinstance(s.press, m.Prp)]
     assert proposals, "initiative 1: an alliance is proposed at once"
     # An ally: at level 20 and up the next phase brings DMZs and XDOs.
     link.feed(
