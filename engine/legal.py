@@ -81,12 +81,14 @@ def _select(
     passed through ``make``: ``list`` for fresh lists, ``tuple`` to share the listing's
     tuples (``tuple()`` of a tuple is that tuple). One dict is built, not a dict of tuples
     and then one of lists (a microsecond a listing, which bench/adjudicate.py times)."""
+    if power is None:  # every block, the waives last as the listing holds them
+        return {key: make(orders) for key, orders in full.items()}
     out = {
         key: make(orders)
         for key, orders in full.items()
-        if key != WAIVE_KEY and (power is None or order_power(orders[0]) == power)
+        if key != WAIVE_KEY and order_power(orders[0]) == power
     }
-    waives = [w for w in full.get(WAIVE_KEY, ()) if power is None or order_power(w) == power]
+    waives = [w for w in full.get(WAIVE_KEY, ()) if order_power(w) == power]
     if waives:
         out[WAIVE_KEY] = make(waives)
     return out
