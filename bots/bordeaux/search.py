@@ -71,7 +71,7 @@ class RES:
         their default orders); our alliance's value is then partly (``scenario_weight``) the
         mean over them, so its orders are good against more than one prediction. ``me``: the
         power the decision is for; our allies' units out of its units' reach keep their
-        default orders (:meth:`_in_contact`)."""
+        default orders (:meth:`_out_of_contact`)."""
         self.position = position
         self.state = position.state
         self.groups = list(groups)

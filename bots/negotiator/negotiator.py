@@ -251,6 +251,7 @@ class Negotiator(Bot):
         powers = list(view.map.powers)
         if (
             "ALY" not in tokens
+            or sender not in powers
             or view.kind != "movement"
             or ledger.allies()
             or powers.index(me) > powers.index(sender)
