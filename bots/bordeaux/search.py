@@ -86,6 +86,12 @@ class RES:
         self.units_of = self._units_by_group()
         self.idle = self._out_of_contact(me)
         self.raw, self.best = self._starting_points(defaults)
+        # Values already computed, by the hash of the order set valued (as cycles are found
+        # below): a search revisits many candidates (most of them in the first years, when
+        # units have few options), and a repeat costs a lookup instead of an adjudication.
+        # A repeat still counts as a node, so that a node budget plays exactly as without.
+        self._known: dict[int, list[float]] = {}
+        self._known_scenario: dict[int, float] = {}
         self.values = self._evaluate(self._joint())
         ours = set(self.units_of[0])
         self.scenarios: list[Orders] = [
@@ -287,12 +293,17 @@ class RES:
         """Our alliance's mean value over the scenarios, with ``ours`` as its orders."""
         if not self.scenarios:
             return 0.0
+        key = _hash(ours)
+        known = self._known_scenario.get(key)
+        if known is not None:
+            return known
         total = 0.0
         for others in self.scenarios:
             joint = dict(others)
             joint.update(ours)
-            total += self._evaluate(joint)[0]
-        return total / len(self.scenarios)
+            total += self._value(joint)[0]
+        self._known_scenario[key] = value = total / len(self.scenarios)
+        return value
 
     def _joint(self) -> Orders:
         joint: Orders = {}
@@ -301,6 +312,13 @@ class RES:
         return joint
 
     def _evaluate(self, joint: Orders) -> list[float]:
+        key = _hash(joint)
+        known = self._known.get(key)
+        if known is None:
+            known = self._known[key] = self._value(joint)
+        return known
+
+    def _value(self, joint: Orders) -> list[float]:
         out = self.position.adjudicate(joint)
         return self.evaluator.values(out.units, out.dislodged, fall=self.fall)
 

@@ -239,6 +239,60 @@ def test_allies_are_not_attacked() -> None:
     assert Move(parse_unit("FRA A BUR", G), "MUN") not in allied
 
 
+def test_values_remembered_save_adjudications_and_change_no_decision() -> None:
+    # The opening has few distinct order sets, so the search meets many again. Remembering
+    # their values must leave a node-budget search exactly as it was (repeats still count as
+    # nodes), with far fewer adjudications than nodes.
+    from bots.bordeaux.search import RES
+    from bots.dumbbot import evaluate, movement_orders, weights_for
+
+    class Forgetful(dict[int, object]):
+        def __setitem__(self, key: int, value: object) -> None:
+            pass  # remembers nothing: every value is computed again
+
+    state = initial_state(G)
+    powers = sorted(G.powers)
+    groups = [frozenset({p}) for p in ["FRA", *(p for p in powers if p != "FRA")]]
+    dumb = {p: evaluate(state, p, weights_for(state, p)) for p in powers}
+    draws = random.Random(7)
+    defaults = {p: movement_orders(state, p, dumb[p], draws) for p in powers}
+    scenarios = [{p: movement_orders(state, p, dumb[p], draws) for p in powers} for _ in range(3)]
+
+    def search(remember: bool) -> tuple[list[Order], RES, int]:
+        position = Position(state)
+        res = RES(
+            position,
+            groups,
+            Evaluator(state, groups, Params(), dumb),
+            Params(),
+            Constraints(),
+            frozenset({"FRA"}),
+            random.Random(11),
+            defaults,
+            scenarios,
+            me="FRA",
+        )
+        if not remember:
+            res._known = Forgetful()  # type: ignore[assignment]
+            res._known_scenario = Forgetful()  # type: ignore[assignment]
+        adjudicated = 0
+        adjudicate = position.adjudicate
+
+        def counted(orders: dict[str, Order]) -> object:
+            nonlocal adjudicated
+            adjudicated += 1
+            return adjudicate(orders)
+
+        position.adjudicate = counted  # type: ignore[method-assign,assignment]
+        return res.run(Budget(60.0, 3000)), res, adjudicated
+
+    remembered, res, fewer = search(True)
+    forgotten, again, every = search(False)
+    assert remembered == forgotten and res.best == again.best
+    assert res.stats.nodes == again.stats.nodes >= 3000
+    assert every >= 3000 and fewer < every * 0.8
+
+
 def test_an_allys_units_out_of_our_reach_keep_their_default_orders() -> None:
     # England and Turkey allied at the start: no Turkish unit can meet an English one, so the
     # search spends nothing on Turkey's orders (they stay as given); a French ally's fleet in
