@@ -239,7 +239,7 @@ class Estimator:
                 # A blueprint not forecast this phase (no time) is scored as uniformly random
                 # play would be: neither credit nor blame beyond that baseline.
                 uniform = name in exp.uniform or name not in exp.forecasts
-                draws = exp.forecasts.get(name, {}).get(power)
+                draws = [_by_unit(d) for d in exp.forecasts.get(name, {}).get(power) or ()]
                 totals[name] += sum(
                     math.log(_odds(draws, prov, text, exp.legal.get(prov, 1), uniform))
                     for prov, text in actual.items()
@@ -265,12 +265,14 @@ class Estimator:
 
 
 def _odds(
-    draws: Sequence[Sequence[Order]] | None, prov: str, text: str, legal: int, uniform: bool
+    draws: Sequence[Mapping[str, str]], prov: str, text: str, legal: int, uniform: bool
 ) -> float:
+    """The odds a blueprint gave a unit's order ``text``; ``draws``: its draws of the unit's
+    power, each by unit province (:func:`_by_unit`)."""
     legal = max(1, legal)
     if uniform:
         return 1.0 / legal
-    made = [_by_unit(d).get(prov) for d in draws or ()]
+    made = [d.get(prov) for d in draws]
     if not made:
         return 1.0 / legal
     hits = sum(1 for t in made if t == text)

@@ -7,6 +7,8 @@ import random
 from collections import Counter
 from collections.abc import Callable
 
+import pytest
+
 from bots.base import View
 from bots.bordeaux import Bordeaux, Params
 from bots.bordeaux.adapter import Position
@@ -46,9 +48,12 @@ def dumbbot(weights: str) -> Policy:
     return play
 
 
-def learn(policy: Policy, phases: int = 6, power: str = "AUS") -> Estimator:
+def learn(
+    policy: Policy, phases: int = 6, power: str = "AUS", params: Params | None = None
+) -> Estimator:
     """The estimator after watching ``power`` play ``policy`` for ``phases`` movement phases
     (everyone else holds; adjustments skipped)."""
+    params = params or Params(model_nodes=60)
     est = Estimator()
     state = initial_state()
     rng = random.Random(4)
@@ -58,7 +63,7 @@ def learn(policy: Policy, phases: int = 6, power: str = "AUS") -> Estimator:
             state = process(state, {}).state
             continue
         position = Position(state)
-        fc = forecasts(state, list(state.map.powers), rng, position, Params(model_nodes=60))
+        fc = forecasts(state, list(state.map.powers), rng, position, params)
         legal = {province_of(loc): len(o) for loc, o in position.legal().items()}
         est.expect(state.phase.name, fc, legal)
         played = policy(state, power, random.Random(seen))
@@ -96,6 +101,17 @@ def test_it_learns_that_an_opponent_plays_like_dumbbot() -> None:
     assert w["random"] < 0.05 and w["hold"] < 0.05
     # Only the power watched has a record; the others still weigh every model the same.
     assert len(set(est.weights("FRA").values())) == 1
+
+
+@pytest.mark.parametrize("weights", ["aggressive", "defensive"])
+def test_it_tells_the_dumbbot_weight_sets_apart(weights: str) -> None:
+    # The weight sets often agree on a unit's order, so only the share of a blueprint's draws
+    # that made each order tells them apart: with the default draws the set that played
+    # weighs most of the three, each time.
+    est = learn(dumbbot(weights), phases=8, power="RUS")
+    w = est.weights("RUS")
+    assert est.best("RUS") == f"dumbbot:{weights}"
+    assert w[f"dumbbot:{weights}"] > 0.5
 
 
 def test_the_floor_keeps_every_model_in_play() -> None:
