@@ -111,8 +111,16 @@ def _check_results_panel(page: Any) -> None:
 def _ready_and_wait(page: Any, phase: str) -> None:
     """Say Ready if the page offers it and it is not said yet, then wait until the game has
     moved on from ``phase`` (or finished)."""
-    if page.is_visible("#ready") and page.get_attribute("#ready", "data-ready") == "no":
-        page.click("#ready")
+    # Checked and clicked in one step of the page's script, so that no new phase can render
+    # in between: a Ready meant for ``phase`` must not end the next one before it is ordered.
+    page.evaluate(
+        """(phase) => {
+            const ready = document.querySelector('#ready');
+            if (document.querySelector('#map svg').dataset.phase === phase && ready
+                && ready.getClientRects().length && ready.dataset.ready === 'no') ready.click();
+        }""",
+        phase,
+    )
     _wait_view(
         page,
         "document.body.dataset.stage === 'finished' || "
@@ -124,20 +132,23 @@ def _order_count(page: Any) -> int:
     return int(page.eval_on_selector_all("#orders li.given", "els => els.length"))
 
 
-def _order_phase(page: Any, plan: dict[str, str]) -> int:
+def _order_phase(page: Any, plan: dict[str, str], done: dict[str, int] | None = None) -> int:
     """Give every unit an order by clicking: the planned destination when it is offered,
-    else the first choice the page highlights. Returns how many orders were clicked."""
+    else the first choice the page highlights. Returns how many orders were clicked; ``done``
+    counts them by the phase the page showed when each was given. Stops when the game moves
+    on (a bot's Ready or a deadline can end a phase while the page is being clicked)."""
     clicked = 0
     if page.is_hidden("#ordering"):
         return 0
     for _ in range(12):
-        missing = page.eval_on_selector_all(
-            "#orders li.missing", "els => els.map(e => e.dataset.loc)"
+        # The phase and its orders list read at once: one render of the page shows both.
+        phase, missing, highlighted = page.evaluate(
+            "() => [document.querySelector('#map svg').dataset.phase,"
+            " [...document.querySelectorAll('#orders li.missing')].map(e => e.dataset.loc),"
+            " [...document.querySelectorAll('#map .outline.target')].map(e => e.dataset.prov)]"
         )
-        highlighted = page.eval_on_selector_all(
-            "#map .outline.target", "els => els.map(e => e.dataset.prov)"
-        )
-        kind = _phase(page)[-1]
+        moved_on = f"document.querySelector('#map svg').dataset.phase !== '{phase}'"
+        kind = phase[-1:]
         before = _order_count(page)
         if kind == "A":
             if not highlighted:
@@ -147,7 +158,7 @@ def _order_phase(page: Any, plan: dict[str, str]) -> int:
             _wait_view(
                 page,
                 "document.querySelector(\"#menu button[data-id^='build:']\") !== null || "
-                f"document.querySelectorAll('#orders li.given').length > {before}",
+                f"document.querySelectorAll('#orders li.given').length > {before} || {moved_on}",
             )
             if page.query_selector("#menu button[data-id^='build:']"):
                 page.click("#menu button[data-id^='build:']")
@@ -157,7 +168,12 @@ def _order_phase(page: Any, plan: dict[str, str]) -> int:
             loc = missing[0]
             prov = loc.split("/")[0]
             _click_loc(page, prov)
-            _wait_view(page, f"document.querySelector('#prompt').textContent.includes('{prov}')")
+            _wait_view(
+                page,
+                f"document.querySelector('#prompt').textContent.includes('{prov}') || {moved_on}",
+            )
+            if _phase(page) != phase:
+                break
             targets = page.eval_on_selector_all(
                 "#map .outline.target", "els => els.map(e => e.dataset.prov)"
             )
@@ -170,8 +186,14 @@ def _order_phase(page: Any, plan: dict[str, str]) -> int:
                 coast = page.query_selector("#map .coast-target.target")
                 if coast is not None and "coast" in page.inner_text("#prompt"):
                     coast.click()
-        _wait_view(page, f"document.querySelectorAll('#orders li.given').length > {before}")
+        _wait_view(
+            page, f"document.querySelectorAll('#orders li.given').length > {before} || {moved_on}"
+        )
+        if _phase(page) != phase:
+            break
         clicked += 1
+        if done is not None:
+            done[phase] = done.get(phase, 0) + 1
     return clicked
 
 
@@ -302,7 +324,7 @@ def _play_to_the_year_limit(page: Any, artifacts: Path) -> None:
     plans = {"BUR": "BEL", "MAO": "POR", "SPA": "SPA", "BEL": "HOL"}
     phases = ["S1901M"]
     mid_shot = False
-    clicks = 0
+    clicked: dict[str, int] = {}  # phase -> orders given by clicking there
     deadline = time.monotonic() + 900  # an outer limit for the whole game, never reached
     while page.evaluate("document.body.dataset.stage") != "finished":
         assert time.monotonic() < deadline, f"stuck in {_phase(page)}"
@@ -319,7 +341,7 @@ def _play_to_the_year_limit(page: Any, artifacts: Path) -> None:
                 "document.body.dataset.stage === 'finished' || "
                 f"document.querySelector('#map svg').dataset.phase !== '{phase}'",
             )
-        clicks += _order_phase(page, plans)
+        _order_phase(page, plans, clicked)
         if phase[-1] == "A" and "builds are chosen" in page.inner_text("#prompt"):
             assert page.query_selector("#menu button[data-id=waive]") is None
             _shot(page, artifacts / "web-builds.png")
@@ -339,7 +361,9 @@ def _play_to_the_year_limit(page: Any, artifacts: Path) -> None:
         _ready_and_wait(page, phase)
     assert phases[0:2] == ["S1901M", "F1901M"] and any(p.startswith("W1901") for p in phases)
     assert "S1902M" in phases and "F1902M" in phases
-    assert clicks >= 12  # four movement phases of three or more units, and builds
+    # Each later movement phase was ordered by clicking (how many units France has then, and
+    # whether it builds, depend on how the bots played, so the count per phase is not fixed).
+    assert all(clicked.get(p, 0) >= 2 for p in ("F1901M", "S1902M", "F1902M")), clicked
 
 
 def _check_the_end(page: Any, artifacts: Path) -> None:
