@@ -617,7 +617,7 @@ class WebSession(Link):
         elif kind == "order" and isinstance(data.get("text"), str):
             self._typed(data["text"], ws)
         elif kind == "ready":
-            self._ready(bool(data.get("on", True)), ws)
+            self._ready(bool(data.get("on", True)), ws, data.get("phase"))
         if action is not None:
             verb, order = action
             self._gave_orders()
@@ -665,9 +665,17 @@ class WebSession(Link):
             book.submit(self.power, o)
         return book
 
-    def _ready(self, on: bool, ws: WebSocket) -> None:
+    def _ready(self, on: bool, ws: WebSocket, meant: object = None) -> None:
+        """Ready (or not) for this phase. ``meant``: the phase the page showed when the person
+        clicked; a click made just before the game moved on must not end the new phase
+        unordered, so it is refused with a notice."""
         assert self.state is not None
         phase = self.state.phase.name
+        if meant is not None and meant != phase:
+            self.notice(
+                f"That was for {meant}; the game is now in {phase}: nothing said.", "error", ws
+            )
+            return
         if not on:
             self.send(m.Not(m.Gof()))
             self.hub.seats.set_ready(self.seat.token, None)

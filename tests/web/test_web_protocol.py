@@ -189,6 +189,13 @@ async def test_a_game_by_clicks_typed_orders_and_ready(web: WebHub) -> None:
         lines = {(r["power"], r["text"]) for r in view["results"][0]["lines"]}
         assert ("FRA", "F BRE - MAO") in lines and ("FRA", "A PAR H") in lines
         assert view["ready"] is False  # a new phase: not ready until one says so
+        # A Ready sent for the phase just over (clicked as the game moved on) is refused:
+        # the new phase is not ended unordered.
+        page.notices.clear()
+        await page.send(t="ready", on=True, phase="S1901M")
+        await page.until(lambda v: bool(page.notices))
+        assert "S1901M" in page.notices[-1]["text"] and "F1901M" in page.notices[-1]["text"]
+        # (Fall is still to be ordered: the orders below are given in it, then Ready ends it.)
         # The history: the first phase with its orders.
         await page.send(t="history", index=0)
         hist = await page.until(lambda v: v.get("t") == "history")

@@ -203,7 +203,8 @@ function startGame(id) {
   $("#game").hidden = false;
   $("#map").addEventListener("click", onMapClick);
   $("#ready").addEventListener("click", () => {
-    send({ t: "ready", on: !(game.view && game.view.ready) });
+    // The phase shown goes with it: the server refuses a Ready the game has moved past.
+    send({ t: "ready", on: !(game.view && game.view.ready), phase: game.view && game.view.phase });
   });
   $("#typed").addEventListener("submit", (ev) => {
     ev.preventDefault();
