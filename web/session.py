@@ -671,9 +671,15 @@ class WebSession(Link):
         unordered, so it is refused with a notice."""
         assert self.state is not None
         phase = self.state.phase.name
+        if meant is not None and not isinstance(meant, str):
+            self.notice('A Ready names its phase as text, e.g. "S1901M".', "error", ws)
+            return
         if meant is not None and meant != phase:
+            # What the page sent is not echoed: only the phase the game is in.
             self.notice(
-                f"That was for {meant}; the game is now in {phase}: nothing said.", "error", ws
+                f"That was for another phase; the game is now in {phase}: nothing said.",
+                "error",
+                ws,
             )
             return
         if not on:

@@ -239,7 +239,11 @@ class Estimator:
                 # A blueprint not forecast this phase (no time) is scored as uniformly random
                 # play would be: neither credit nor blame beyond that baseline.
                 uniform = name in exp.uniform or name not in exp.forecasts
-                draws = [_by_unit(d) for d in exp.forecasts.get(name, {}).get(power) or ()]
+                draws = (
+                    []
+                    if uniform
+                    else [_by_unit(d) for d in exp.forecasts.get(name, {}).get(power) or ()]
+                )
                 totals[name] += sum(
                     math.log(_odds(draws, prov, text, exp.legal.get(prov, 1), uniform))
                     for prov, text in actual.items()

@@ -5,6 +5,7 @@ through the history. Screenshots go to test-artifacts/ (start, middle, end, a ph
 from __future__ import annotations
 
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -132,14 +133,14 @@ def _order_count(page: Any) -> int:
     return int(page.eval_on_selector_all("#orders li.given", "els => els.length"))
 
 
-def _order_phase(page: Any, plan: dict[str, str], done: dict[str, int] | None = None) -> int:
+def _order_phase(page: Any, plan: dict[str, str]) -> dict[str, int]:
     """Give every unit an order by clicking: the planned destination when it is offered,
-    else the first choice the page highlights. Returns how many orders were clicked; ``done``
-    counts them by the phase the page showed when each was given. Stops when the game moves
-    on (a bot's Ready or a deadline can end a phase while the page is being clicked)."""
-    clicked = 0
+    else the first choice the page highlights. Returns how many orders were clicked, by the
+    phase the page showed when each was given. Stops when the game moves on (a bot's Ready
+    or a deadline can end a phase while the page is being clicked)."""
+    clicked: dict[str, int] = {}
     if page.is_hidden("#ordering"):
-        return 0
+        return clicked
     for _ in range(12):
         # The phase and its orders list read at once: one render of the page shows both.
         phase, missing, highlighted = page.evaluate(
@@ -191,9 +192,7 @@ def _order_phase(page: Any, plan: dict[str, str], done: dict[str, int] | None = 
         )
         if _phase(page) != phase:
             break
-        clicked += 1
-        if done is not None:
-            done[phase] = done.get(phase, 0) + 1
+        clicked[phase] = clicked.get(phase, 0) + 1
     return clicked
 
 
@@ -324,7 +323,7 @@ def _play_to_the_year_limit(page: Any, artifacts: Path) -> None:
     plans = {"BUR": "BEL", "MAO": "POR", "SPA": "SPA", "BEL": "HOL"}
     phases = ["S1901M"]
     mid_shot = False
-    clicked: dict[str, int] = {}  # phase -> orders given by clicking there
+    clicked: Counter[str] = Counter()  # phase -> orders given by clicking there
     deadline = time.monotonic() + 900  # an outer limit for the whole game, never reached
     while page.evaluate("document.body.dataset.stage") != "finished":
         assert time.monotonic() < deadline, f"stuck in {_phase(page)}"
@@ -341,7 +340,7 @@ def _play_to_the_year_limit(page: Any, artifacts: Path) -> None:
                 "document.body.dataset.stage === 'finished' || "
                 f"document.querySelector('#map svg').dataset.phase !== '{phase}'",
             )
-        _order_phase(page, plans, clicked)
+        clicked.update(_order_phase(page, plans))
         if phase[-1] == "A" and "builds are chosen" in page.inner_text("#prompt"):
             assert page.query_selector("#menu button[data-id=waive]") is None
             _shot(page, artifacts / "web-builds.png")
@@ -363,7 +362,7 @@ def _play_to_the_year_limit(page: Any, artifacts: Path) -> None:
     assert "S1902M" in phases and "F1902M" in phases
     # Each later movement phase was ordered by clicking (how many units France has then, and
     # whether it builds, depend on how the bots played, so the count per phase is not fixed).
-    assert all(clicked.get(p, 0) >= 2 for p in ("F1901M", "S1902M", "F1902M")), clicked
+    assert all(clicked[p] >= 2 for p in ("F1901M", "S1902M", "F1902M")), clicked
 
 
 def _check_the_end(page: Any, artifacts: Path) -> None:

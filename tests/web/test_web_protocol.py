@@ -194,7 +194,11 @@ async def test_a_game_by_clicks_typed_orders_and_ready(web: WebHub) -> None:
         page.notices.clear()
         await page.send(t="ready", on=True, phase="S1901M")
         await page.until(lambda v: bool(page.notices))
-        assert "S1901M" in page.notices[-1]["text"] and "F1901M" in page.notices[-1]["text"]
+        assert "now in F1901M" in page.notices[-1]["text"]
+        assert page.notices[-1]["level"] == "error"
+        await page.send(t="ready", on=True, phase=5)  # not a phase name: refused as such
+        await page.until(lambda v: len(page.notices) == 2)
+        assert "names its phase as text" in page.notices[-1]["text"]
         # (Fall is still to be ordered: the orders below are given in it, then Ready ends it.)
         # The history: the first phase with its orders.
         await page.send(t="history", index=0)
