@@ -277,6 +277,8 @@ def _order_spring_1901(page: Any) -> None:
     _click_loc(page, "BUR")
     _wait_view(page, "document.querySelector('#map #pending-PAR') !== null")
     _click_loc(page, "MAR")
+    # The menu is MAR's once the prompt names it (before that it may be the last one's).
+    _wait_view(page, "document.querySelector('#prompt').textContent.includes('MAR')")
     page.click("#menu button[data-id=support]")
     _wait_view(page, "document.querySelector('#prompt').textContent.includes('click the unit')")
     _click_loc(page, "PAR")
