@@ -121,7 +121,7 @@ class Bordeaux(Bot):
         stats: SearchStats | None = None
         if view.kind == "movement":
             dumb = {p: evaluate(state, p, weights_for(state, p)) for p in state.map.powers}
-            evaluator = Evaluator(state, groups, self.params, dumb)
+            evaluator = Evaluator(state, groups, self.params, dumb, ours=0)
             defaults = {
                 p: movement_orders(state, p, dumb[p], view.rng)
                 for p in state.map.powers
@@ -137,10 +137,10 @@ class Bordeaux(Bot):
             chosen = search.run(budget)
             stats = search.stats
         elif view.kind == "retreat":
-            evaluator = Evaluator(state, groups, self.params)
+            evaluator = Evaluator(state, groups, self.params, ours=0)
             chosen = retreat_orders(position, power, evaluator, c, bound, budget)
         else:
-            evaluator = Evaluator(state, groups, self.params)
+            evaluator = Evaluator(state, groups, self.params, ours=0)
             chosen = adjustment_orders(position, power, evaluator, self.params, c, bound, budget)
         decision = Decision(state.phase.name, view.kind, budget.elapsed(), budget.used, stats)
         self.decisions.append(decision)

@@ -15,9 +15,23 @@ its members', so it is computed on alliances directly). For an alliance ``g``:
   its side's reach; an empty neutral centre goes to the
   alliance with the most reach with chance ``1 / (1 + exp(-threat_slope * (m - take_bias)))``;
 * **units**: ``unit`` each, ``dislodged`` for each unit dislodged by this phase;
+* **builds** (a Fall phase): ``build`` for each build the coming adjustments will allow a
+  power, the centres it holds beyond its units but no more than its home centres that it
+  owns and no unit stands on (a unit left at home in the Fall costs a build: the power
+  waives it);
 * **proximity**: ``proximity`` times the unit's node value on its own power's DumbBot
   proximity map (attack and defence values of centres spread over ten layers), scaled to 0..1
   per power, so units drift towards centres worth taking and centres needing defence.
+
+**Rivalry** (``rivalry``, for our alliance only, when the evaluator is told which it is): the
+score of a game cut by a year limit is its Sum-of-Squares share ``c0² / Σ c²``, so a centre
+taken from a big rival is worth more than one taken from a small one or from nobody, and a
+rival's growth costs us even when it takes nothing of ours. To first order, with ``c`` the
+centres at the root and ``R = Σ_{h≠0} c_h²``, the share moves with
+``dc0 - c0 / (2R) · dR``. Our value therefore loses ``rivalry · v0 / (2R) · (Σ r_h² - R)``,
+where ``r_h`` is rival ``h``'s value rescaled to centres (``c_h`` times its value over its value at
+the root) and ``v0`` our value at the root; at ``rivalry = 1`` a centre moved between powers
+changes our value exactly as it changes the share, and the root keeps its value.
 """
 
 from __future__ import annotations
@@ -76,13 +90,20 @@ class Evaluator:
         groups: Sequence[frozenset[str]],
         params: Params,
         dumb: Mapping[str, Evaluation] | None = None,
+        ours: int | None = None,
     ) -> None:
+        """``ours``: the index in ``groups`` of the alliance whose value counts its rivals
+        (the ``rivalry`` term); None: every alliance is valued alone."""
         gmap = state.map
         self.params = params
         self.groups = tuple(groups)
         self.group_of: dict[str, int] = {p: i for i, g in enumerate(groups) for p in g}
         self.centres = state.centres
         self.supply_centres = tuple(sorted(gmap.supply_centres))
+        self.homes: dict[str, tuple[str, ...]] = {
+            p: tuple(sorted(s for s in self.supply_centres if p in gmap.homes_of.get(s, ())))
+            for p in self.group_of
+        }
         self.reach = centres_reached(gmap)
         self.worth: dict[str, list[float]] = {
             s: [
@@ -103,6 +124,9 @@ class Evaluator:
             1.0 / (1.0 + math.exp(min(60.0, -slope * (m - params.take_bias))))
             for m in range(-MARGINS, MARGINS + 1)
         ]
+        self.ours = ours if ours is not None and params.rivalry > 0 else None
+        self._root_units = state.units
+        self._rivals: dict[bool, tuple[float, float, list[float]] | None] = {}
 
     def values(
         self,
@@ -115,6 +139,46 @@ class Evaluator:
         """Each alliance's value of the board ``units`` (by province) reached by a phase.
         ``fall``: occupied centres change hands now (after Fall moves or Autumn retreats).
         ``centres``: the owners before that (default: the root position's)."""
+        val = self._values(units, dislodged, fall, centres)
+        if self.ours is None:
+            return val
+        if fall not in self._rivals:
+            self._rivals[fall] = self._rival_scales(fall)
+        rivals = self._rivals[fall]
+        if rivals is not None:
+            coef, base, scale = rivals
+            spread = sum((v * k) ** 2 for v, k in zip(val, scale, strict=True))
+            val[self.ours] -= coef * (spread - base)
+        return val
+
+    def _rival_scales(self, fall: bool) -> tuple[float, float, list[float]] | None:
+        """The rivalry term's coefficient, the rivals' spread ``R`` at the root, and each
+        alliance's value-to-centres scale (0 for ours and for an alliance with no value);
+        None when no rival holds a centre."""
+        assert self.ours is not None
+        root = self._values(self._root_units, (), fall, None)
+        held = [0] * len(self.groups)
+        for owner in self.centres.values():
+            g = self.group_of.get(owner)
+            if g is not None:
+                held[g] += 1
+        scale = [
+            held[g] / root[g] if g != self.ours and root[g] > 0 else 0.0
+            for g in range(len(self.groups))
+        ]
+        spread = sum(held[g] ** 2 for g in range(len(self.groups)) if scale[g])
+        if spread <= 0:
+            return None
+        coef = self.params.rivalry * max(0.0, root[self.ours]) / (2 * spread)
+        return coef, float(spread), scale
+
+    def _values(
+        self,
+        units: Mapping[str, Unit],
+        dislodged: Iterable[Unit],
+        fall: bool,
+        centres: Mapping[str, str] | None,
+    ) -> list[float]:
         p = self.params
         owners = self.centres if centres is None else centres
         group_of = self.group_of
@@ -124,10 +188,14 @@ class Evaluator:
         reach = self.reach
         unit_w, prox_w = p.unit, p.proximity
         prox = self.prox
+        builds = fall and p.build > 0
+        held: dict[str, int] = {}
         for u in units.values():
             g = group_of.get(u.power)
             if g is None:
                 continue
+            if builds:
+                held[u.power] = held.get(u.power, 0) - 1
             node = (u.type, u.loc)
             val[g] += unit_w + prox_w * prox[u.power].get(node, 0.0)
             for s in reach[node]:
@@ -154,6 +222,9 @@ class Evaluator:
                 hg = group_of.get(owner) if owner is not None else None
             if fall and hg is not None:
                 val[hg] += now_w * w[hg]
+                if builds:
+                    holder = occ.power if occ is not None else owners[s]
+                    held[holder] = held.get(holder, 0) + 1
             c = counts.get(s)
             if not c:
                 if hg is not None:
@@ -176,6 +247,13 @@ class Evaluator:
             chance = lose[max(-span, min(span, defence - a1 * STEPS)) + span]
             val[hg] += (1.0 - chance) * next_w * w[hg]
             val[g1] += chance * next_w * w[g1]
+        if builds:
+            for power, due in held.items():
+                if due > 0:
+                    free = sum(
+                        1 for h in self.homes[power] if h not in units and owners.get(h) == power
+                    )
+                    val[group_of[power]] += p.build * min(due, free)
         return val
 
 

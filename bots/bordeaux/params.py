@@ -31,6 +31,9 @@ class Params:
     home_bonus: float = _p(0.25, 0.0, 2.0, "extra worth of a home centre to its owner")
     unit: float = _p(0.35, 0.0, 2.0, "each unit on the board")
     dislodged: float = _p(0.1, 0.0, 2.0, "each dislodged unit (it may retreat or disband)")
+    build: float = _p(
+        0.0, 0.0, 3.0, "each build the coming adjustments allow (Fall: free home centres)"
+    )
     proximity: float = _p(
         0.3, 0.0, 3.0, "a unit on the best node of its power's DumbBot proximity map"
     )
@@ -45,6 +48,12 @@ class Params:
     )
     take_bias: float = _p(
         0.5, -3.0, 3.0, "an empty neutral centre is taken half the time at reach margin take_bias"
+    )
+    rivalry: float = _p(
+        0.0,
+        0.0,
+        3.0,
+        "how our value counts rivals' centres as the Sum-of-Squares share does (1: first order)",
     )
     # -- movement search (RES) ----------------------------------------------------------
     own_turns: int = _p(

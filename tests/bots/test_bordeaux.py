@@ -38,7 +38,7 @@ from engine.orders import (
 )
 from engine.orderset import OrderSet, owes_orders
 from engine.simulate import random_game, random_orders
-from engine.state import Dislodged, GameState, initial_state, make_state, parse_unit
+from engine.state import Dislodged, GameState, Unit, initial_state, make_state, parse_unit
 from engine.turn import process
 from protocol import messages as m
 from tests.boards import HOMES
@@ -504,6 +504,66 @@ def test_the_evaluator_counts_centres_and_threats() -> None:
     after_hold = ev.values(held, fall=True)
     assert after_take[fra] > after_hold[fra] + 0.5
     assert after_take[ger] < after_hold[ger] - 0.5
+
+
+def test_a_home_centre_left_free_in_the_fall_is_worth_a_build() -> None:
+    # Italy holds four centres with three units. If the fleet in the Ionian Sea sails home to
+    # Naples, no home centre is free and the build is waived: ``build`` values the room.
+    owners = {"ROM": "ITA", "NAP": "ITA", "VEN": "ITA", "TUN": "ITA"}
+    rest = ("ITA A ROM", "ITA A VEN", "TUR A SMY")
+    groups = [frozenset({p}) for p in G.powers]
+    ita = G.powers.index("ITA")
+
+    def gain(params: Params, phase: str) -> float:
+        state = board("ITA F ION", *rest, phase=phase, centres=owners)
+        ev = Evaluator(state, groups, params)
+        fall = phase.startswith("F")
+        out, home = (
+            ev.values(board(f"ITA F {at}", *rest).units, fall=fall)[ita] for at in ("ION", "NAP")
+        )
+        return out - home
+
+    plain = gain(Params(), "F1903M")
+    assert gain(Params(build=0.6), "F1903M") == pytest.approx(plain + 0.6)
+    # In the Spring no build is due yet, and with nothing to build there is no room to keep.
+    assert gain(Params(build=0.6), "S1903M") == pytest.approx(gain(Params(), "S1903M"))
+    owners["TUN"] = "TUR"
+    assert gain(Params(build=0.6), "F1903M") == pytest.approx(gain(Params(), "F1903M"))
+
+
+def test_rivalry_prefers_a_big_rivals_centre_as_the_share_does() -> None:
+    # France (10 centres) can take Munich from Germany (8) or Venice from Italy (2). The
+    # Sum-of-Squares share gains more from Munich (121/174 against 121/186), but the plain
+    # evaluator prefers Venice for its proximity values; the rivalry term turns it round,
+    # keeps the root's value and leaves the rivals' own values as they were.
+    owners = {
+        **dict.fromkeys(
+            ("BRE", "PAR", "MAR", "SPA", "POR", "BEL", "HOL", "LON", "EDI", "LVP"), "FRA"
+        ),
+        **dict.fromkeys(("BER", "KIE", "MUN", "DEN", "SWE", "NWY", "WAR", "MOS"), "GER"),
+        **dict.fromkeys(("ROM", "VEN"), "ITA"),
+    }
+    units = ["FRA A BUR", "FRA F MAO", "GER A BER", "GER F KIE", "ITA A ROM"]
+    state = board("FRA A TYR", *units, phase="F1905M", centres=owners)
+    groups = [frozenset({"FRA"}), frozenset({"GER"}), frozenset({"ITA"})]
+
+    def after(dest: str) -> dict[str, Unit]:
+        return board(f"FRA A {dest}", *units).units
+
+    plain = Evaluator(state, groups, Params(), ours=0)
+    rival = Evaluator(state, groups, Params(rivalry=1.0), ours=0)
+    assert rival.values(state.units, fall=True) == pytest.approx(
+        plain.values(state.units, fall=True)
+    )
+    mun, ven = (rival.values(after(d), fall=True) for d in ("MUN", "VEN"))
+    plain_mun, plain_ven = (plain.values(after(d), fall=True) for d in ("MUN", "VEN"))
+    assert plain_mun[0] < plain_ven[0]
+    assert mun[0] > ven[0] + 0.5
+    assert (mun[1:], ven[1:]) == (plain_mun[1:], plain_ven[1:])
+    # Told no alliance is ours (the cheap search that models every power), it counts none.
+    assert Evaluator(state, groups, Params(rivalry=1.0)).values(after("MUN"), fall=True) == (
+        plain_mun
+    )
 
 
 def test_budget_shares() -> None:
