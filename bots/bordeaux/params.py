@@ -66,6 +66,9 @@ class Params:
         0.0, 0.0, 1.0, "mutation rate at the end of the search (the share of units mutated)"
     )
     improve_eps: float = _p(1e-6, 0.0, 0.5, "a value must rise by more than this to be adopted")
+    convoys: int = _p(
+        1, 0, 1, "1: armies may be convoyed by their alliance's fleets at sea; 0: never"
+    )
     scenarios: int = _p(
         3, 0, 16, "predictions of the other powers' orders (opponent models) ours are valued on"
     )

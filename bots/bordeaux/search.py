@@ -4,7 +4,10 @@ Every alliance starts from default orders (DumbBot's greedy orders, the supports
 into the moves they stand for). Then, alliance after alliance in turn, the search mutates the
 alliance's last *raw* best orders (moves and holds only): ``n`` of its units, chosen at random,
 get a random move or hold, with ``n`` falling from all its units to one as the budget is spent
-(the "refined" part: big jumps early, fine changes late). Supports are then made inside the
+(the "refined" part: big jumps early, fine changes late). An army next to a chain of its
+alliance's fleets at sea may also be convoyed along it to a province it cannot walk to: the
+fleets on the route then convoy it (a fleet just given another order wins over an army that
+wanted it; otherwise the newest order wins). Supports are then made inside the
 alliance (two units moving to one province: one supports the other; a unit moving where an
 ally stays: a support to hold), swaps between allies are dropped unadjudicated, and the
 orders are adjudicated by the engine against every other alliance's current best. When the
@@ -32,13 +35,24 @@ from bots.bordeaux.budget import Budget
 from bots.bordeaux.constraints import Constraints
 from bots.bordeaux.evaluate import Evaluator
 from bots.bordeaux.params import Params
+from engine.convoy import find_route, fleet_mask
 from engine.map import province_of
-from engine.orders import Hold, Move, Order, SupportHold, SupportMove, Waive, order_key
+from engine.orders import (
+    Convoy,
+    Hold,
+    Move,
+    Order,
+    SupportHold,
+    SupportMove,
+    Waive,
+    order_key,
+)
 from engine.state import Unit
 
 log = logging.getLogger("bots")
 
 Orders = dict[str, Order]  # unit province -> order
+Routes = dict[tuple[str, str], tuple[str, ...]]  # (army's province, destination) -> fleets' seas
 MAX_IDLE = 2000  # mutations in a row that cost no adjudication: the search has nothing to try
 
 
@@ -82,6 +96,7 @@ class RES:
         self.stats = SearchStats()
         self.budget: Budget | None = None
         self.options, self.allowed, self.fixed = self._choices(constraints, bound)
+        self.routes = self._convoy_routes()
         self.weights = self._mutation_weights()
         self.units_of = self._units_by_group()
         self.idle = self._out_of_contact(me)
@@ -129,6 +144,41 @@ class RES:
             options[prov] = opts or [orders[0]]
         return options, allowed, fixed
 
+    def _convoy_routes(self) -> Routes:
+        """Adds to the armies' choices the moves by convoy along a chain of their alliance's
+        own fleets (the search plays only its alliances' orders, so another power's fleet
+        is no route), to provinces the army cannot walk to; returns each such move's route.
+        A route through a fleet whose order is fixed, or whose convoy order the constraints
+        forbid, is none. With ``convoys=0``, no army is convoyed."""
+        if not self.params.convoys:
+            return {}
+        units, gmap = self.state.units, self.state.map
+        fleets = [
+            fleet_mask(gmap, ((u.type, u.loc) for u in units.values() if u.power in g))
+            for g in self.groups
+        ]
+        group_of = {p: i for i, g in enumerate(self.groups) for p in g}
+        routes: Routes = {}
+        for prov in sorted(self.options):
+            army = units[prov]
+            g = group_of.get(army.power)
+            if army.type != "A" or g is None or not fleets[g] or prov in self.fixed:
+                continue
+            walk = gmap.reach("A", army.loc)
+            for o in sorted(self.allowed[prov], key=str):
+                if not isinstance(o, Move) or not o.convoy or o.dest in walk:
+                    continue
+                route = find_route(gmap, fleets[g], prov, province_of(o.dest))
+                if route is None or not all(
+                    sea not in self.fixed
+                    and Convoy(units[sea], army, o.dest) in self.allowed.get(sea, ())
+                    for sea in route
+                ):
+                    continue
+                routes[(prov, o.dest)] = route
+                self.options[prov].append(o)
+        return routes
+
     def _mutation_weights(self) -> dict[str, list[float]]:
         """Mutation odds: a move weighs more the better its destination is on the unit's
         power's proximity map, so that the few nodes go to plausible orders first."""
@@ -164,6 +214,7 @@ class RES:
         given = _by_unit(defaults)
         for g in range(len(self.groups)):
             raw = {p: self._raw_of(p, given.get(p)) for p in self.units_of[g]}
+            self._agree(raw, set())
             prev = {p: o for p in self.units_of[g] if (o := given.get(p)) is not None}
             final = self._supports(raw, prev, set())
             if final is None:
@@ -242,7 +293,16 @@ class RES:
             if mixed is not None:
                 self.stats.mixed = True
                 ours = mixed
-        return [ours[p] for p in sorted(ours)]
+        return [self._routed(ours[p]) for p in sorted(ours)]
+
+    def _routed(self, order: Order) -> Order:
+        """A move by convoy with the route our fleets convoy it on (what DAIDE's VIA says;
+        another power's fleets may offer a shorter one that ours do not take)."""
+        if type(order) is Move and order.convoy:
+            route = self.routes.get((order.unit.province, order.dest))
+            if route is not None:
+                return Move(order.unit, order.dest, True, route)
+        return order
 
     def _mutable(self, g: int) -> bool:
         return any(
@@ -259,6 +319,8 @@ class RES:
         raw = dict(self.raw[g])
         for p in picked:
             raw[p] = self.rng.choices(self.options[p], self.weights[p])[0]
+        if self.routes:
+            self._agree(raw, set(picked))
         if raw == self.raw[g]:
             return None
         final = self._supports(raw, self.best[g], set(picked))
@@ -347,9 +409,42 @@ class RES:
                 return o
         return None
 
+    def _convoyed(self, raw: Orders) -> list[tuple[str, Move, tuple[str, ...]]]:
+        """The raw moves by convoy: (army's province, move, route)."""
+        routes = self.routes
+        out: list[tuple[str, Move, tuple[str, ...]]] = []
+        for p, o in raw.items():
+            if type(o) is Move and o.convoy:
+                route = routes.get((p, o.dest))
+                if route is not None:
+                    out.append((p, o, route))
+        return out
+
+    def _agree(self, raw: Orders, picked: set[str]) -> None:
+        """Make the raw moves by convoy and their fleets agree, in place: a fleet on a
+        route holds in the raw orders (the supports step turns it into the convoy). An order
+        just given wins: an army whose route needs a fleet just given a move, or a fleet
+        another army's route already took, holds instead; a fleet given a move earlier is
+        taken by an army just ordered to convoy. The armies are settled newest first."""
+        if not self.routes:
+            return
+        taken: set[str] = set()
+        for p, _, route in sorted(self._convoyed(raw), key=lambda c: (c[0] not in picked, c[0])):
+            lost = any(
+                sea in taken or (sea in picked and p not in picked and type(raw[sea]) is Move)
+                for sea in route
+            )
+            if lost or not all(sea in raw for sea in route):
+                raw[p] = self._hold(p)
+                continue
+            for sea in route:
+                taken.add(sea)
+                if type(raw[sea]) is not Hold:
+                    raw[sea] = self._hold(sea)
+
     def _supports(self, raw: Orders, prev: Orders, mutated: set[str]) -> Orders | None:
-        """The alliance's orders from its raw moves and holds: supports made, swaps refused
-        (None)."""
+        """The alliance's orders from its raw moves and holds: convoys given, supports made,
+        swaps refused (None)."""
         units = self.state.units
         for p, o in raw.items():
             if isinstance(o, Move):
@@ -357,6 +452,10 @@ class RES:
                 if isinstance(back, Move) and province_of(back.dest) == p:
                     return None
         final = dict(raw)
+        convoyed = self._convoyed(raw) if self.routes else []
+        for _, o, route in convoyed:
+            for sea in route:
+                final[sea] = Convoy(units[sea], o.unit, o.dest)
         for _ in range(3):  # a unit turned into a supporter stays put: look again
             changed = False
             movers: dict[str, list[str]] = {}
@@ -383,6 +482,10 @@ class RES:
                         changed = True
             if not changed:
                 break
+        for p, o, route in convoyed:
+            if final[p] != o:  # the army was made a supporter (or holds): no convoy
+                for sea in route:
+                    final[sea] = raw[sea]
         return final
 
     def _or_hold(self, prov: str, order: Order) -> Order:

@@ -25,6 +25,7 @@ from engine.legal import legal_orders
 from engine.map import load_map, province_of
 from engine.orders import (
     Build,
+    Convoy,
     Disband,
     Hold,
     Move,
@@ -372,6 +373,76 @@ def test_a_supported_attack_on_an_undefended_centre() -> None:
         {"A BUR - MUN", "A TYR S A BUR - MUN"},
         {"A TYR - MUN", "A BUR S A TYR - MUN"},
     ), given
+
+
+def test_an_army_is_convoyed_by_its_own_fleet_to_an_empty_centre() -> None:
+    # Fall 1901: Norway is empty and only England's fleet in the North Sea reaches it. The
+    # army in Yorkshire can have it only by convoy, which leaves the fleet free to hold the
+    # sea; the orders go out as DAIDE wants them (CTO ... VIA) and the server accepts them.
+    state = board("ENG A YOR", "ENG F NTH", "ENG F LON", "FRA A PAR", "GER A MUN", "RUS A MOS")
+    for seed in (1, 2, 3):
+        given = decide(state, "ENG", seed=seed, nodes=600)
+        assert {"A YOR - NWY VIA", "F NTH C A YOR - NWY"} <= texts(given), texts(given)
+        check_complete_and_legal(state, "ENG", given)
+        (move,) = [o for o in given if isinstance(o, Move) and o.convoy]
+        assert move.via == ("NTH",)
+
+
+def test_no_convoy_through_another_powers_fleet_and_fleets_agree_with_their_armies() -> None:
+    from bots.bordeaux.search import RES
+
+    # A French fleet in the North Sea is no route for England (the search plays only its
+    # alliance's orders); England's own fleet in the Channel is one, to Belgium, Picardy and
+    # Brest.
+    state = board("ENG A LON", "ENG A YOR", "ENG F ECH", "FRA F NTH", "FRA A PAR")
+    groups = [frozenset({"ENG"}), frozenset({"FRA"})]
+    res = RES(
+        Position(state),
+        groups,
+        Evaluator(state, groups, Params()),
+        Params(),
+        Constraints(),
+        frozenset({"ENG"}),
+        random.Random(1),
+        {},
+    )
+    assert sorted(res.routes) == [("LON", "BEL"), ("LON", "BRE"), ("LON", "PIC")]
+    assert all(route == ("ECH",) for route in res.routes.values())
+    convoy = next(o for o in res.options["LON"] if isinstance(o, Move) and o.dest == "BEL")
+    fleet_move = next(o for o in res.options["ECH"] if isinstance(o, Move) and o.dest == "NTH")
+    hold_lon, hold_ech = Hold(state.units["LON"]), Hold(state.units["ECH"])
+    # The army just ordered to convoy takes the fleet, which holds in the raw orders and
+    # convoys in the final ones.
+    raw: dict[str, Order] = {"LON": convoy, "YOR": Hold(state.units["YOR"]), "ECH": fleet_move}
+    res._agree(raw, {"LON"})
+    assert raw["ECH"] == hold_ech and raw["LON"] == convoy
+    final = res._supports(raw, {}, {"LON"})
+    assert final is not None and str(final["ECH"]) == "F ECH C A LON - BEL"
+    # A fleet just given a move wins over the army's older convoy: the army holds.
+    raw = {"LON": convoy, "YOR": Hold(state.units["YOR"]), "ECH": fleet_move}
+    res._agree(raw, {"ECH"})
+    assert raw["LON"] == hold_lon and raw["ECH"] == fleet_move
+    # Searched through, every order set it adopts has each convoy's fleet convoying it.
+    res.run(Budget(30.0, 400))
+    for orders in res.best:
+        for o in orders.values():
+            if isinstance(o, Move) and o.convoy:
+                (sea,) = res.routes[(o.unit.province, o.dest)]
+                assert orders[sea] == Convoy(state.units[sea], o.unit, o.dest)
+    # ``convoys=0``: no army is convoyed.
+    off = Params(convoys=0)
+    none = RES(
+        Position(state),
+        groups,
+        Evaluator(state, groups, off),
+        off,
+        Constraints(),
+        frozenset({"ENG"}),
+        random.Random(1),
+        {},
+    )
+    assert none.routes == {}
+    assert not any(isinstance(o, Move) and o.convoy for o in none.options["LON"])
 
 
 def test_a_build_in_an_open_home_centre() -> None:
