@@ -20,6 +20,11 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+# The project's packages first: this folder's tournament.py would shadow the package.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tournament.scoring import Estimate
+
 
 def seat_of(game: dict[str, Any], label: str) -> dict[str, Any]:
     """The one seat of ``label`` in a game's raw result."""
@@ -27,16 +32,6 @@ def seat_of(game: dict[str, Any], label: str) -> dict[str, Any]:
     if len(seats) != 1:
         raise SystemExit(f"game {game['index']}: {len(seats)} seats labelled {label!r}, not 1")
     return seats[0]
-
-
-def mean_ci(xs: list[float]) -> tuple[float, float]:
-    """Mean and the half-width of its 95 % interval (normal approximation)."""
-    n = len(xs)
-    m = sum(xs) / n
-    if n < 2:
-        return m, math.inf
-    var = sum((x - m) ** 2 for x in xs) / (n - 1)
-    return m, 1.96 * math.sqrt(var / n)
 
 
 def correlation(a: list[float], b: list[float]) -> float:
@@ -48,13 +43,21 @@ def correlation(a: list[float], b: list[float]) -> float:
 
 
 def load(path: Path, line: int) -> dict[str, Any]:
-    rows = [r for r in path.read_text().splitlines() if r.strip()]
+    """The ``line``-th run (a JSON line) of a ``--json`` file of ``bench/strength.py``."""
+    try:
+        rows = [r for r in path.read_text().splitlines() if r.strip()]
+    except OSError as e:
+        raise SystemExit(f"{path}: cannot read it ({e.strerror})") from None
     if not rows:
         raise SystemExit(f"{path}: no run in it")
+    if not 0 <= line < len(rows):
+        raise SystemExit(f"{path}: has {len(rows)} runs, no line {line}")
     try:
-        run: dict[str, Any] = json.loads(rows[line])
-    except IndexError:
-        raise SystemExit(f"{path}: has {len(rows)} runs, no line {line}") from None
+        run = json.loads(rows[line])
+    except json.JSONDecodeError as e:
+        raise SystemExit(f"{path}: line {line + 1} is not JSON ({e.msg})") from None
+    if not isinstance(run, dict) or not isinstance(run.get("games"), list):
+        raise SystemExit(f"{path}: line {line + 1} is not a run of bench/strength.py")
     return run
 
 
@@ -92,18 +95,19 @@ def main(argv: list[str] | None = None) -> int:
     if len(a) < 2:
         raise SystemExit("fewer than two games in both runs")
     n = len(a)
-    ma, ca = mean_ci(a)
-    mb, cb = mean_ci(b)
-    md, cd = mean_ci([y - x for x, y in zip(a, b, strict=True)])
+    ea, eb = Estimate.of(a), Estimate.of(b)
+    ed = Estimate.of([y - x for x, y in zip(a, b, strict=True)])
     print(f"{n} paired games, seat {args.label!r}")
-    print(f"  base     {ma:.3f} ± {ca:.3f}, {solos[0]} solos, "
+    print(f"  base     {ea.mean:.3f} ± {ea.ci95:.3f}, {solos[0]} solos, "
           f"{sum(c for c, _ in centres) / n:.2f} centres  ({args.base.name})")  # fmt: skip
-    print(f"  changed  {mb:.3f} ± {cb:.3f}, {solos[1]} solos, "
+    print(f"  changed  {eb.mean:.3f} ± {eb.ci95:.3f}, {solos[1]} solos, "
           f"{sum(c for _, c in centres) / n:.2f} centres  ({args.changed.name})")  # fmt: skip
-    print(f"  paired difference {md:+.3f} ± {cd:.3f} (correlation {correlation(a, b):.2f})")
+    print(
+        f"  paired difference {ed.mean:+.3f} ± {ed.ci95:.3f} (correlation {correlation(a, b):.2f})"
+    )
     for power in sorted(by_power):
-        m, c = mean_ci(by_power[power])
-        print(f"    {power}: {m:+.3f} ± {c:.3f} over {len(by_power[power])} games")
+        e = Estimate.of(by_power[power])
+        print(f"    {power}: {e.mean:+.3f} ± {e.ci95:.3f} over {len(by_power[power])} games")
     return 0
 
 

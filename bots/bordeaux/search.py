@@ -95,6 +95,7 @@ class RES:
         self.fall = self.state.phase.season == "FAL"
         self.stats = SearchStats()
         self.budget: Budget | None = None
+        self.group_of = {p: i for i, g in enumerate(self.groups) for p in g}
         self.options, self.allowed, self.fixed = self._choices(constraints, bound)
         self.routes = self._convoy_routes()
         self.weights = self._mutation_weights()
@@ -157,7 +158,7 @@ class RES:
             fleet_mask(gmap, ((u.type, u.loc) for u in units.values() if u.power in g))
             for g in self.groups
         ]
-        group_of = {p: i for i, g in enumerate(self.groups) for p in g}
+        group_of = self.group_of
         routes: Routes = {}
         for prov in sorted(self.options):
             army = units[prov]
@@ -196,7 +197,7 @@ class RES:
     def _units_by_group(self) -> list[list[str]]:
         """Per group, the provinces of its units that have choices, sorted."""
         units = self.state.units
-        group_of = {p: i for i, g in enumerate(self.groups) for p in g}
+        group_of = self.group_of
         units_of: list[list[str]] = [[] for _ in self.groups]
         for prov in sorted(units):
             g = group_of.get(units[prov].power)
