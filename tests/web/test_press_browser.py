@@ -7,7 +7,6 @@ A gunboat game offers no press at all."""
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
@@ -19,7 +18,6 @@ from .test_browser import (
     WAIT_MS,
     Watch,
     _click_loc,
-    _order_phase,
     _phase,
     _ready_and_wait,
     _shot,
@@ -52,9 +50,10 @@ def _last_mine(page: Any) -> str:
     return str(page.eval_on_selector_all("#conv li.mine", "ls => ls.at(-1).dataset.seq"))
 
 
-def _propose(page: Any, before: int) -> str:
-    """Send the draft; returns the seq of the message once it shows in the conversation."""
-    page.click("#press-send button[data-send=and]")
+def _propose(page: Any, before: int, how: str = "and") -> str:
+    """Send the draft, all of its parts (``and``) or any one (``orr``); returns the seq of the
+    message once it shows in the conversation."""
+    page.click(f"#press-send button[data-send={how}]")
     _wait_view(page, f"document.querySelectorAll('#conv li.mine').length > {before}")
     return _last_mine(page)
 
@@ -194,10 +193,7 @@ def test_negotiating_in_the_browser_at_level_30(
         _wait_view(page, "document.querySelectorAll('#press-parts li').length === 1")
         _add(page, "drw")
         _wait_view(page, "document.querySelectorAll('#press-parts li').length === 2")
-        before = _mine_count(page)
-        page.click("#press-send button[data-send=orr]")
-        _wait_view(page, f"document.querySelectorAll('#conv li.mine').length > {before}")
-        either = _last_mine(page)
+        either = _propose(page, _mine_count(page), "orr")
         assert "I propose either peace between" in page.inner_text(f"#conv li[data-seq='{either}']")
         cancel = f"#conv li[data-seq='{either}'] button[data-act=cancel]"
         _wait_view(page, f'document.querySelector("{cancel}") !== null')
@@ -301,9 +297,9 @@ def _answered(page: Any, seq: str) -> str:
 def test_negotiating_with_the_bundled_negotiators(
     browser: Any, tmp_path: Path, artifacts: Path
 ) -> None:
-    """Against six ``dumbbot --negotiate`` at level 30: their proposals come and get a one-click
-    answer; peace, a demilitarised zone and an order picked on the map, each proposed to a bot,
-    get theirs within the phase."""
+    """Against six ``dumbbot --negotiate`` at level 30: peace, a demilitarised zone and an order
+    picked on the map, each proposed to a bot, get its answer within the phase; a choice of
+    peace or a zone gets a proposal of its own, answered in one click."""
     server = start_server(tmp_path / "negotiators.sqlite")
     try:
         context = browser.new_context(viewport={"width": 1280, "height": 1000}, bypass_csp=True)
@@ -351,33 +347,24 @@ def test_negotiating_with_the_bundled_negotiators(
         xdo = _propose(page, _mine_count(page))
         assert _answered(page, xdo) in ("accepted", "rejected", "declined")
 
-        # Their own proposals: answered in one click. A negotiator proposes an alliance when it
-        # has none with a chance each movement phase, to whom it chooses: once every bot has
-        # ordered (its talk for the phase done), look for one, else play on to the next phase
-        # (two years: four movement phases of six negotiators).
-        waiting = "[]"
-        for _ in range(12):
-            _wait_view(
-                page,
-                "document.body.dataset.stage !== 'playing' || game.view.powers.every(p => "
-                "p.you || ['ready', 'ordered', 'out', 'idle'].includes(p.state))",
-            )
-            waiting = page.evaluate(
-                "JSON.stringify(game.view.press.conversations.flatMap(c => c.messages"
-                ".filter(m => m.can_reply).map(m => c.key)))"
-            )
-            if waiting != "[]" or page.evaluate("document.body.dataset.stage") != "playing":
-                break
-            phase = _phase(page)
-            if phase.endswith("A") and page.is_hidden("#ready"):
-                _order_phase(page, {})  # France lost a centre: its removal is chosen first
-            _ready_and_wait(page, phase)
-        assert waiting != "[]", "no negotiator proposed anything to France all game"
-        key = json.loads(waiting)[0]
-        page.click(f"#conv-tabs button[data-key={key}]")
-        _wait_view(page, "document.querySelector('#conv li button[data-answer]') !== null")
-        item = page.query_selector("#conv li:has(button[data-answer])")
+        # Their own proposals, answered in one click: offered any one of peace or a zone, a
+        # negotiator rejects the choice and proposes the option it accepts (peace: France has
+        # broken nothing).
+        _add(page, "pce")
+        _add(page, "dmz")
+        _wait_view(page, "document.querySelector('#menu button[data-id=done]') !== null")
+        _click_loc(page, "PIC")
+        _wait_view(page, "document.querySelector('#prompt').textContent.includes('Picardy')")
+        page.click("#menu button[data-id=done]")
+        _wait_view(page, "document.querySelectorAll('#press-parts li').length === 2")
+        choice = _propose(page, _mine_count(page), "orr")
+        assert "either" in page.inner_text(f"#conv li[data-seq='{choice}'] .text")
+        _wait_state(page, choice, "rejected")
+        counter = "#conv li.theirs[title='PRP ( PCE ( FRA GER ) )']:has(button[data-answer])"
+        _wait_view(page, f'document.querySelector("{counter}") !== null')
+        item = page.query_selector(counter)
         assert item is not None
+        assert item.inner_text().startswith("Germany → France: I propose peace")
         seq = str(item.get_attribute("data-seq"))
         before = _mine_count(page)
         page.click(f"#conv li[data-seq='{seq}'] button[data-answer=yes]")

@@ -15,6 +15,18 @@ const el = (tag, attrs = {}, ...children) => {
   return node;
 };
 
+// A view comes whenever anything in the game changes, several times a second while bots talk.
+// Redrawing a box that shows the same would swap the button under the pointer between press
+// and release, and the click would be lost: so a box is refilled only when what it shows
+// changed. (Every handler below depends only on what its element's attributes show.)
+function fill(box, ...children) {
+  const next = box.cloneNode(false);
+  next.append(...children);
+  if (next.innerHTML === box.innerHTML) return false;
+  box.replaceChildren(...next.childNodes);
+  return true;
+}
+
 function toast(text, level = "info") {
   const box = $("#toast");
   box.textContent = text;
@@ -144,6 +156,7 @@ function botLabel(b) {
 
 const game = {
   id: null, token: null, ws: null, view: null, svg: "", historyIndex: null,
+  shown: null,  // the drawing the map shows
   history: null, deadline: null, deadlineAt: 0, retry: 0, over: false, serial: -1,
   placed: false,  // the map has been zoomed to the player's units (phones) once
   conv: null,  // the conversation shown
@@ -227,6 +240,13 @@ function startGame(id) {
   connect();
 }
 
+// The map is redrawn only when the drawing changed (see fill).
+function showMap(svg) {
+  if (game.shown === svg) return;
+  $("#map").innerHTML = svg;
+  game.shown = svg;
+}
+
 function onMapClick(ev) {
   if (game.historyIndex !== null || !game.view || game.view.stage !== "playing") return;
   const hit = ev.target.closest("[data-loc], [data-prov]");
@@ -246,7 +266,7 @@ function showView(v) {
   $("#title").textContent = `${v.name} · you are ${v.power_name}`;
   $("#phase").textContent = v.phase_title;
   if (v.svg !== null && v.svg !== undefined) game.svg = v.svg;
-  if (game.historyIndex === null) { $("#map").innerHTML = game.svg; }
+  if (game.historyIndex === null) showMap(game.svg);
   game.over = v.stage === "finished";
   // Deadline.
   game.deadline = v.deadline ?? null;
@@ -304,16 +324,16 @@ function renderForming(v) {
   box.hidden = v.stage !== "forming";
   if (box.hidden) return;
   const f = v.forming;
-  box.textContent = "";
-  box.append(el("h2", {}, "Waiting for the players"),
-    el("p", { id: "joined" }, `${f.joined} of ${f.seats} have joined.`));
+  const kids = [el("h2", {}, "Waiting for the players"),
+    el("p", { id: "joined" }, `${f.joined} of ${f.seats} have joined.`)];
   if (f.open) {
-    box.append(el("p", {}, `${f.open} seat${f.open > 1 ? "s" : ""} wait for bots connecting over TCP` +
+    kids.push(el("p", {}, `${f.open} seat${f.open > 1 ? "s" : ""} wait for bots connecting over TCP` +
       (f.port ? ` to ${f.host}:${f.port}` : "") + "."));
   }
-  box.append(el("button", { type: "button", id: "start-now",
+  kids.push(el("button", { type: "button", id: "start-now",
     onclick: () => send({ t: "start" }) }, "Start now"),
     el("p", { class: "hint" }, "Starting now leaves the empty seats in civil disorder."));
+  fill(box, ...kids);
 }
 
 function renderOrdering(v) {
@@ -321,14 +341,9 @@ function renderOrdering(v) {
   box.hidden = v.stage !== "playing" || !v.menu;
   if (box.hidden) return;
   $("#prompt").textContent = v.prompt || "";
-  const menu = $("#menu");
-  menu.textContent = "";
-  for (const item of v.menu) {
-    menu.append(el("button", { type: "button", "data-id": item.id,
-      onclick: () => send({ t: "choose", id: item.id }) }, item.label));
-  }
-  const list = $("#orders");
-  list.textContent = "";
+  fill($("#menu"), ...v.menu.map((item) => el("button", { type: "button", "data-id": item.id,
+    onclick: () => send({ t: "choose", id: item.id }) }, item.label)));
+  const rows = [];
   for (const row of v.orders || []) {
     const li = el("li", { "data-loc": row.loc || "", class: row.order ? "given" : "missing",
       title: row.names || null });
@@ -345,16 +360,15 @@ function renderOrdering(v) {
           onclick: () => send({ t: "clear", loc: row.loc }) }, "×"));
       }
     }
-    list.append(li);
+    rows.push(li);
   }
+  fill($("#orders"), ...rows);
   const broken = (v.orders || []).filter((r) => r.breaks && r.breaks.length);
   $("#todo").textContent = [v.todo || "", ...broken.map((r) =>
     `⚠ ${r.order} ${r.breaks.join("; ")}.`)].filter(Boolean).join(" ");
   const agreed = v.press ? v.press.agreements : [];
   $("#agreements-box").hidden = !agreed.length;
-  const list2 = $("#agreements");
-  list2.textContent = "";
-  for (const a of agreed) list2.append(el("li", {}, `${a.text} (with ${a.with})`));
+  fill($("#agreements"), ...agreed.map((a) => el("li", {}, `${a.text} (with ${a.with})`)));
 }
 
 const STATE_TEXT = {
@@ -363,8 +377,7 @@ const STATE_TEXT = {
 };
 
 function renderPowers(powers, over) {
-  const body = $("#powers tbody");
-  body.textContent = "";
+  const rows = [];
   for (const p of powers) {
     const tr = el("tr", { class: `${p.you ? "you " : ""}state-${p.state}`, "data-power": p.power });
     const sw = el("span", { class: "swatch" });
@@ -372,23 +385,25 @@ function renderPowers(powers, over) {
     tr.append(el("td", {}, sw, p.name + (p.you ? " (you)" : "")),
       el("td", {}, String(p.centres)), el("td", {}, String(p.units)),
       el("td", { class: "state" }, over ? "" : STATE_TEXT[p.state] || p.state));
-    body.append(tr);
+    rows.push(tr);
   }
+  fill($("#powers tbody"), ...rows);
 }
 
 // Each power's orders under its name once; hovering an order spells out its places.
-function resultItems(list, lines) {
-  list.textContent = "";
+function resultItems(lines) {
+  const items = [];
   let last = null;
   for (const r of lines) {
     const note = [r.outcome, r.dislodged ? "dislodged" : ""].filter(Boolean).join(", ");
     const first = r.power !== last;
     last = r.power;
-    list.append(el("li", { class: `${r.outcome ? "failed" : "ok"}${first ? " first" : ""}`,
+    items.push(el("li", { class: `${r.outcome ? "failed" : "ok"}${first ? " first" : ""}`,
       "data-power": r.power, title: r.names || null },
       el("b", {}, first ? r.power : ""), " ", r.text, note ? el("em", {}, ` ${note}`) : ""));
   }
-  if (!lines.length) list.append(el("li", { class: "hint" }, "No orders."));
+  if (!lines.length) items.push(el("li", { class: "hint" }, "No orders."));
+  return items;
 }
 
 // Every phase processed since your last orders, newest first: an empty retreat or build
@@ -400,9 +415,7 @@ function renderResults(v) {
   if (!groups.length) return;
   $("#results-title").textContent = groups.length > 1
     ? "Results since your last orders" : `Results of ${groups[0].title}`;
-  const holder = $("#results-groups");
-  holder.textContent = "";
-  groups.forEach((g, k) => {
+  fill($("#results-groups"), ...groups.map((g, k) => {
     const section = el("section", { class: "result-group", "data-phase": g.phase });
     if (groups.length > 1) section.append(el("h3", {}, g.title));
     if (g.away) {
@@ -417,22 +430,20 @@ function renderResults(v) {
       }
       section.append(agreed);
     }
-    const list = el("ul", { class: "results" });
-    resultItems(list, g.lines);
-    section.append(list);
+    section.append(el("ul", { class: "results" }, ...resultItems(g.lines)));
     if (g.index !== null && g.index !== undefined) {
       section.append(el("button", { type: "button", class: "show", id: k === 0 ? "results-show" : null,
+        "data-index": String(g.index),
         onclick: () => send({ t: "history", index: g.index }) }, "Show them on the map"));
     }
-    holder.append(section);
-  });
+    return section;
+  }));
 }
 
 function renderEnd(v) {
   const box = $("#end");
   box.hidden = !v.end;
   if (!v.end) return;
-  box.textContent = "";
   const table = el("table", { id: "summary" });
   table.append(el("tr", {}, el("th", {}, "Power"), el("th", {}, "Player"),
     el("th", {}, "SCs"), el("th", {}, "")));
@@ -441,7 +452,7 @@ function renderEnd(v) {
       el("td", {}, `${r.name} ${r.version}`.trim()), el("td", {}, String(r.centres)),
       el("td", {}, r.eliminated ? `out in ${r.eliminated}` : "")));
   }
-  box.append(el("h2", {}, "The game is over"), el("p", { id: "end-text" }, v.end.text), table);
+  fill(box, el("h2", {}, "The game is over"), el("p", { id: "end-text" }, v.end.text), table);
 }
 
 // -- press -----------------------------------------------------------------------------------
@@ -504,8 +515,7 @@ function renderPress(v) {
       .sort((a, b) => b.messages.at(-1).seq - a.messages.at(-1).seq)[0];
     game.conv = latest ? latest.key : p.conversations[0].key;
   }
-  const tabs = $("#conv-tabs");
-  tabs.textContent = "";
+  const tabs = [];
   let unread = 0;
   for (const c of p.conversations) {
     const last = c.messages.length ? c.messages.at(-1).seq : -1;
@@ -513,11 +523,12 @@ function renderPress(v) {
     const n = c.messages.filter((m) => !m.mine && m.seq > (game.read[c.key] ?? -1)).length;
     unread += n;
     if (!c.messages.length && c.key === "group") continue;
-    tabs.append(el("button", { type: "button", "data-key": c.key, role: "tab",
+    tabs.push(el("button", { type: "button", "data-key": c.key, role: "tab",
       "aria-selected": c.key === game.conv ? "true" : "false", class: n ? "unread" : "",
       onclick: () => { game.conv = c.key; game.looked = true; renderPress(game.view); } },
       c.title + (n ? ` (${n})` : "")));
   }
+  fill($("#conv-tabs"), ...tabs);
   localStorage.setItem(readKey(), JSON.stringify(game.read));
   game.unread = unread;
   setTitle();
@@ -525,72 +536,59 @@ function renderPress(v) {
   $("#press-unread").textContent = unread ? `${unread} new` : "";
   const conv = p.conversations.find((c) => c.key === game.conv) || p.conversations[0];
   const list = $("#conv");
-  list.textContent = "";
-  for (const m of conv.messages) list.append(messageItem(m, p.open));
-  if (!conv.messages.length) list.append(el("li", { class: "empty" }, "No messages yet."));
-  list.scrollTop = list.scrollHeight;
+  const items = conv.messages.map((m) => messageItem(m, p.open));
+  if (!conv.messages.length) items.push(el("li", { class: "empty" }, "No messages yet."));
+  if (fill(list, ...items)) list.scrollTop = list.scrollHeight;  // else where the reader left it
   renderCompose(p);
 }
 
 function renderCompose(p) {
   $("#compose").hidden = !p.open;
   if (!p.open) return;
-  const to = $("#press-to");
-  to.textContent = "";
-  for (const w of p.powers) {
-    to.append(el("button", { type: "button", "data-power": w.power, disabled: !w.can && !w.to,
-      "aria-pressed": w.to ? "true" : "false", title: w.can ? null : "cannot receive press now",
-      onclick: () => pressSend({ op: "to", power: w.power }) }, w.name));
-  }
-  const kinds = $("#press-kinds");
-  kinds.textContent = "";
-  if (!p.mode) {
-    for (const k of p.kinds) {
-      kinds.append(el("button", { type: "button", "data-kind": k.id,
-        onclick: () => pressSend({ op: "add", kind: k.id }) }, k.label));
-    }
-  }
-  const pick = $("#press-pick");
-  pick.hidden = !p.mode;
-  pick.textContent = "";
+  fill($("#press-to"), ...p.powers.map((w) => el("button", { type: "button", "data-power": w.power,
+    disabled: !w.can && !w.to, "aria-pressed": w.to ? "true" : "false",
+    title: w.can ? null : "cannot receive press now",
+    onclick: () => pressSend({ op: "to", power: w.power }) }, w.name)));
+  fill($("#press-kinds"), ...(p.mode ? [] : p.kinds).map((k) => el("button", { type: "button",
+    "data-kind": k.id, onclick: () => pressSend({ op: "add", kind: k.id }) }, k.label)));
+  const pick = [];
+  $("#press-pick").hidden = !p.mode;
   if (p.mode === "aly") {
-    pick.append(el("p", { class: "hint" }, "An alliance against:"));
+    pick.push(el("p", { class: "hint" }, "An alliance against:"));
     for (const w of p.powers.filter((x) => x.enemy)) {
-      pick.append(el("button", { type: "button", "data-power": w.power,
+      pick.push(el("button", { type: "button", "data-power": w.power,
         "aria-pressed": w.picked ? "true" : "false",
         onclick: () => pressSend({ op: "pick", power: w.power }) }, w.name));
     }
-    pick.append(el("button", { type: "button", "data-pick": "done",
+    pick.push(el("button", { type: "button", "data-pick": "done",
       onclick: () => pressSend({ op: "done" }) }, "Done"));
   } else if (p.mode === "dmz") {
-    pick.append(el("p", { class: "hint" }, "Click the provinces of the zone on the map, then Done."));
+    pick.push(el("p", { class: "hint" }, "Click the provinces of the zone on the map, then Done."));
   } else if (p.mode === "xdo") {
-    pick.append(el("p", { class: "hint" }, "Click a unit on the map, then its order, as for your own."));
+    pick.push(el("p", { class: "hint" }, "Click a unit on the map, then its order, as for your own."));
   }
   if (p.mode) {
-    pick.append(el("button", { type: "button", "data-pick": "abort",
+    pick.push(el("button", { type: "button", "data-pick": "abort",
       onclick: () => pressSend({ op: "abort" }) }, "Cancel"));
   }
-  const parts = $("#press-parts");
-  parts.textContent = "";
-  p.parts.forEach((part, i) => {
-    parts.append(el("li", { "data-kind": part.kind }, el("span", {}, part.text),
-      el("button", { type: "button", title: "remove", onclick: () => pressSend({ op: "drop", index: i }) }, "×")));
-  });
+  fill($("#press-pick"), ...pick);
+  fill($("#press-parts"), ...p.parts.map((part, i) => el("li", { "data-kind": part.kind },
+    el("span", {}, part.text), el("button", { type: "button", title: "remove",
+      onclick: () => pressSend({ op: "drop", index: i }) }, "×"))));
   $("#press-preview").textContent = p.preview ? `${p.preview}.` : "";
-  const sendBox = $("#press-send");
-  sendBox.textContent = "";
+  const sendBox = [];
   if (p.can_send) {
     if (p.combine) {
-      sendBox.append(el("button", { type: "button", "data-send": "and",
+      sendBox.push(el("button", { type: "button", "data-send": "and",
         onclick: () => pressSend({ op: "send", how: "and" }) }, "Propose all of them"),
       el("button", { type: "button", "data-send": "orr",
         onclick: () => pressSend({ op: "send", how: "orr" }) }, "Propose any one"));
     } else {
-      sendBox.append(el("button", { type: "button", "data-send": "and",
+      sendBox.push(el("button", { type: "button", "data-send": "and",
         onclick: () => pressSend({ op: "send", how: "and" }) }, "Propose"));
     }
   }
+  fill($("#press-send"), ...sendBox);
 }
 
 // A conversation's messages count as read once the person has looked at the press: opened
@@ -625,7 +623,7 @@ function step(where) {
   else i = last;
   if (i >= last) {
     game.historyIndex = null;
-    $("#map").innerHTML = game.svg;
+    showMap(game.svg);
     $("#banner").hidden = true;
     $("#history-results").hidden = true;
     document.body.dataset.history = "no";
@@ -640,21 +638,18 @@ function showHistory(msg) {
   if (msg.count === 0) return;
   game.historyIndex = msg.index;
   document.body.dataset.history = "yes";
-  $("#map").innerHTML = msg.svg;
+  showMap(msg.svg);
   const banner = $("#banner");
   banner.hidden = false;
-  banner.textContent = "";
-  banner.append(`Looking back at ${msg.title}. `,
+  fill(banner, `Looking back at ${msg.title}. `,
     el("button", { type: "button", onclick: () => step("last") }, "Back to now"));
   $("#history-results").hidden = false;
   $("#history-title").textContent = `Orders of ${msg.title}`;
-  resultItems($("#history-lines"), msg.lines);
+  fill($("#history-lines"), ...resultItems(msg.lines));
   $("#results").hidden = true;
   const press = msg.press || [];
   $("#history-press").hidden = !press.length;
-  const hp = $("#history-press-list");
-  hp.textContent = "";
-  for (const m of press) hp.append(messageItem(m, false));
+  fill($("#history-press-list"), ...press.map((m) => messageItem(m, false)));
   $("#map svg").dataset.history = msg.phase;
   renderSteps();
 }
