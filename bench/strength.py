@@ -46,6 +46,7 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bots.compiled import BOTS
 from engine.compiled import describe as engine_path
 from engine.orderset import OrderSet
 from engine.state import GameState
@@ -194,7 +195,8 @@ def run_lineup(lineup: str, args: argparse.Namespace) -> None:
     settings = GameSettings(max_year=args.max_year, move_time=args.mtl, retreat_time=args.rtl,
                             build_time=args.rtl)  # fmt: skip
     load_before = os.getloadavg()
-    engine = engine_path()  # the bot hosts import the same build (or none)
+    # The bot hosts import the same builds (or none).
+    engine = f"{engine_path()}; {engine_path(BOTS)}"
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as d:
         # A database of one's own (--db) keeps its seed secret: two runs there with one

@@ -1,8 +1,13 @@
 """DAIDE bots and the client library they share. A bot is a :class:`Bot` subclass with an
 ``orders(view)`` method; :func:`run` is its ``main``. See README.md here."""
 
-from bots.base import Bot, View
-from bots.client import play, play_stdio, play_tcp, run
-from bots.session import Session
+from bots.compiled import BOTS as _BOTS
+from engine.compiled import install as _install
+
+_install(_BOTS)  # before any of the compiled modules is imported
+
+from bots.base import Bot, View  # noqa: E402
+from bots.client import play, play_stdio, play_tcp, run  # noqa: E402
+from bots.session import Session  # noqa: E402
 
 __all__ = ["Bot", "Session", "View", "play", "play_stdio", "play_tcp", "run"]

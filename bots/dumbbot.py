@@ -72,6 +72,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Generic, TypeVar
 
+from mypy_extensions import mypyc_attr
+
 from bots import tunable
 from bots.base import Bot, View
 from bots.client import run
@@ -635,6 +637,7 @@ def removal_orders(
     return out
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled (bots.compiled), and subclassed
 class DumbBot(Bot):
     name = "DumbBot"
     version = "1.0"
@@ -703,5 +706,10 @@ class DumbBot(Bot):
         )
 
 
+def main() -> int:
+    """The bot's process (``python -m bots.dumbbot``, compiled or not)."""
+    return run(DumbBot)
+
+
 if __name__ == "__main__":
-    sys.exit(run(DumbBot))
+    sys.exit(main())

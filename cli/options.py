@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from engine.compiled import Group
 from server.settings import VARIANT_OPTIONS, GameSettings, default_db_path
 
 
@@ -174,19 +175,28 @@ def add_ray_option(p: argparse.ArgumentParser) -> None:
 
 
 def engine_line() -> str:
-    """Which engine runs (``engine.compiled``), after starting the compiled engine's build in
-    the background if none exists and one can be made: what ``serve``, ``tournament`` and
-    ``tune`` print on stderr once their arguments are good."""
+    """Which engine and which bot search run (``engine.compiled``, ``bots.compiled``), a line
+    each, after starting the build of either in the background if none exists and one can be
+    made: what ``serve``, ``tournament`` and ``tune`` print on stderr once their arguments are
+    good."""
+    from bots.compiled import BOTS
+    from engine.compiled import ENGINE
+
+    return "\n".join(_compiled_line(group) for group in (ENGINE, BOTS))
+
+
+def _compiled_line(group: Group) -> str:
     from engine.compile import start_in_background
     from engine.compiled import describe
 
+    what = group.title
     try:
-        started = start_in_background()
+        started = start_in_background(group)
     except OSError as exc:  # a read-only cache: pure Python, said so
-        return f"engine: pure Python (cannot build the compiled engine: {exc})"
+        return f"{what}: pure Python (cannot build the compiled {what}: {exc})"
     if started:
         return (
-            "engine: pure Python (building the compiled engine in the background: "
+            f"{what}: pure Python (building the compiled {what} in the background: "
             "used from the next start)"
         )
-    return describe()
+    return describe(group)

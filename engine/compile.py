@@ -29,9 +29,10 @@ import tempfile
 from pathlib import Path
 
 from engine.compiled import (
-    GROUP,
+    ENGINE,
     HERE,
-    MODULES,
+    ROOT,
+    Group,
     _marker,
     build_folder,
     building,
@@ -62,13 +63,13 @@ def clean() -> list[Path]:
     return removed
 
 
-def build(folder: Path | None = None) -> Path:
-    """Compile :data:`MODULES` into ``folder`` (default: this source's build folder); the
-    folder appears complete or not at all."""
+def build(folder: Path | None = None, group: Group = ENGINE) -> Path:
+    """Compile the group's modules into ``folder`` (default: this source's build folder);
+    the folder appears complete or not at all."""
     from mypyc.build import mypycify
     from setuptools import setup  # type: ignore[import-untyped, unused-ignore]
 
-    folder = folder or build_folder()
+    folder = folder or build_folder(group=group)
     folder.parent.mkdir(parents=True, exist_ok=True)
     marker = _marker(folder)
     marker.touch()
@@ -76,17 +77,21 @@ def build(folder: Path | None = None) -> Path:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             src = Path(tmp) / "src"
-            (src / "engine").mkdir(parents=True)
-            for path in HERE.glob("*.py"):  # a copy: nothing is written into the source tree
-                shutil.copy2(path, src / "engine" / path.name)
+            # A copy of the source packages (mypyc reads the types of what the compiled
+            # modules import from them): nothing is written into the source tree.
+            for package in group.sources:
+                for path in (ROOT / package).rglob("*.py"):
+                    target = src / package / path.relative_to(ROOT / package)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(path, target)
             os.chdir(src)
             try:
                 setup(
-                    name="diplomat-engine-compiled",
+                    name=f"diplomat-{group.package}-compiled",
                     ext_modules=mypycify(
-                        [f"engine/{m}.py" for m in MODULES],
+                        [f"{group.package}/{m.replace('.', '/')}.py" for m in group.modules],
                         opt_level="3",
-                        group_name=GROUP,
+                        group_name=f"{group.package}.native",
                         target_dir=str(Path(tmp) / "c"),
                     ),
                     script_args=[
@@ -102,7 +107,7 @@ def build(folder: Path | None = None) -> Path:
                 os.chdir(cwd)
             staging = folder.parent / f"staging-{os.getpid()}"
             shutil.rmtree(staging, ignore_errors=True)
-            shutil.copytree(Path(tmp) / "lib" / "engine", staging)
+            shutil.copytree(Path(tmp) / "lib" / group.package, staging)
             shutil.rmtree(folder, ignore_errors=True)
             staging.rename(folder)
     finally:
@@ -111,20 +116,20 @@ def build(folder: Path | None = None) -> Path:
     return folder
 
 
-def start_in_background() -> bool:
+def start_in_background(group: Group = ENGINE) -> bool:
     """Start a build of this source in a process of its own, if none exists, none is under
     way and one can be made here; True if started. Its output goes to ``build.log`` beside
     the build."""
-    if mode() != "auto":
+    if mode(group) != "auto":
         return False
-    folder = build_folder()
-    if complete(folder) or building(folder) or can_build() is not None:
+    folder = build_folder(group=group)
+    if complete(folder, group) or building(folder, group) or can_build() is not None:
         return False
     folder.parent.mkdir(parents=True, exist_ok=True)
     _marker(folder).touch()  # at once: a second start does not build again
     log = open(folder.parent / "build.log", "w")  # noqa: SIM115 (the child keeps it)
     subprocess.Popen(
-        [sys.executable, "-m", "engine.compile", "--quiet"],
+        [sys.executable, "-m", group.compile_module, "--quiet"],
         stdin=subprocess.DEVNULL,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -135,26 +140,29 @@ def start_in_background() -> bool:
     return True
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv: list[str] | None = None, group: Group = ENGINE) -> int:
+    p = argparse.ArgumentParser(
+        prog=f"python -m {group.compile_module}",
+        description=f"The compiled {group.title}: build it, say which path runs, or clean.",
+    )
     p.add_argument("--clean", action="store_true", help="remove every build")
     p.add_argument("--status", action="store_true", help="say which path imports get")
     p.add_argument("--quiet", action="store_true", help="build without printing")
     args = p.parse_args(argv)
     if args.clean:
         removed = clean()
-        print(f"removed {len(removed)} builds and files: the engine is pure Python")
+        print(f"removed {len(removed)} builds and files: everything runs pure Python")
         return 0
     if args.status:
-        print(describe())
+        print(describe(group))
         return 0
     why = can_build()
     if why is not None:
-        print(f"cannot build the compiled engine: {why}", file=sys.stderr)
+        print(f"cannot build the compiled {group.title}: {why}", file=sys.stderr)
         return 1
-    folder = build()
+    folder = build(group=group)
     if not args.quiet:
-        print(f"compiled engine (mypyc) built in {folder}: used from the next start")
+        print(f"compiled {group.title} (mypyc) built in {folder}: used from the next start")
     return 0
 
 

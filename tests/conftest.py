@@ -1,7 +1,44 @@
-"""The suite runs the pure Python engine whatever is built on this machine; the compiled one
-is tested on its own (``tests/engine/test_compile.py`` builds it into a temporary folder and
-runs the engine tests against it)."""
+"""The suite runs the pure Python engine and bots whatever is built on this machine; the
+compiled ones are tested on their own (``compiled_builds`` builds both into a temporary folder
+once a run: ``tests/engine/test_compile.py`` runs the engine tests against them,
+``tests/bots/test_compiled.py`` the bots' tests)."""
 
 import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 
 os.environ.setdefault("DIPLOMAT_ENGINE", "pure")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def compiled_builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment of a process that runs the compiled engine and bot search, built for
+    this source into a temporary cache (about two minutes on two cores); skipped, saying why,
+    where no build can be made."""
+    from engine import compiled
+
+    why = compiled.can_build()
+    if why is not None:
+        pytest.skip(f"no compiled build can be made here: {why}")
+    env = {
+        **os.environ,
+        compiled.ENV_CACHE: str(tmp_path_factory.mktemp("compiled")),
+        compiled.ENV_MODE: "auto",  # the builds run on whatever is there (nothing yet)
+    }
+    for module in ("engine.compile", "bots.compile"):
+        built = subprocess.run(
+            [sys.executable, "-m", module],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            cwd=ROOT,
+        )
+        assert built.returncode == 0, built.stdout + built.stderr
+    env[compiled.ENV_MODE] = "compiled"  # fail at import rather than fall back
+    return env

@@ -59,6 +59,7 @@ MAX_IDLE = 2000  # mutations in a row that cost no adjudication: the search has 
 @dataclass
 class SearchStats:
     nodes: int = 0
+    adjudications: int = 0  # nodes not answered from the values remembered
     adoptions: int = 0
     cycles: int = 0
     mixed: bool = False
@@ -80,12 +81,14 @@ class RES:
         defaults: Mapping[str, Sequence[Order]],
         scenarios: Sequence[Mapping[str, Sequence[Order]]] = (),
         me: str | None = None,
+        remember: bool = True,
     ) -> None:
         """``scenarios``: more order sets the other powers might play (e.g. other draws of
         their default orders); our alliance's value is then partly (``scenario_weight``) the
         mean over them, so its orders are good against more than one prediction. ``me``: the
         power the decision is for; our allies' units out of its units' reach keep their
-        default orders (:meth:`_out_of_contact`)."""
+        default orders (:meth:`_out_of_contact`). ``remember``: keep the values computed, to
+        answer a candidate seen again without adjudicating it (off: only to measure that)."""
         self.position = position
         self.state = position.state
         self.groups = list(groups)
@@ -106,6 +109,7 @@ class RES:
         # below): a search revisits many candidates (most of them in the first years, when
         # units have few options), and a repeat costs a lookup instead of an adjudication.
         # A repeat still counts as a node, so that a node budget plays exactly as without.
+        self.remember = remember
         self._known: dict[int, list[float]] = {}
         self._known_scenario: dict[int, float] = {}
         self.values = self._evaluate(self._joint())
@@ -365,7 +369,9 @@ class RES:
             joint = dict(others)
             joint.update(ours)
             total += self._value(joint)[0]
-        self._known_scenario[key] = value = total / len(self.scenarios)
+        value = total / len(self.scenarios)
+        if self.remember:
+            self._known_scenario[key] = value
         return value
 
     def _joint(self) -> Orders:
@@ -378,10 +384,13 @@ class RES:
         key = _hash(joint)
         known = self._known.get(key)
         if known is None:
-            known = self._known[key] = self._value(joint)
+            known = self._value(joint)
+            if self.remember:
+                self._known[key] = known
         return known
 
     def _value(self, joint: Orders) -> list[float]:
+        self.stats.adjudications += 1
         out = self.position.adjudicate(joint)
         return self.evaluator.values(out.units, out.dislodged, fall=self.fall)
 

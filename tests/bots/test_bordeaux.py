@@ -247,10 +247,6 @@ def test_values_remembered_save_adjudications_and_change_no_decision() -> None:
     from bots.bordeaux.search import RES
     from bots.dumbbot import evaluate, movement_orders, weights_for
 
-    class Forgetful(dict[int, object]):
-        def __setitem__(self, key: int, value: object) -> None:
-            pass  # remembers nothing: every value is computed again
-
     state = initial_state(G)
     powers = sorted(G.powers)
     groups = [frozenset({p}) for p in ["FRA", *(p for p in powers if p != "FRA")]]
@@ -259,10 +255,9 @@ def test_values_remembered_save_adjudications_and_change_no_decision() -> None:
     defaults = {p: movement_orders(state, p, dumb[p], draws) for p in powers}
     scenarios = [{p: movement_orders(state, p, dumb[p], draws) for p in powers} for _ in range(3)]
 
-    def search(remember: bool) -> tuple[list[Order], RES, int]:
-        position = Position(state)
+    def search(remember: bool) -> tuple[list[Order], RES]:
         res = RES(
-            position,
+            Position(state),
             groups,
             Evaluator(state, groups, Params(), dumb),
             Params(),
@@ -272,25 +267,15 @@ def test_values_remembered_save_adjudications_and_change_no_decision() -> None:
             defaults,
             scenarios,
             me="FRA",
+            remember=remember,
         )
-        if not remember:
-            res._known = Forgetful()  # type: ignore[assignment]
-            res._known_scenario = Forgetful()  # type: ignore[assignment]
-        adjudicated = 0
-        adjudicate = position.adjudicate
+        return res.run(Budget(60.0, 3000)), res
 
-        def counted(orders: dict[str, Order]) -> object:
-            nonlocal adjudicated
-            adjudicated += 1
-            return adjudicate(orders)
-
-        position.adjudicate = counted  # type: ignore[method-assign,assignment]
-        return res.run(Budget(60.0, 3000)), res, adjudicated
-
-    remembered, res, fewer = search(True)
-    forgotten, again, every = search(False)
+    remembered, res = search(True)
+    forgotten, again = search(False)
     assert remembered == forgotten and res.best == again.best
     assert res.stats.nodes == again.stats.nodes >= 3000
+    fewer, every = res.stats.adjudications, again.stats.adjudications
     assert every >= 3000 and fewer < every * 0.8
 
 

@@ -1,6 +1,7 @@
 """The compiled engine (``engine.compile``, ``engine.compiled``): which build is loaded, and
-the engine tests run against a real build made into a temporary folder (the suite's other
-tests run the pure Python engine, so both paths are tested by the one test command)."""
+the engine tests run against a real build made into a temporary folder (``compiled_builds``;
+the suite's other tests run the pure Python engine, so both paths are tested by the one test
+command)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 from engine import compiled
 
@@ -62,20 +61,9 @@ def test_a_build_of_another_source_is_never_loaded(tmp_path: Path) -> None:
     assert done.returncode != 0 and "choose auto, pure or compiled" in done.stderr
 
 
-@pytest.mark.skipif(compiled.can_build() is not None, reason=f"{compiled.can_build()}")
-def test_the_engine_tests_pass_on_the_compiled_engine(tmp_path: Path) -> None:
-    env = {**os.environ, compiled.ENV_CACHE: str(tmp_path / "cache")}
-    built = subprocess.run(
-        [sys.executable, "-m", "engine.compile"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        cwd=ROOT,
-    )
-    assert built.returncode == 0, built.stdout + built.stderr
+def test_the_engine_tests_pass_on_the_compiled_engine(compiled_builds: dict[str, str]) -> None:
+    env = compiled_builds
     assert not list(ENGINE.glob("*.so")), "the build wrote into the source tree"
-    env[compiled.ENV_MODE] = "compiled"  # fail at import rather than fall back
     status = subprocess.run(
         [sys.executable, "-m", "engine.compile", "--status"], env=env, capture_output=True,
         text=True, timeout=300, cwd=ROOT,
@@ -97,10 +85,13 @@ def test_without_a_compiler_the_engine_is_pure_python_and_says_so(tmp_path: Path
     env = {compiled.ENV_CACHE: str(tmp_path), compiled.ENV_MODE: "auto", "PATH": str(tmp_path)}
     done = _python(code, **env)
     assert done.returncode == 0, done.stderr
-    assert (
-        done.stdout.strip()
-        == "engine: pure Python (no C compiler; the compiled engine is optional)"
-    )
+    assert done.stdout.splitlines() == [
+        "engine: pure Python (no C compiler; the compiled engine is optional)",
+        "bot search: pure Python (no C compiler; the compiled bot search is optional)",
+    ]
     assert not any(tmp_path.iterdir())  # no build started
     done = _python(code, **{**env, compiled.ENV_MODE: "pure"})
-    assert done.stdout.strip() == "engine: pure Python (DIPLOMAT_ENGINE=pure)"
+    assert done.stdout.splitlines() == [
+        "engine: pure Python (DIPLOMAT_ENGINE=pure)",
+        "bot search: pure Python (DIPLOMAT_ENGINE=pure)",
+    ]

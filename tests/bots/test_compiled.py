@@ -1,0 +1,88 @@
+"""The compiled bot search (``bots.compiled``): the bots' tests pass on a real build, and it
+decides exactly as the pure Python source does (the suite's other tests run pure Python)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from bots.compiled import BOTS
+from engine import compiled
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+# The tests of the compiled modules (in one process), and a live game of subprocess bots
+# (they inherit the environment, so they run compiled too).
+TESTS = (
+    "tests/bots/test_bordeaux.py",
+    "tests/bots/test_bordeaux_models.py",
+    "tests/bots/test_dumbbot.py",
+    "tests/bots/test_dumbbot_params.py",
+    "tests/bots/test_negotiator.py",
+    "tests/bots/test_simple_bots.py",
+    "tests/bots/test_bordeaux_live.py",
+)
+
+# Bordeaux on a node budget and DumbBot, in positions of a game of DumbBots: every order.
+DECISIONS = """
+import hashlib, random
+from bots.base import View
+from bots.bordeaux.bot import Bordeaux
+from bots.compiled import BOTS
+from bots.dumbbot import DumbBot
+from engine import compiled
+from engine.state import initial_state
+from engine.turn import process
+
+rng = random.Random(5)
+state = initial_state()
+digest = hashlib.sha256()
+while state.phase.year <= 1903:
+    orders = {p: DumbBot().orders(View(state, p, rng)) for p in state.alive()}
+    if state.phase.kind == "movement":
+        for i, power in enumerate(state.alive()[:2]):
+            bot = Bordeaux(nodes=300)
+            view = View(state, power, random.Random(i))
+            bot.start(view)
+            digest.update(repr(sorted(map(str, bot.orders(view)))).encode())
+    digest.update(repr({p: sorted(map(str, o)) for p, o in sorted(orders.items())}).encode())
+    state = process(state, orders).state
+print(compiled.describe(BOTS).split(": ")[1].split()[0], digest.hexdigest())
+"""
+
+
+def test_the_modules_exist_and_their_key_follows_the_source() -> None:
+    for name in BOTS.modules:
+        assert (ROOT / "bots" / f"{name.replace('.', '/')}.py").is_file()
+    assert "bot" not in BOTS.modules and "base" not in BOTS.modules  # I/O stays Python
+    assert compiled.source_key(group=BOTS) != compiled.source_key()
+
+
+def test_the_bots_tests_pass_compiled_and_decide_as_pure_python(
+    compiled_builds: dict[str, str],
+) -> None:
+    env = compiled_builds
+    status = subprocess.run(
+        [sys.executable, "-m", "bots.compile", "--status"], env=env, capture_output=True,
+        text=True, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+    assert status.stdout.startswith("bot search: compiled (mypyc)"), status.stdout + status.stderr
+    assert not list((ROOT / "bots").rglob("*.so")), "the build wrote into the source tree"
+    tests = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *TESTS],
+        env=env, capture_output=True, text=True, timeout=900, cwd=ROOT,
+    )  # fmt: skip
+    assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-3000:]
+    assert "[100%]" in tests.stdout and "error" not in tests.stdout.lower()
+    runs = {}
+    for mode in ("compiled", "pure"):
+        done = subprocess.run(
+            [sys.executable, "-c", DECISIONS], env={**env, compiled.ENV_MODE: mode},
+            capture_output=True, text=True, timeout=600, cwd=ROOT,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+        path, digest = done.stdout.split()
+        runs[path] = digest
+    assert set(runs) == {"compiled", "pure"}
+    assert runs["compiled"] == runs["pure"]
