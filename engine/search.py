@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from engine.legal import listing, select
+from engine.movement import adjudicate_movement
 from engine.orders import WAIVE_KEY, Order, Result, order_key, order_power
 from engine.orderset import OrderSet, listed_by_key
 from engine.state import FrozenDict, GameState, Unit
@@ -76,6 +77,20 @@ class Position:
             book.submit_listed(orders, listed)
             phase = process(state, book)
         return Adjudication(phase.state, phase.results, phase.dislodged)
+
+    def moves(
+        self, orders: Mapping[str, Iterable[Order]]
+    ) -> tuple[Mapping[str, Unit], tuple[Unit, ...]]:
+        """What a search reads of :meth:`adjudicate` in a movement phase, the units standing
+        (``state.units``) and the units dislodged, without building the next state and the
+        results: a quarter of an adjudication's time, thousands of times a phase."""
+        if self.state.phase.kind == "movement":
+            kept = listed_by_key(orders, self._listed_keys())
+            if kept is not None:
+                out = adjudicate_movement(self.state, kept)
+                return out.units, out.dislodged_units
+        done = self.adjudicate(orders)
+        return done.state.units, done.dislodged
 
     def _listed_keys(self) -> dict[str, dict[Order, str]]:
         """The listed orders per power, each with its order key, once the position has been

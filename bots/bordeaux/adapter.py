@@ -43,7 +43,7 @@ class Position:
         by_power: dict[str, list[Order]] = {}
         for order in orders.values():
             by_power.setdefault(order_power(order), []).append(order)
-        out = self._engine.adjudicate(by_power)
-        # The next state's units are those standing after the movement: a following retreat
-        # phase keeps the dislodged apart, and adjustments are not yet made.
-        return Outcome(out.state.units, tuple(out.dislodged))
+        # The units standing after the movement: a following retreat phase keeps the
+        # dislodged apart, and adjustments are not yet made.
+        units, dislodged = self._engine.moves(by_power)
+        return Outcome(units, dislodged)

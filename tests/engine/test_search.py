@@ -97,6 +97,9 @@ def test_many_order_sets_from_one_position_equal_process() -> None:
                 o.unit for o, r in expected.results if r.dislodged and not isinstance(o, Waive)
             ]
             assert list(out.dislodged) == list(expected.dislodged) == dislodged
+            # What a search reads, the standing and the dislodged, the same the short way.
+            units, moved_out = pos.moves(orders)
+            assert dict(units) == dict(out.state.units) and moved_out == out.dislodged
             kinds.add(state.phase.kind)
     assert kinds == {"movement", "retreat", "adjustment"}
 
