@@ -91,7 +91,7 @@ def build(folder: Path | None = None, group: Group = ENGINE) -> Path:
                     ext_modules=mypycify(
                         [f"{group.package}/{m.replace('.', '/')}.py" for m in group.modules],
                         opt_level="3",
-                        group_name=f"{group.package}.native",
+                        group_name=group.group_name,
                         target_dir=str(Path(tmp) / "c"),
                     ),
                     script_args=[

@@ -47,6 +47,11 @@ class Group:
     env: str | None = None  # a variable choosing for this group alone (else DIPLOMAT_ENGINE)
 
     @property
+    def group_name(self) -> str:
+        """mypyc's name for the group (it names the library ``<package>.GROUP_LIB``)."""
+        return f"{self.package}.native"
+
+    @property
     def lib(self) -> str:
         """The group's shared library, imported by each compiled module by this name."""
         return f"{self.package}.{GROUP_LIB}"
@@ -69,8 +74,7 @@ MODULES = (
     "turn",
     "validate",
 )
-# One shared library for the group, imported by each compiled module by this name.
-GROUP = "engine.native"
+# One shared library per group, imported by each compiled module by this name.
 GROUP_LIB = "native__mypyc"
 ENGINE = Group("engine", MODULES, ("engine",), "engine", "engine.compile")
 ENV_MODE = "DIPLOMAT_ENGINE"
@@ -103,12 +107,10 @@ def source_key(folder: Path | None = None, group: Group = ENGINE) -> str:
     and of the Python that would load the build."""
     h = hashlib.sha256()
     h.update(f"{sys.implementation.cache_tag} {sysconfig.get_platform()}".encode())
-    if group != ENGINE:
-        h.update(f" {group.package}: {' '.join(group.modules)}".encode())
+    h.update(f" {group.package}: {' '.join(group.modules)}".encode())
     roots = [folder] if folder is not None else [ROOT / s for s in group.sources]
     for root in roots:
-        files = root.glob("*.py") if group == ENGINE else root.rglob("*.py")
-        for path in sorted(files):
+        for path in sorted(root.rglob("*.py")):
             name = path.relative_to(root).as_posix()
             h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()[:16]
@@ -127,7 +129,7 @@ def build_folder(key: str | None = None, group: Group = ENGINE) -> Path:
     return cache_root() / (key or source_key(group=group)) / group.package
 
 
-def _extension(folder: Path, name: str, group: Group = ENGINE) -> Path | None:
+def _extension(folder: Path, name: str) -> Path | None:
     """The compiled file of the module ``name`` (its full name) in a build folder."""
     parts = name.split(".")[1:]  # below the package, as the build lays them out
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:

@@ -3,6 +3,7 @@ decides exactly as the pure Python source does (the suite's other tests run pure
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -59,6 +60,34 @@ def test_the_modules_exist_and_their_key_follows_the_source() -> None:
     assert compiled.source_key(group=BOTS) != compiled.source_key()
 
 
+def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True,
+        text=True, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+
+
+def test_diplomat_bots_chooses_for_the_bots_alone(tmp_path: Path) -> None:
+    # An empty cache: nothing is compiled; DIPLOMAT_BOTS speaks for the bots, not the engine.
+    env = {compiled.ENV_CACHE: str(tmp_path), compiled.ENV_MODE: "auto"}
+    code = (
+        "from bots.compiled import BOTS; from engine import compiled as c; "
+        "print(c.describe()); print(c.describe(BOTS))"
+    )
+    done = _python(code, **env, DIPLOMAT_BOTS="pure")
+    assert done.returncode == 0, done.stderr
+    engine_line, bots_line = done.stdout.splitlines()
+    assert bots_line == "bot search: pure Python (DIPLOMAT_BOTS=pure)"
+    assert engine_line.startswith("engine: pure Python (") and "=pure" not in engine_line
+    done = _python("import bots", **env, DIPLOMAT_BOTS="fast")
+    assert done.returncode != 0
+    assert "DIPLOMAT_BOTS='fast': choose auto, pure or compiled" in done.stderr
+    done = _python("import bots", **env, DIPLOMAT_BOTS="compiled")
+    assert done.returncode != 0
+    assert "DIPLOMAT_BOTS=compiled, but there is no compiled bot search" in done.stderr
+    assert "python -m bots.compile" in done.stderr
+
+
 def test_the_bots_tests_pass_compiled_and_decide_as_pure_python(
     compiled_builds: dict[str, str],
 ) -> None:
@@ -69,6 +98,14 @@ def test_the_bots_tests_pass_compiled_and_decide_as_pure_python(
     )  # fmt: skip
     assert status.stdout.startswith("bot search: compiled (mypyc)"), status.stdout + status.stderr
     assert not list((ROOT / "bots").rglob("*.so")), "the build wrote into the source tree"
+    # A compiled module has no code for python -m to run: it runs the module's main().
+    helped = subprocess.run(
+        [sys.executable, "-m", "bots.dumbbot", "--help"], env=env, capture_output=True,
+        text=True, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+    assert helped.returncode == 0 and "usage: python -m bots.dumbbot" in helped.stdout, (
+        helped.stdout + helped.stderr
+    )
     tests = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *TESTS],
         env=env, capture_output=True, text=True, timeout=900, cwd=ROOT,
