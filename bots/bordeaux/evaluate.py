@@ -14,6 +14,7 @@ its members', so it is computed on alliances directly). For an alliance ``g``:
   ``1 / (1 + exp(threat_slope * (m + threat_bias)))``, an occupant adding ``occupant`` to
   its side's reach; an empty neutral centre goes to the
   alliance with the most reach with chance ``1 / (1 + exp(-threat_slope * (m - take_bias)))``;
+  alliances tied for the most reach share the chance equally;
 * **units**: ``unit`` each, ``dislodged`` for each unit dislodged by this phase;
 * **builds** (a Fall phase): ``build`` for each build the coming adjustments will allow a
   power, the centres it holds beyond its units but no more than its home centres that it
@@ -104,16 +105,28 @@ class Evaluator:
             p: tuple(sorted(s for s in self.supply_centres if p in gmap.homes_of.get(s, ())))
             for p in self.group_of
         }
-        self.reach = centres_reached(gmap)
-        self.worth: dict[str, list[float]] = {
-            s: [
+        index = {s: i for i, s in enumerate(self.supply_centres)}
+        # Per unit type, each location's reachable centres by index, and per power and unit
+        # type, what a unit there is worth (``unit`` plus its proximity): looked up by two
+        # strings, not by a (type, location) tuple built for every unit of every node.
+        self.reach: dict[str, dict[str, tuple[int, ...]]] = {"A": {}, "F": {}}
+        for (utype, loc), near in centres_reached(gmap).items():
+            self.reach[utype][loc] = tuple(index[c] for c in near)
+        self.worth: list[list[float]] = [
+            [
                 1.0 + (params.home_bonus if any(p in g for p in gmap.homes_of.get(s, ())) else 0.0)
                 for g in self.groups
             ]
             for s in self.supply_centres
-        }
+        ]
         dumb = dumb or {}
         self.prox = {p: proximity_map(state, p, dumb.get(p)) for p in self.group_of}
+        self.unit_worth: dict[str, dict[str, dict[str, float]]] = {}
+        for power, prox in self.prox.items():
+            tables: dict[str, dict[str, float]] = {"A": {}, "F": {}}
+            for (utype, loc), v in prox.items():
+                tables[utype][loc] = params.unit + params.proximity * v
+            self.unit_worth[power] = tables
         slope = params.threat_slope
         self.lose = [
             1.0 / (1.0 + math.exp(min(60.0, slope * (m / STEPS + params.threat_bias))))
@@ -184,10 +197,12 @@ class Evaluator:
         group_of = self.group_of
         n = len(self.groups)
         val = [0.0] * n
-        counts: dict[str, dict[int, int]] = {}
+        # Reach per centre and alliance, flat (centre index * n + alliance): a list of
+        # zeros is cheaper to make than a dictionary per centre reached.
+        counts = [0] * (len(self.supply_centres) * n)
         reach = self.reach
-        unit_w, prox_w = p.unit, p.proximity
-        prox = self.prox
+        unit_worth = self.unit_worth
+        unit_w = p.unit
         builds = fall and p.build > 0
         held: dict[str, int] = {}
         for u in units.values():
@@ -196,14 +211,9 @@ class Evaluator:
                 continue
             if builds:
                 held[u.power] = held.get(u.power, 0) - 1
-            node = (u.type, u.loc)
-            val[g] += unit_w + prox_w * prox[u.power].get(node, 0.0)
-            for s in reach[node]:
-                c = counts.get(s)
-                if c is None:
-                    counts[s] = {g: 1}
-                else:
-                    c[g] = c.get(g, 0) + 1
+            val[g] += unit_worth[u.power][u.type].get(u.loc, unit_w)
+            for i in reach[u.type][u.loc]:
+                counts[i * n + g] += 1
         for u in dislodged:
             g = group_of.get(u.power)
             if g is not None:
@@ -211,9 +221,9 @@ class Evaluator:
         now_w = p.centre_now
         next_w = p.centre_next if fall else p.centre_now
         lose, take = self.lose, self.take
-        worth = self.worth
-        for s in self.supply_centres:
-            w = worth[s]
+        span = MARGINS * STEPS
+        for i, s in enumerate(self.supply_centres):
+            w = self.worth[i]
             occ = units.get(s)
             if occ is not None:
                 hg = group_of.get(occ.power)
@@ -225,28 +235,39 @@ class Evaluator:
                 if builds:
                     holder = occ.power if occ is not None else owners[s]
                     held[holder] = held.get(holder, 0) + 1
-            c = counts.get(s)
-            if not c:
-                if hg is not None:
-                    val[hg] += next_w * w[hg]
-                continue
+            row = i * n
             if hg is None:
-                g1, a1, a2 = _two_strongest(c)
-                chance = take[min(MARGINS, a1 - a2) + MARGINS]
-                val[g1] += chance * next_w * w[g1]
+                # An empty neutral (or nobody's) centre: the alliance with the most reach
+                # may take it, by its margin over the runner-up.
+                g1, a1, a2, ties = -1, 0, 0, 0
+                for g in range(n):
+                    k = counts[row + g]
+                    if k > a1:
+                        g1, a1, a2, ties = g, k, a1, 1
+                    elif k == a1 and k > 0:
+                        a2, ties = k, ties + 1
+                    elif k > a2:
+                        a2 = k
+                if a1 > 0:
+                    chance = take[min(MARGINS, a1 - a2) + MARGINS] * next_w
+                    _award(val, counts, row, a1, ties, g1, -1, chance, w)
                 continue
-            defence = c.get(hg, 0) * STEPS + (self.occupant if occ is not None else 0)
-            g1, a1 = -1, 0
-            for g, k in c.items():
-                if g != hg and k > a1:
-                    g1, a1 = g, k
+            g1, a1, ties = -1, 0, 0
+            for g in range(n):
+                k = counts[row + g]
+                if g == hg or k == 0:
+                    continue
+                if k > a1:
+                    g1, a1, ties = g, k, 1
+                elif k == a1:
+                    ties += 1
             if a1 == 0:
                 val[hg] += next_w * w[hg]
                 continue
-            span = MARGINS * STEPS
+            defence = counts[row + hg] * STEPS + (self.occupant if occ is not None else 0)
             chance = lose[max(-span, min(span, defence - a1 * STEPS)) + span]
             val[hg] += (1.0 - chance) * next_w * w[hg]
-            val[g1] += chance * next_w * w[g1]
+            _award(val, counts, row, a1, ties, g1, hg, chance * next_w, w)
         if builds:
             for power, due in held.items():
                 if due > 0:
@@ -257,12 +278,24 @@ class Evaluator:
         return val
 
 
-def _two_strongest(counts: dict[int, int]) -> tuple[int, int, int]:
-    """The alliance with the most reach, its reach, and the runner-up's reach."""
-    g1, a1, a2 = -1, 0, 0
-    for g, k in counts.items():
-        if k > a1:
-            g1, a1, a2 = g, k, a1
-        elif k > a2:
-            a2 = k
-    return g1, a1, a2
+def _award(
+    val: list[float],
+    counts: list[int],
+    row: int,
+    reach: int,
+    ties: int,
+    first: int,
+    holder: int,
+    chance: float,
+    worth: list[float],
+) -> None:
+    """Give a centre's ``chance`` (already weighted) to the strongest alliance other than
+    ``holder``, ``first``; when ``ties`` alliances share that ``reach``, each gets an equal
+    part (which one takes the centre is a coin toss, not the first in the list's)."""
+    if ties == 1:
+        val[first] += chance * worth[first]
+        return
+    part = chance / ties
+    for g in range(len(val)):
+        if g != holder and counts[row + g] == reach:
+            val[g] += part * worth[g]

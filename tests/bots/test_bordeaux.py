@@ -3,6 +3,7 @@ obvious moves, its parameters, and the search's pieces."""
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import subprocess
@@ -274,9 +275,10 @@ def test_values_remembered_save_adjudications_and_change_no_decision() -> None:
     remembered, res = search(True)
     forgotten, again = search(False)
     assert remembered == forgotten and res.best == again.best
-    assert res.stats.nodes == again.stats.nodes >= 3000
+    # (a search inside a cycle may stop once all but the cycle's share is spent)
+    assert res.stats.nodes == again.stats.nodes >= 3000 * (1 - Params().cycle_share)
     fewer, every = res.stats.adjudications, again.stats.adjudications
-    assert every >= 3000 and fewer < every * 0.8
+    assert every >= again.stats.nodes and fewer < every * 0.8
 
 
 def test_an_allys_units_out_of_our_reach_keep_their_default_orders() -> None:
@@ -560,6 +562,24 @@ def test_the_evaluator_counts_centres_and_threats() -> None:
     after_hold = ev.values(held, fall=True)
     assert after_take[fra] > after_hold[fra] + 0.5
     assert after_take[ger] < after_hold[ger] - 0.5
+
+
+def test_alliances_tied_for_a_neutral_centre_share_its_chance() -> None:
+    # Belgium is neutral; a French army in Picardy and a German one in the Ruhr each reach
+    # it. Alone, either takes it at a reach margin of one; side by side, the margin is nought
+    # and neither is the favourite: each gets half the chance, whichever is listed first.
+    groups = [frozenset({p}) for p in G.powers]
+    params = Params()
+    ev = Evaluator(board("FRA A PIC", "GER A RUH", phase="S1901M"), groups, params)
+
+    def take(margin: int) -> float:
+        return 1.0 / (1.0 + math.exp(-params.threat_slope * (margin - params.take_bias)))
+
+    tied = ev.values(board("FRA A PIC", "GER A RUH").units, fall=False)
+    for power, unit in (("FRA", "FRA A PIC"), ("GER", "GER A RUH")):
+        alone = ev.values(board(unit).units, fall=False)
+        i = G.powers.index(power)
+        assert alone[i] - tied[i] == pytest.approx(take(1) - take(0) / 2)
 
 
 def test_a_home_centre_left_free_in_the_fall_is_worth_a_build() -> None:
