@@ -131,9 +131,10 @@ def seats_for(lineup: str, args: argparse.Namespace) -> tuple[list[str], str]:
     }[lineup]
 
 
-def think_times(logs: Path) -> tuple[float, float, float, int]:
-    """Mean and longest seconds, mean nodes per movement decision, and how many, from the
-    measured Bordeaux's logs (the only seat started with -v)."""
+def think_times(logs: Path, limit: float | None) -> tuple[float, float, float, int, int]:
+    """Mean and longest seconds, mean nodes per movement decision, how many, and how many took
+    longer than ``limit`` (its --think; None: none counted), from the measured Bordeaux's logs
+    (the only seat started with -v)."""
     seconds: list[float] = []
     nodes: list[int] = []
     for path in logs.rglob("*.log"):
@@ -142,9 +143,10 @@ def think_times(logs: Path) -> tuple[float, float, float, int]:
                 seconds.append(float(s))
                 nodes.append(int(n))
     if not seconds:
-        return (0.0, 0.0, 0.0, 0)
+        return (0.0, 0.0, 0.0, 0, 0)
     n = len(seconds)
-    return (sum(seconds) / n, max(seconds), sum(nodes) / n, n)
+    over = 0 if limit is None else sum(1 for x in seconds if x > limit)
+    return (sum(seconds) / n, max(seconds), sum(nodes) / n, n, over)
 
 
 def missed_orders(store: Store, game: GameResult) -> dict[str, int]:
@@ -209,7 +211,8 @@ def run_lineup(lineup: str, args: argparse.Namespace) -> None:
         results = t.results()
         missed = {g.game_id: missed_orders(store, g) for g in results}
         store.close()
-        mean_s, max_s, mean_nodes, decisions = think_times(logs)
+        limit = None if args.nodes else args.think
+        mean_s, max_s, mean_nodes, decisions, over = think_times(logs, limit)
     minutes = (time.perf_counter() - start) / 60
     load_after = os.getloadavg()
     labels = list(dict.fromkeys(s.label for s in seats))
@@ -250,8 +253,9 @@ def run_lineup(lineup: str, args: argparse.Namespace) -> None:
               f"(highest: {top.label} up to {e.mean + e.ci95:.3f})", end="")  # fmt: skip
     print()
     if decisions:
-        print(f"  {label} thinking per movement phase: {mean_s:.3f} s (longest {max_s:.3f} s), "
-              f"{mean_nodes:.0f} nodes (mean of {decisions})")  # fmt: skip
+        beyond = f"; {over} over the {limit:g} s" if limit is not None else ""
+        print(f"  {label} thinking per movement phase: {mean_s:.3f} s (longest {max_s:.3f} s"
+              f"{beyond}), {mean_nodes:.0f} nodes (mean of {decisions})")  # fmt: skip
     if args.json:
         record = {
             "command": "python " + " ".join(shlex.quote(a) for a in sys.argv),
@@ -263,7 +267,13 @@ def run_lineup(lineup: str, args: argparse.Namespace) -> None:
             "games_played": len(results),
             "minutes": round(minutes, 2),
             "load": {"before": load_before, "after": load_after, "cores": os.cpu_count()},
-            "think": {"mean": mean_s, "max": max_s, "nodes": mean_nodes, "decisions": decisions},
+            "think": {
+                "mean": mean_s,
+                "max": max_s,
+                "nodes": mean_nodes,
+                "decisions": decisions,
+                "over": over,
+            },
             "summary": {
                 b.label: {
                     "seats": b.games,
