@@ -220,10 +220,10 @@ class Evaluator:
                 val[g] += p.dislodged
         now_w = p.centre_now
         next_w = p.centre_next if fall else p.centre_now
-        lose, take = self.lose, self.take
+        lose, take, worth = self.lose, self.take, self.worth
         span = MARGINS * STEPS
         for i, s in enumerate(self.supply_centres):
-            w = self.worth[i]
+            w = worth[i]
             occ = units.get(s)
             if occ is not None:
                 hg = group_of.get(occ.power)
