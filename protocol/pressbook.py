@@ -169,9 +169,10 @@ class Tracker:
             return p
         return None
 
-    def lapse(self, phase: str) -> list[Proposal]:
-        """End the proposals still open from phases before ``phase``; returns them."""
-        gone = [p for p in self._open if p.item.phase != phase]
+    def lapse(self, phase: str | None) -> list[Proposal]:
+        """End the proposals still open from phases before ``phase`` (None: every one still
+        open); returns them."""
+        gone = [p for p in self._open if phase is None or p.item.phase != phase]
         for p in gone:
             p.lapsed = True
             self._close(p)

@@ -33,6 +33,7 @@ from engine.orders import (
     order_power,
 )
 from engine.state import GameState
+from protocol import agreements as law
 
 UNIT_WORTH = 0.1  # DumbCore: a unit is worth a tenth of a centre (tie-breaker)
 BARRED = -(10**12)  # DumbCore: the value of a node our alliance has agreed to keep out of
@@ -53,23 +54,18 @@ def constraints_for(plan: Plan, view: View) -> Constraints:
 
 
 def attacks(view: View, plan: Plan) -> frozenset[Order]:
-    """The alliance's legal orders that move into, or support a stranger into, a province
-    of another friend (:func:`~bots.negotiator.core.protected`)."""
+    """The alliance's legal orders that attack another friend by the law of agreements
+    (:func:`protocol.agreements.attack`: a move into, or support or a convoy of a stranger
+    into, a province with a friend's unit or a centre a friend owns)."""
     if view.kind != "movement" or len(plan.friends) < 2:
         return frozenset()
     out: set[Order] = set()
     for q in plan.allies | {view.power}:
-        protect = protected(view.state, q, plan.friends)
+        protect = law.protected(view.state, q, plan.friends)
         if not protect:
             continue
         for orders in view.position.legal(q).values():
-            for o in orders:
-                if (isinstance(o, Move) and province_of(o.dest) in protect) or (
-                    isinstance(o, SupportMove)
-                    and province_of(o.dest) in protect
-                    and o.target.power not in plan.friends
-                ):
-                    out.add(o)
+            out |= {o for o in orders if law.attack(o, protect, plan.friends - {q})}
     return frozenset(out)
 
 

@@ -9,7 +9,6 @@ from engine.orders import Order
 from engine.state import Unit, initial_state, make_state
 from protocol import messages as m
 from protocol.codec import codec_for
-from protocol.tokens import STANDARD
 from protocol.pressbook import (
     ACCEPTED,
     CANCELLED,
@@ -24,6 +23,7 @@ from protocol.pressbook import (
     outcomes,
     proposals,
 )
+from protocol.tokens import STANDARD
 
 TABLE = STANDARD
 CODEC = codec_for(TABLE)
