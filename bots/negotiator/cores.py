@@ -57,8 +57,8 @@ def attacks(view: View, plan: Plan) -> frozenset[Order]:
     """The alliance's legal orders that attack another friend by the law of agreements
     (:func:`protocol.agreements.attack`: a move into, or support or a convoy of a stranger
     into, a province with a friend's unit or a centre a friend owns)."""
-    if view.kind != "movement" or len(plan.friends) < 2:
-        return frozenset()
+    if view.kind == "adjustment" or len(plan.friends) < 2:
+        return frozenset()  # a build attacks nobody; a move or a retreat may
     out: set[Order] = set()
     for q in plan.allies | {view.power}:
         protect = law.protected(view.state, q, plan.friends)
