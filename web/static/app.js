@@ -469,6 +469,7 @@ function pressSend(msg) { send(Object.assign({ t: "press" }, msg)); }
 const STATE_WORDS = {
   waiting: "waiting", accepted: "accepted", rejected: "rejected", declined: "not now",
   "not understood": "not understood", cancelled: "cancelled",
+  lapsed: "lapsed (its phase ended unanswered)",
 };
 
 // One message: who to whom, the English (the DAIDE on hover), a proposal's state, and the
