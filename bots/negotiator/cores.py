@@ -279,10 +279,12 @@ def _require(out: dict[str, list[Order]], required: Sequence[Order], state: Game
 def _forbid(out: dict[str, list[Order]], forbidden: frozenset[Order]) -> None:
     if not forbidden:
         return
+
+    def barred(o: Order) -> bool:  # the order, or one the law says does the same
+        return o in forbidden or any(law.same_order(f, o) for f in forbidden)
+
     for p, orders in out.items():
-        out[p] = [
-            Hold(o.unit) if o in forbidden and not isinstance(o, Waive) else o for o in orders
-        ]
+        out[p] = [Hold(o.unit) if not isinstance(o, Waive) and barred(o) else o for o in orders]
 
 
 def _support_allies(view: View, out: dict[str, list[Order]], alliance: frozenset[str]) -> None:
