@@ -58,6 +58,7 @@ class Proposal:
     lapsed: bool = False  # its phase ended before every recipient said yes
     agreed_at: int | None = None  # the seq of the reply that made it an agreement
     agreed_in: str | None = None  # the phase of that reply
+    agreed_by: str | None = None  # the power whose reply made it one
     sent_at: float = 0.0  # a client's clock when it was sent (bots time their talk by it)
 
     @property
@@ -163,7 +164,7 @@ class Tracker:
             p = answered
             p.replies[item.sender] = word
             if all(p.replies.get(r) == "yes" for r in p.item.recipients):
-                p.agreed_at, p.agreed_in = item.seq, item.phase
+                p.agreed_at, p.agreed_in, p.agreed_by = item.seq, item.phase, item.sender
             if not p.open:
                 self._close(p)
             return p

@@ -94,6 +94,9 @@ class Negotiator(Bot):
         self.trust: Trust | None = None
         self.proposals: Proposals | None = None  # the game's tracker, made at the start
         self.votes: list[m.Drw] = []  # draws agreed by our own YES, to vote for
+        # Agreements our own reply completed (by the tracker's seq): the others may have
+        # ordered before it reached them (see _judge).
+        self.completed: set[int] = set()
         self.silent: set[str] = set()  # answered HUH or TRY (): no press
         self.talkers: set[str] = set()  # have talked to us
         self.dmz_offered: set[str] = set()
@@ -169,6 +172,8 @@ class Negotiator(Bot):
         if not p.agreed or me not in p.parties:
             return []
         ledger.add(p.arrangement, p.parties, view.phase, p.agreed_at or 0)
+        if p.agreed_by == me:
+            self.completed.add(p.agreed_at or 0)
         self._late(view, p.arrangement)
         if p.sender == me:
             self.stats["proposals_agreed"] += 1
@@ -414,6 +419,15 @@ class Negotiator(Bot):
         self.judged = before.phase
         orders = [r.order for r in view.results if r.order is not None]
         found, kept = breaches(me, ledger.active, before, orders)
+        # A reply of ours that completed an agreement late in a phase may have reached the
+        # others after they ordered, or after the phase ended (the server then stamps it with
+        # the next phase, and by the law the proposal had lapsed): not held against them in
+        # that phase.
+        found = [
+            b
+            for b in found
+            if not (b.agreement.seq in self.completed and b.agreement.phase == before.phase)
+        ]
         self.stats["agreements_checked"] += len(found) + len(kept)
         self.stats["agreements_kept"] += len(kept)
         for a in kept:
