@@ -19,10 +19,12 @@ Figures (press level 30, games to --max-year, every Bordeaux with the same budge
   silent Bordeaux and DumbBots, seven drawn a game.
 
 Per figure it prints each label's games, solos, mean centres and Sum-of-Squares (95 %
-interval), the talk per game (proposals sent and agreed, agreements kept, messages per
-movement phase, seconds of talk per movement phase, from the negotiators' logs and the game's
-press) and every HUH or refusal the server gave a negotiator's press (there should be none),
-with the machine's load before and after.
+interval), the talk per game (proposals sent and agreed, messages per movement phase, seconds
+of talk per movement phase, from the negotiators' logs and the game's press), the agreements
+its seats were party to and how many were kept, and broken by them, judged from the game's
+record (its press, states and results) by the law of agreements (``protocol.agreements``,
+the same verdicts the page shows), and every HUH or refusal the server gave a negotiator's
+press (there should be none), with the machine's load before and after.
 """
 
 from __future__ import annotations
@@ -42,11 +44,23 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from collections.abc import Sequence
+
+from engine.map import load_map
+from engine.orders import Order
+from engine.state import GameState, Phase
+from protocol import messages as m
+from protocol.agreements import Verdict
+from protocol.codec import codec_for
+from protocol.mdf import table_for_map
+from protocol.pressbook import PressItem, agreements, outcomes
+from protocol.tokens import TokenTable
 from server.logs import configure_logging
 from server.settings import GameSettings
 from server.store import Store
 from tournament.runner import Tournament, parse_lineup
 from tournament.scoring import GameResult, summarise
+from web.press import stored_items
 
 FIGURES = ("pair", "ceiling", "one", "liar", "pool")
 SUMMARY = re.compile(r"negotiation summary (\{.*\})")
@@ -86,13 +100,42 @@ class Talk:
     movement_phases: int = 0
     proposals_sent: int = 0
     proposals_agreed: int = 0
-    checked: int = 0
-    kept: int = 0
-    broken_by_us: int = 0
+    checked: int = 0  # agreement-phases its seats were party to (by the law)
+    kept: int = 0  # of them, kept by everyone bound
+    broke: int = 0  # of them, broken by its seats (by the law)
+    broken_by_us: int = 0  # the negotiators' own count of phases they chose to break
     betrayals_seen: int = 0
     talk_seconds: float = 0.0
     messages: int = 0
     trouble: list[str] = field(default_factory=list)
+
+
+def phase_verdicts(
+    items: Sequence[PressItem], before: GameState, orders: Sequence[Order], table: TokenTable
+) -> list[Verdict]:
+    """The law's verdict on every agreement that bound the phase played from ``before``
+    (the press up to that phase, the orders as its results list them)."""
+    said = [i for i in items if not before.phase < Phase.parse(i.phase)]
+    return outcomes(agreements(said, before.phase.name, table), before, orders)
+
+
+def game_verdicts(store: Store, game_id: int) -> list[Verdict]:
+    """Every agreement-phase of a stored game, judged by the law from its record."""
+    gmap = load_map(store.game(game_id).settings.get("map", "standard"))
+    table = table_for_map(gmap)
+    codec = codec_for(table)
+    items = stored_items(store.press(game_id), codec)
+    given: dict[str, list[Order]] = {}
+    for phase, _power, text in store.results(game_id):
+        ord_ = codec.parse_text(text)
+        if isinstance(ord_, m.Ord) and ord_.order is not None:
+            given.setdefault(phase, []).append(ord_.order)
+    out: list[Verdict] = []
+    for phase, data in store.states(game_id):
+        if phase in given:
+            state = GameState.from_json(data, gmap)
+            out += phase_verdicts(items, state, given[phase], table)
+    return out
 
 
 def talk_of(games: list[GameResult], store: Store) -> dict[str, Talk]:
@@ -100,6 +143,7 @@ def talk_of(games: list[GameResult], store: Store) -> dict[str, Talk]:
     for g in games:
         press = store.press(g.game_id)
         phases = {p for p, _ in store.states(g.game_id) if p.endswith("M")}
+        verdicts = game_verdicts(store, g.game_id)
         for seat in g.seats:
             if seat.log is None or not Path(seat.log).exists():
                 continue
@@ -113,8 +157,10 @@ def talk_of(games: list[GameResult], store: Store) -> dict[str, Talk]:
             t.movement_phases += len(phases)
             t.proposals_sent += stats["proposals_sent"]
             t.proposals_agreed += stats["proposals_agreed"]
-            t.checked += stats["agreements_checked"]
-            t.kept += stats["agreements_kept"]
+            ours = [v for v in verdicts if seat.power in v.agreement.parties]
+            t.checked += len(ours)
+            t.kept += sum(v.kept for v in ours)
+            t.broke += sum(seat.power in v.breakers for v in ours)
             t.broken_by_us += stats["broken_by_us"]
             t.betrayals_seen += sum(len(v) for v in stats["betrayals"].values())
             t.talk_seconds += stats["talk_seconds"]
@@ -170,9 +216,9 @@ def run_figure(figure: str, args: argparse.Namespace) -> None:
             phases = max(tk.movement_phases, 1)
             kept = f"{100 * tk.kept / tk.checked:.0f} %" if tk.checked else "-"
             line += (f"\n            per game: {tk.proposals_sent / per_game:.1f} proposals, "
-                     f"{tk.proposals_agreed / per_game:.1f} agreed; others kept {kept} of "
-                     f"{tk.checked / per_game:.1f} agreement-phases; broke "
-                     f"{tk.broken_by_us / per_game:.2f}; betrayals seen "
+                     f"{tk.proposals_agreed / per_game:.1f} agreed; by the law {kept} kept of "
+                     f"{tk.checked / per_game:.1f} agreement-phases, {tk.broke / per_game:.2f} "
+                     f"broken by it (chose to {tk.broken_by_us / per_game:.2f}); betrayals seen "
                      f"{tk.betrayals_seen / per_game:.2f}; {tk.messages / phases:.2f} messages "
                      f"and {tk.talk_seconds / phases:.2f} s of talk per movement phase; "
                      f"server HUH/refusals {len(tk.trouble)}")  # fmt: skip

@@ -10,7 +10,8 @@ around them:
 * **what came in**: :class:`Incoming` (a ``FRM`` with its sender, recipients, press and the
   words as received), with :meth:`Incoming.yes`, :meth:`~Incoming.rej`, :meth:`~Incoming.bwx`
   and :meth:`~Incoming.huh` to answer it;
-* **bookkeeping**: :class:`Proposals` records what we proposed and to whom, and matches each
+* **bookkeeping**: :class:`Proposals` (the one proposal tracker, ``protocol.pressbook``'s, as a
+  bot sees it) records what we proposed and to whom, and matches each
   ``YES``/``REJ``/``BWX``/``HUH`` that comes back to the proposal it answers; it says when
   every recipient has accepted (the arrangement is agreed) or any has refused;
 * **levels**: :func:`level_of` (the lowest press level a message needs) and :func:`parts`
@@ -25,11 +26,13 @@ library drops anything above the game's press level before it is sent.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from engine.orders import Order
 from protocol import messages as m
 from protocol.levels import TOKEN_LEVEL, press_level
+from protocol.pressbook import PressItem, Proposal, Tracker
+from protocol.tokens import TokenTable
 
 Arrangement = m.Pce | m.Aly | m.Drw | m.Slo | m.Not | m.Nar | m.Xdo | m.Dmz | m.And | m.Orr
 
@@ -154,83 +157,57 @@ class Incoming:
 # -- tying replies to proposals ----------------------------------------------------------------
 
 
-@dataclass
-class Proposal:
-    """One proposal we sent: to whom, and who has answered how."""
-
-    arrangement: Arrangement
-    recipients: tuple[str, ...]
-    phase: str = ""
-    sent_at: float = 0.0
-    answers: dict[str, str] = field(default_factory=dict)  # power -> YES/REJ/BWX/HUH
-
-    @property
-    def agreed(self) -> bool:
-        """Every recipient said YES."""
-        return all(self.answers.get(p) == "YES" for p in self.recipients)
-
-    @property
-    def refused(self) -> bool:
-        """Someone said anything but YES."""
-        return any(a != "YES" for a in self.answers.values())
-
-    @property
-    def answered(self) -> bool:
-        return all(p in self.answers for p in self.recipients)
-
-
 class Proposals:
-    """Our open proposals, keyed by arrangement. :meth:`sent` records one; :meth:`reply`
-    matches an incoming reply to it and returns the proposal it answers (None if it answers
-    nothing of ours)."""
+    """A bot's view of the one proposal tracker (:class:`protocol.pressbook.Tracker`): every
+    press message it sends (:meth:`sent`) and receives (:meth:`heard`, or :meth:`reply` for
+    the replies alone) goes in, and each call returns the proposal it made or changed, if any
+    (``agreed`` once every recipient said yes, ``refused`` once any said anything else).
 
-    def __init__(self) -> None:
-        self.open: dict[Arrangement, Proposal] = {}
-        self.history: list[Proposal] = []
+    ``me``: our power (set it when the game starts); ``table``: the game's token table (a HUH
+    echoes a proposal as words, read back with it). A new phase (:meth:`expire`) lapses what is
+    still unanswered, as the page's reading of the same press does."""
+
+    def __init__(self, table: TokenTable, me: str = "") -> None:
+        self.me = me
+        self.tracker = Tracker(table)
+        self.phase = ""
+        self._seq = 0
+
+    def _add(
+        self, sender: str, recipients: Sequence[str], press: m.Press, phase: str
+    ) -> Proposal | None:
+        self.phase = phase or self.phase
+        self._seq += 1
+        return self.tracker.add(PressItem(self._seq, self.phase, sender, tuple(recipients), press))
 
     def sent(self, snd: m.Snd, phase: str = "", at: float = 0.0) -> Proposal | None:
-        if not isinstance(snd.press, m.Prp):
-            return None
-        arr: Arrangement = snd.press.arrangement  # type: ignore[assignment]
-        p = Proposal(arr, tuple(snd.recipients), phase, at)
-        self.open[arr] = p
-        self.history.append(p)
+        p = self._add(self.me, snd.recipients, snd.press, phase)
+        if p is not None and isinstance(snd.press, m.Prp):
+            p.sent_at = at
         return p
 
-    def reply(self, incoming: Incoming) -> Proposal | None:
-        press = incoming.press
-        if not isinstance(press, m.Yes | m.Rej | m.Bwx):
-            if isinstance(press, m.Huh):
-                return self._huh(incoming)
-            return None
-        inner = press.press if isinstance(press, m.Bwx) else press.inner
-        if not isinstance(inner, m.Prp):
-            return None
-        p = self.open.get(inner.arrangement)  # type: ignore[arg-type]
-        if p is None or incoming.sender not in p.recipients:
-            return None
-        p.answers[incoming.sender] = type(press).__name__.upper()
-        if p.answered or p.refused:
-            self.open.pop(p.arrangement, None)
-        return p
+    def heard(self, incoming: Incoming, phase: str = "") -> Proposal | None:
+        """Any press message delivered to us (a proposal, an answer, a cancellation)."""
+        # A message delivered to us names us among its recipients; before ``me`` is known a
+        # reply to our proposal must still find it.
+        recipients = incoming.recipients if self.me else (*incoming.recipients, "")
+        return self._add(incoming.sender, recipients, incoming.press, phase)
 
-    def _huh(self, incoming: Incoming) -> Proposal | None:
-        # A HUH echoes our press as words; any open proposal to the sender that it does not
-        # match by arrangement is still the likeliest one: take the oldest unanswered.
-        for p in self.open.values():
-            if incoming.sender in p.recipients and incoming.sender not in p.answers:
-                p.answers[incoming.sender] = "HUH"
-                self.open.pop(p.arrangement, None)
-                return p
-        return None
+    def reply(self, incoming: Incoming, phase: str = "") -> Proposal | None:
+        """A YES/REJ/BWX/HUH to one of our proposals: the proposal it answers, or None."""
+        if not isinstance(incoming.press, REPLIES):
+            return None
+        p = self.heard(incoming, phase)
+        return p if p is not None and p.sender == self.me else None
 
     def waiting(self) -> Iterator[Proposal]:
-        """Proposals some recipient has not answered yet."""
-        return (p for p in self.open.values() if not p.answered)
+        """Our proposals some recipient has not answered yet."""
+        return iter(self.tracker.waiting(self.me))
 
-    def expire(self) -> None:
-        """Forget every open proposal (a new phase: what was not answered lapses)."""
-        self.open.clear()
+    def expire(self, phase: str = "") -> None:
+        """A new phase: what was not answered lapses."""
+        self.phase = phase or self.phase
+        self.tracker.lapse(phase or None)
 
 
 __all__ = [

@@ -166,7 +166,7 @@ def _show(args: argparse.Namespace) -> int:
         _show_daide(states, by_phase, press)
     else:
         _show_readable(
-            states, by_phase, press, _press_english(row), row.settings.get("map", "standard")
+            states, by_phase, press, _PressReader(row), row.settings.get("map", "standard")
         )
     return 0
 
@@ -189,7 +189,7 @@ def _show_readable(
     states: list[tuple[str, dict[str, Any]]],
     by_phase: dict[str, list[tuple[str, str]]],
     press: list[Any],
-    english: Any,
+    reader: _PressReader,
     map_name: str = "standard",
 ) -> None:
     """Per phase its name as players say it and the orders by power (``A BUD - SER``) with
@@ -223,7 +223,7 @@ def _show_readable(
             last_power = power
             order = "waives a build" if isinstance(msg.order, Waive) else str(msg.order)
             print(f"  {shown:3}  {order}" + (f"  ({outcome})" if outcome else ""))
-        _print_press(press, phase, english)
+        _print_press(press, phase, reader)
         nxt = states[k + 1][1] if k + 1 < len(states) else None
         year = Phase.parse(phase).year
         if nxt is not None and Phase.parse(states[k + 1][0]).year != year:
@@ -264,7 +264,9 @@ def _outcome_words(result: Any) -> str:
 
 
 def _show_press(row: Any, states: list[tuple[str, Any]], press: list[Any], daide: bool) -> None:
-    """The press alone, under each phase's name: English sentences, or the DAIDE."""
+    """The press alone, under each phase's name, as English sentences; the machine handshake
+    (TRY, HUH) is left out and counted, unless ``daide``: then every message, each sentence
+    followed by its DAIDE."""
     from engine.notation import phase_title
     from engine.state import Phase
 
@@ -273,45 +275,80 @@ def _show_press(row: Any, states: list[tuple[str, Any]], press: list[Any], daide
         why = " (a gunboat game: press level 0)" if not level else ""
         print(f"no press in game {row.id}{why}")
         return
-    english = _press_english(row)
+    reader = _PressReader(row)
     last = None
+    hidden = 0
     for p in press:
+        if not daide and reader.handshake(p):
+            hidden += 1
+            continue
         if p.phase != last:
             print(f"\n{phase_title(Phase.parse(p.phase))} ({p.phase})")
             last = p.phase
+        print(f"  {reader.english(p)}")
         if daide:
-            print(f"  FRM ( {p.sender} ) ( {' '.join(p.recipients)} ) ( {p.body} )")
-        else:
-            print(f"  {english(p)}")
+            print(f"    FRM ( {p.sender} ) ( {' '.join(p.recipients)} ) ( {p.body} )")
+    if hidden:
+        print(
+            f"\n({hidden} protocol message{'s' if hidden != 1 else ''} between bots left out: "
+            "TRY and HUH; --daide shows them)"
+        )
 
 
-def _press_english(row: Any) -> Any:
-    """A function from a stored press row to its English sentence."""
-    from engine.map import load_map
-    from protocol import messages as m
-    from protocol.codec import codec_for
-    from protocol.english import Names, sentence
-    from protocol.syntax import ParseError
+class _PressReader:
+    """Stored press rows read with the game's own map and tokens: as sentences, and whether
+    a row is the machine handshake."""
 
-    codec = codec_for()
-    names = Names.of_map(load_map(row.settings.get("map", "standard")))
+    def __init__(self, row: Any) -> None:
+        from engine.map import MapError, load_map
+        from protocol.codec import codec_for
+        from protocol.english import Names
+        from protocol.mdf import table_for_map
+        from protocol.tokens import STANDARD
 
-    def english(p: Any) -> str:
         try:
-            msg = codec.parse_text(f"FRM ( {p.sender} ) ( {' '.join(p.recipients)} ) ( {p.body} )")
+            gmap = load_map(row.settings.get("map", "standard"))
+        except MapError:  # the map file is gone: what parses is still shown, by its tokens
+            self.codec = codec_for(STANDARD)
+            self.names = Names(table=STANDARD)
+            return
+        self.codec = codec_for(table_for_map(gmap))
+        self.names = Names.of_map(gmap)
+
+    def _parse(self, p: Any) -> Any:
+        from protocol import messages as m
+        from protocol.syntax import ParseError
+
+        try:
+            msg = self.codec.parse_text(
+                f"FRM ( {p.sender} ) ( {' '.join(p.recipients)} ) ( {p.body} )"
+            )
         except ParseError:
-            msg = None
-        if not isinstance(msg, m.Frm):
+            return None
+        return msg if isinstance(msg, m.Frm) else None
+
+    def handshake(self, p: Any) -> bool:
+        from protocol.english import handshake
+
+        msg = self._parse(p)
+        return msg is not None and handshake(msg.press)
+
+    def english(self, p: Any) -> str:
+        from protocol.english import sentence
+
+        msg = self._parse(p)
+        if msg is None:
             return f"{p.sender} to {' '.join(p.recipients)}: {p.body}"
-        return sentence(msg.sender, msg.recipients, msg.press, names)
-
-    return english
+        return sentence(msg.sender, msg.recipients, msg.press, self.names)
 
 
-def _print_press(press: list[Any], phase: str, english: Any = None) -> None:
+def _print_press(press: list[Any], phase: str, reader: _PressReader | None = None) -> None:
+    """A phase's press: as sentences without the machine handshake (``reader``), or as
+    stored."""
     for p in press:
         if p.phase == phase:
-            if english is not None:
-                print(f"  press: {english(p)}")
+            if reader is not None:
+                if not reader.handshake(p):
+                    print(f"  press: {reader.english(p)}")
             else:
                 print(f"  press {p.sender} -> {' '.join(p.recipients)}: {p.body}")

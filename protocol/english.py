@@ -8,8 +8,14 @@ levels the bots and the web page speak (10 to 30: ``PRP``, the replies, ``CCL``,
 players write; the higher levels get a plain rendering of what they say, and anything else
 (a construct this module does not know) its DAIDE text, so no press ever fails to render.
 
-Pure: names come from a :class:`Names` (a map's power and province names, or none, in which
-case the tokens stand).
+The machine handshake (:func:`handshake`: ``TRY``, the list of press a bot discusses, and
+``HUH``, "I did not understand") reads as a sentence too, but is not for people by default: the
+page and ``diplomat show --press`` hide it unless asked, since every negotiating bot opens a
+game with a ``TRY`` to every power and a ``HUH`` to a proposal is already shown as the
+proposal's state ("not understood").
+
+Pure: names come from a :class:`Names` (a map's power and province names and its token table,
+or none, in which case the tokens stand and DAIDE is not rendered).
 """
 
 from __future__ import annotations
@@ -24,6 +30,9 @@ from engine.orders import Order, order_power
 from engine.state import Phase, Unit
 from protocol import messages as m
 from protocol.codec import codec_for
+from protocol.mdf import table_for_map
+from protocol.syntax import ParseError
+from protocol.tokens import TokenTable
 
 
 @dataclass(frozen=True)
@@ -32,12 +41,14 @@ class Names:
 
     powers: Mapping[str, str] = field(default_factory=dict)
     provinces: Mapping[str, str] = field(default_factory=dict)
+    table: TokenTable | None = None  # the game's tokens: to read a HUH's echo, to show DAIDE
 
     @classmethod
     def of_map(cls, gmap: GameMap) -> Names:
         return cls(
             {p: info.name for p, info in gmap.power_info.items()},
             {p: prov.name for p, prov in gmap.provinces.items()},
+            table_for_map(gmap),
         )
 
     def power(self, token: str) -> str:
@@ -73,7 +84,7 @@ def describe(press: Any, names: Names | None = None) -> str:
     try:
         return _English(n).press(press)
     except (AttributeError, KeyError, TypeError, ValueError):
-        return f"(in DAIDE) {_daide(press)}"
+        return f"(in DAIDE) {_daide(press, n.table)}"
 
 
 def arrangement(arr: Any, names: Names | None = None) -> str:
@@ -82,7 +93,7 @@ def arrangement(arr: Any, names: Names | None = None) -> str:
     try:
         return _English(n).arr(arr)
     except (AttributeError, KeyError, TypeError, ValueError):
-        return _daide(arr)
+        return _daide(arr, n.table)
 
 
 def turn_name(turn: Phase) -> str:
@@ -93,9 +104,11 @@ def _stop(text: str) -> str:
     return text if text.endswith((".", "?", "!")) else text + "."
 
 
-def _daide(obj: Any) -> str:
+def _daide(obj: Any, table: TokenTable | None) -> str:
+    if table is None:
+        return repr(obj)  # no map, no tokens to spell it with
     try:
-        return codec_for().text(obj)
+        return codec_for(table).text(obj)
     except (AttributeError, KeyError, TypeError, ValueError):
         return repr(obj)
 
@@ -124,7 +137,7 @@ class _English:
     def press(self, pm: Any) -> str:
         handler = _PRESS.get(type(pm))
         if handler is None:
-            return f"(in DAIDE) {_daide(pm)}"
+            return f"(in DAIDE) {_daide(pm, self.n.table)}"
         return handler(self, pm)
 
     def quoted(self, pm: Any) -> str:
@@ -152,7 +165,7 @@ class _English:
     def arr(self, a: Any) -> str:
         handler = _ARR.get(type(a))
         if handler is None:
-            return f"(in DAIDE) {_daide(a)}"
+            return f"(in DAIDE) {_daide(a, self.n.table)}"
         return handler(self, a)
 
 
@@ -170,7 +183,7 @@ def _press_handlers() -> dict[type, Callable[[_English, Any], str]]:
             else f"No to {s.quoted(pm.inner)}"
         ),
         m.Bwx: lambda s, pm: f"Not now: I will not discuss {s.quoted(pm.press)}",
-        m.Huh: lambda s, pm: f"I did not understand your message ({' '.join(pm.tokens)})",
+        m.Huh: _huh,
         m.Ccl: lambda s, pm: (
             f"I cancel my proposal of {s.arr(pm.press.arrangement)}"
             if isinstance(pm.press, m.Prp)
@@ -178,7 +191,7 @@ def _press_handlers() -> dict[type, Callable[[_English, Any], str]]:
         ),
         m.Fct: lambda s, pm: f"It is a fact that {_fact(s, pm.content)}",
         m.Try: lambda s, pm: (
-            f"I understand only {join(list(pm.tokens))}"
+            f"I can discuss only {join(_topics(pm.tokens))}"
             if pm.tokens
             else "I understand no press at all"
         ),
@@ -211,6 +224,98 @@ def _press_handlers() -> dict[type, Callable[[_English, Any], str]]:
         m.Hpy: lambda s, pm: f"I am happy about {s.quoted(pm.press)}",
         m.Ang: lambda s, pm: f"I am angry about {s.quoted(pm.press)}",
     }
+
+
+# What each press token lets a player talk about, for TRY and HUH (tokens that only complete
+# another, like VSS after ALY, say nothing of their own).
+TOPICS: dict[str, str] = {
+    "PRP": "proposals",
+    "YES": "answers",
+    "REJ": "answers",
+    "BWX": "answers",
+    "HUH": "answers",
+    "CCL": "cancelling proposals",
+    "FCT": "facts",
+    "TRY": "what we discuss",
+    "PCE": "peace",
+    "ALY": "alliances",
+    "DRW": "draws",
+    "SLO": "solo wins",
+    "NOT": "negations",
+    "NAR": "ending agreements",
+    "XDO": "orders",
+    "DMZ": "demilitarised zones",
+    "AND": "combined proposals",
+    "ORR": "alternatives",
+    "SCD": "sharing supply centres",
+    "OCC": "placing units",
+    "INS": "demands",
+    "QRY": "questions",
+    "THK": "opinions",
+    "IDK": "not knowing",
+    "SUG": "suggestions",
+    "WHT": "asking for orders",
+    "HOW": "plans of attack",
+    "EXP": "explanations",
+    "SRY": "apologies",
+    "FOR": "future phases",
+    "IFF": "conditions",
+    "XOY": "favours",
+    "YDO": "giving orders for another",
+    "FRM": "passing messages on",
+    "FWD": "forwarding",
+    "BCC": "copies",
+    "WHY": "reasons",
+    "POB": "reasons",
+    "UHY": "feelings",
+    "HPY": "feelings",
+    "ANG": "feelings",
+    "ROF": "requests for offers",
+    "ULB": "value bounds",
+    "UUB": "value bounds",
+    "CHO": "choices",
+}
+
+
+def handshake(press: Any) -> bool:
+    """Whether a press message is the machine handshake, not words for people: ``TRY`` (what
+    a bot discusses) and ``HUH`` (a message it could not read; a person sees that as the
+    proposal's state)."""
+    return isinstance(press, m.Try | m.Huh)
+
+
+def _topics(tokens: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(TOPICS.get(t, t) for t in tokens if t != "VSS"))
+
+
+def _huh(s: _English, pm: m.Huh) -> str:
+    """``HUH (... ERR ...)``: what was not understood, read back from the echo, and the
+    token the reader stumbled on."""
+    words = list(pm.tokens)
+    at = words.index("ERR") if "ERR" in words else 0
+    echo = [w for w in words if w != "ERR"]
+    after = echo[at] if at < len(echo) else None
+    where = ""
+    if at > 0 and after is not None:
+        where = f" (I cannot discuss {TOPICS.get(after, after)})"
+    quoted = _echoed(s, echo)
+    if quoted is None:
+        return f"I did not understand a message of yours{where}"
+    what = s.quoted(quoted)
+    what = "your " + what[4:] if what.startswith("the ") else what
+    return f"I did not understand {what}{where}"
+
+
+def _echoed(s: _English, echo: Sequence[str]) -> Any:
+    """The press message a HUH echoes, or None when it cannot be read back."""
+    if s.n.table is None or not echo:
+        return None
+    try:
+        anyone = s.n.table.powers[0][0]  # an SND needs a recipient; any power will do
+        msg = codec_for(s.n.table).parse_text(f"SND ( {anyone} ) ( {' '.join(echo)} )")
+    except (ParseError, IndexError, KeyError, ValueError):
+        return None
+    return msg.press if isinstance(msg, m.Snd) else None
 
 
 def _fact(s: _English, content: Any) -> str:
@@ -287,4 +392,13 @@ def _arr_handlers() -> dict[type, Callable[[_English, Any], str]]:
 _PRESS = _press_handlers()
 _ARR = _arr_handlers()
 
-__all__ = ["Names", "arrangement", "describe", "join", "sentence", "turn_name"]
+__all__ = [
+    "TOPICS",
+    "Names",
+    "arrangement",
+    "describe",
+    "handshake",
+    "join",
+    "sentence",
+    "turn_name",
+]

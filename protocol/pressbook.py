@@ -4,12 +4,12 @@ whether orders keep them.
 DAIDE's agreement convention (spec §4.2), which the server does not enforce: a proposal
 (``PRP``) is agreed when every recipient has answered ``YES`` to the proposer; ``REJ`` turns it
 down, ``BWX`` declines to discuss it ("not now"), ``HUH`` did not understand it, and the proposer
-may cancel it (``CCL``) until it is agreed. Continuous arrangements (peace, alliances,
-demilitarised zones) hold until an agreed ``NAR`` ends them; an ``XDO`` holds for the first
-phase, from the one it was proposed in, where its kind of order is given.
+may cancel it (``CCL``) until it is agreed. :class:`Tracker` applies it, one message at a time;
+it is the only proposal tracker (the bots' ``bots.press.Proposals`` is one). What an agreement
+binds and what breaks it is the law's (:mod:`protocol.agreements`); this module only asks it.
 
 Everything here is pure: the press goes in as :class:`PressItem` (as a server's store or a
-client's inbox holds it), the board as engine values.
+client's inbox holds it), the board as engine values, the game's token table explicitly.
 """
 
 from __future__ import annotations
@@ -18,25 +18,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.map import province_of
-from engine.orders import (
-    Build,
-    Convoy,
-    Disband,
-    Hold,
-    Move,
-    Order,
-    Remove,
-    Retreat,
-    SupportHold,
-    SupportMove,
-    Waive,
-    order_power,
-)
+from engine.orders import Order, Waive, order_power
 from engine.state import GameState, Phase
+from protocol import agreements as law
 from protocol import messages as m
+from protocol.agreements import Agreement, Ledger, Verdict
 from protocol.codec import codec_for
 from protocol.syntax import ParseError
+from protocol.tokens import TokenTable
 
 WAITING = "waiting"
 ACCEPTED = "accepted"
@@ -44,6 +33,7 @@ REJECTED = "rejected"
 DECLINED = "declined"  # BWX: "not now", the recipient will not discuss it
 NOT_UNDERSTOOD = "not understood"  # HUH
 CANCELLED = "cancelled"
+LAPSED = "lapsed"  # its phase ended unanswered
 REPLIES: dict[type, str] = {m.Yes: "yes", m.Rej: "no", m.Bwx: "not now", m.Huh: "huh"}
 
 
@@ -60,14 +50,54 @@ class PressItem:
 
 @dataclass
 class Proposal:
+    """One proposal and what has become of it."""
+
     item: PressItem
     replies: dict[str, str] = field(default_factory=dict)  # recipient -> yes/no/not now/huh
     cancelled: bool = False
+    lapsed: bool = False  # its phase ended before every recipient said yes
     agreed_at: int | None = None  # the seq of the reply that made it an agreement
+    agreed_in: str | None = None  # the phase of that reply
+    agreed_by: str | None = None  # the power whose reply made it one
+    sent_at: float = 0.0  # a client's clock when it was sent (bots time their talk by it)
 
     @property
     def arrangement(self) -> Any:
         return self.item.press.arrangement
+
+    @property
+    def sender(self) -> str:
+        return self.item.sender
+
+    @property
+    def recipients(self) -> tuple[str, ...]:
+        return self.item.recipients
+
+    @property
+    def phase(self) -> str:
+        return self.item.phase
+
+    @property
+    def parties(self) -> tuple[str, ...]:
+        return (self.item.sender, *self.item.recipients)
+
+    @property
+    def agreed(self) -> bool:
+        return self.agreed_at is not None
+
+    @property
+    def refused(self) -> bool:
+        """Some recipient said anything but yes."""
+        return any(v != "yes" for v in self.replies.values())
+
+    @property
+    def answered(self) -> bool:
+        return all(r in self.replies for r in self.item.recipients)
+
+    @property
+    def open(self) -> bool:
+        """Still waiting for an answer that could make it an agreement."""
+        return not (self.agreed or self.cancelled or self.lapsed or self.refused)
 
     @property
     def state(self) -> str:
@@ -82,255 +112,173 @@ class Proposal:
             return DECLINED
         if "huh" in said:
             return NOT_UNDERSTOOD
+        if self.lapsed:
+            return LAPSED
         return WAITING
 
 
-@dataclass(frozen=True)
-class Agreement:
-    """An arrangement agreed by ``parties`` (the proposer and the recipients)."""
+class Tracker:
+    """The proposals of a conversation, fed one press message at a time (:meth:`add`), as a
+    server's store holds them or a client sends and receives them. The one tracker: the page
+    reads the store through it and every bot keeps one (``bots.press.Proposals``).
 
-    arrangement: Any
-    parties: tuple[str, ...]
-    phase: str  # when it was proposed
-    seq: int
+    The convention it applies: a proposal is agreed when every recipient has answered ``YES``
+    (a reply goes to the proposer, so a reply answers the latest equal proposal of a power it
+    is sent to); ``REJ``, ``BWX`` or ``HUH`` from any recipient turns it down; the proposer may
+    cancel it (``CCL``) until it is agreed; and it lapses when its phase ends unagreed (a reply
+    in a later phase answers nothing), because the bots forget their open proposals when a new
+    phase begins and an agreement only one side remembers is no agreement.
 
+    ``table``: the game's token table, to read back the words a ``HUH`` echoes."""
 
-def proposals(items: Iterable[PressItem]) -> dict[int, Proposal]:
-    """Every proposal (``PRP``) by the seq of its message, with its replies and state."""
-    found: dict[int, Proposal] = {}
-    for item in items:
+    def __init__(self, table: TokenTable) -> None:
+        self.codec = codec_for(table)
+        self.proposals: dict[int, Proposal] = {}
+        self._open: list[Proposal] = []  # proposals that may still be answered, oldest first
+
+    def add(self, item: PressItem) -> Proposal | None:
+        """Record one press message; returns the proposal it made or changed, if any."""
         press = item.press
+        self.lapse(item.phase)
         if isinstance(press, m.Prp):
-            found[item.seq] = Proposal(item)
-            continue
+            p = Proposal(item)
+            self.proposals[item.seq] = p
+            self._open.append(p)
+            return p
         if isinstance(press, m.Ccl) and isinstance(press.press, m.Prp):
-            p = _latest(found, item.sender, None, press.press)
-            if p is not None and p.agreed_at is None:
-                p.cancelled = True
-            continue
+            cancelled = self._latest(item.sender, None, press.press)
+            if cancelled is not None:
+                cancelled.cancelled = True
+                self._close(cancelled)
+            return cancelled
         word = REPLIES.get(type(press))
         if word is None:
-            continue
-        quoted = _quoted(press, item)
+            return None
+        quoted = self._quoted(press, item)
         if not isinstance(quoted, m.Prp):
-            continue
+            return None
         for proposer in item.recipients:
-            p = _latest(found, proposer, item.sender, quoted)
-            if p is None or p.cancelled or p.agreed_at is not None:
+            answered = self._latest(proposer, item.sender, quoted)
+            if answered is None or item.sender in answered.replies:
                 continue
+            p = answered
             p.replies[item.sender] = word
             if all(p.replies.get(r) == "yes" for r in p.item.recipients):
-                p.agreed_at = item.seq
-    return found
-
-
-def _quoted(reply: Any, item: PressItem) -> Any:
-    """The press message a reply answers. A HUH quotes it as words with ``ERR`` inside
-    (a bot without press echoes the whole message): read back without the ``ERR``."""
-    if isinstance(reply, m.Yes | m.Rej):
-        return reply.inner
-    if isinstance(reply, m.Huh):
-        words = " ".join(w for w in reply.tokens if w != "ERR")
-        try:
-            snd = codec_for().parse_text(f"SND ( {item.recipients[0]} ) ( {words} )")
-        except ParseError:
-            return None
-        return snd.press if isinstance(snd, m.Snd) else None
-    return getattr(reply, "press", None)
-
-
-def _latest(
-    found: dict[int, Proposal], proposer: str, recipient: str | None, prp: m.Prp
-) -> Proposal | None:
-    for p in sorted(found.values(), key=lambda p: -p.item.seq):
-        if (
-            p.item.sender == proposer
-            and (recipient is None or recipient in p.item.recipients)
-            and p.item.press == prp
-        ):
+                p.agreed_at, p.agreed_in, p.agreed_by = item.seq, item.phase, item.sender
+            if not p.open:
+                self._close(p)
             return p
-    return None
+        return None
+
+    def lapse(self, phase: str | None) -> list[Proposal]:
+        """End the proposals still open from phases before ``phase`` (None: every one still
+        open); returns them."""
+        gone = [p for p in self._open if phase is None or p.item.phase != phase]
+        for p in gone:
+            p.lapsed = True
+            self._close(p)
+        return gone
+
+    def waiting(self, proposer: str | None = None) -> list[Proposal]:
+        """The open proposals (of ``proposer``), oldest first."""
+        return [p for p in self._open if proposer is None or p.item.sender == proposer]
+
+    def agreed(self) -> list[Proposal]:
+        """The agreed proposals, in the order they were agreed."""
+        done = [p for p in self.proposals.values() if p.agreed_at is not None]
+        return sorted(done, key=lambda p: p.agreed_at or 0)
+
+    def _close(self, p: Proposal) -> None:
+        self._open = [q for q in self._open if q is not p]
+
+    def _quoted(self, reply: Any, item: PressItem) -> Any:
+        """The press message a reply answers. A HUH quotes it as words with ``ERR`` inside
+        (a bot without press echoes the whole message): read back without the ``ERR``."""
+        if isinstance(reply, m.Yes | m.Rej):
+            return reply.inner
+        if isinstance(reply, m.Huh):
+            words = " ".join(w for w in reply.tokens if w != "ERR")
+            try:
+                snd = self.codec.parse_text(f"SND ( {item.recipients[0]} ) ( {words} )")
+            except ParseError:
+                return None
+            return snd.press if isinstance(snd, m.Snd) else None
+        return getattr(reply, "press", None)
+
+    def _latest(self, proposer: str, recipient: str | None, prp: m.Prp) -> Proposal | None:
+        for p in reversed(self._open):
+            if (
+                p.item.sender == proposer
+                and (recipient is None or recipient in p.item.recipients)
+                and p.item.press == prp
+            ):
+                return p
+        return None
 
 
-def agreements(items: Sequence[PressItem], phase: str) -> list[Agreement]:
-    """The agreements in force in ``phase`` (an ``AND`` counts as its parts; an agreed
-    ``NAR (x)`` ends ``x``; an ``XDO`` counts in its phase only; a draw or solo agreed is
-    listed while it waits to be declared)."""
-    now = Phase.parse(phase)
-    out: list[Agreement] = []
-    done = sorted(
-        (p for p in proposals(items).values() if p.agreed_at is not None),
-        key=lambda p: p.agreed_at or 0,
-    )
-    for p in done:
-        parties = (p.item.sender, *p.item.recipients)
-        parts = p.arrangement.arrangements if isinstance(p.arrangement, m.And) else (p.arrangement,)
-        for arr in parts:
-            if isinstance(arr, m.Nar):
-                out = [a for a in out if not same(a.arrangement, arr.inner)]
-                continue
-            if isinstance(arr, m.Xdo) and xdo_phase(arr.order, Phase.parse(p.item.phase)) != now:
-                continue
-            if any(same(a.arrangement, arr) for a in out):
-                continue  # agreed again (each side proposed it): once is enough
-            out.append(Agreement(arr, parties, p.item.phase, p.item.seq))
-    return out
+def proposals(
+    items: Iterable[PressItem], table: TokenTable, now: str | None = None
+) -> dict[int, Proposal]:
+    """Every proposal (``PRP``) by the seq of its message, with its replies and state; those
+    still open from before phase ``now`` have lapsed."""
+    tracker = Tracker(table)
+    for item in items:
+        tracker.add(item)
+    if now is not None:
+        tracker.lapse(now)
+    return tracker.proposals
 
 
-def same(a: Any, b: Any) -> bool:
-    """Whether two arrangements say the same, whatever order their powers and provinces
-    are listed in (``PCE (FRA GER)`` is ``PCE (GER FRA)``)."""
-    return _key(a) == _key(b)
-
-
-def _key(a: Any) -> object:
-    if isinstance(a, m.Pce):
-        return ("PCE", frozenset(a.powers))
-    if isinstance(a, m.Aly):
-        return ("ALY", frozenset(a.allies), frozenset(a.versus))
-    if isinstance(a, m.Dmz):
-        return ("DMZ", frozenset(a.powers), frozenset(a.provinces))
-    if isinstance(a, m.Drw):
-        return ("DRW", frozenset(a.powers) if a.powers else None)
-    return a
-
-
-def xdo_phase(order: Order, proposed: Phase) -> Phase:
-    """The phase an ``XDO`` of ``order`` proposed in ``proposed`` is for: the first from
-    there on where that kind of order is given."""
-    kind = order_kind(order)
-    phase = proposed
-    while phase.kind != kind:
-        phase = phase.next()
-    return phase
-
-
-def order_kind(order: Order) -> str:
-    if isinstance(order, Retreat | Disband):
-        return "retreat"
-    if isinstance(order, Build | Remove | Waive):
-        return "adjustment"
-    return "movement"
-
-
-# -- do orders keep the agreements? -------------------------------------------------------------
-
-
-def _into(order: Order) -> str | None:
-    """The province an order takes a unit into, or helps one into."""
-    if isinstance(order, Move | Retreat | SupportMove | Convoy):
-        return province_of(order.dest)
-    if isinstance(order, Build):
-        return province_of(order.unit.loc)
-    return None
-
-
-def _stays(order: Order) -> str | None:
-    """The province a unit stays in with this order."""
-    if isinstance(order, Hold | SupportHold | SupportMove | Convoy):
-        return province_of(order.unit.loc)
-    return None
+def agreements(items: Sequence[PressItem], phase: str, table: TokenTable) -> list[Agreement]:
+    """The agreements that bind the orders of ``phase`` (the law's :class:`Ledger` over the
+    agreed proposals: an ``AND`` counts as its parts, an agreed ``NAR (x)`` ends ``x``, an
+    ``XDO`` binds its phase only)."""
+    tracker = Tracker(table)
+    for item in items:
+        tracker.add(item)
+    ledger = Ledger()
+    for p in tracker.agreed():
+        ledger.add(p.arrangement, p.parties, Phase.parse(p.agreed_in or p.phase), p.agreed_at or 0)
+    return ledger.in_force(Phase.parse(phase))
 
 
 def breaches(
     orders: Iterable[Order], agreements_: Iterable[Agreement], state: GameState, power: str
 ) -> dict[Order, list[Agreement]]:
-    """Which of ``power``'s orders break which of its agreements: a move, support, convoy,
-    retreat or build into a demilitarised zone (or a unit left in one); an attack on a
-    province held by a power it agreed peace or an alliance with (a move there, or support
-    for one); an order other than the one it agreed to give (``XDO``), or the one it agreed
-    not to give."""
-    orders = [o for o in orders if not isinstance(o, Waive)]
+    """Which of ``power``'s orders (before they are sent) break which of its agreements, by
+    the law (:func:`protocol.agreements.breaches` over ``power``'s orders alone)."""
+    mine = [o for o in orders if not isinstance(o, Waive) and order_power(o) == power]
     out: dict[Order, list[Agreement]] = {}
     for a in agreements_:
         if power not in a.parties:
             continue
-        for o in orders:
-            if order_power(o) == power and _breaks(o, a.arrangement, state, power, orders):
-                out.setdefault(o, []).append(a)
+        for b in law.breaches(a.arrangement, state, mine):
+            if b.power == power and b.order is not None:
+                out.setdefault(b.order, []).append(a)
     return out
-
-
-def _breaks(o: Order, arr: Any, state: GameState, power: str, orders: Sequence[Order]) -> bool:
-    if isinstance(arr, m.Dmz):
-        if power not in arr.powers:
-            return False
-        zone = set(arr.provinces)
-        return _into(o) in zone or _stays(o) in zone
-    if isinstance(arr, m.Pce | m.Aly):
-        side = arr.powers if isinstance(arr, m.Pce) else arr.allies
-        if power not in side:
-            return False
-        friends = set(side) - {power}
-        if isinstance(o, Move | SupportMove):
-            target = province_of(o.dest)
-            unit = state.units.get(target)
-            return unit is not None and unit.power in friends
-        return False
-    if isinstance(arr, m.Xdo):
-        agreed = arr.order
-        if order_power(agreed) != power or isinstance(o, Waive) or isinstance(agreed, Waive):
-            return False
-        same_unit = province_of(o.unit.loc) == province_of(agreed.unit.loc)
-        return same_unit and o != agreed
-    if isinstance(arr, m.Not) and isinstance(arr.inner, m.Xdo):
-        return o == arr.inner.order
-    return False
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What became of an agreement in a processed phase."""
-
-    agreement: Agreement
-    kept: bool
-    breakers: tuple[str, ...]  # the powers whose orders broke it
 
 
 def outcomes(
     agreements_: Iterable[Agreement], state: GameState, given: Sequence[Order]
-) -> list[Outcome]:
-    """For each demilitarised zone and ``XDO`` in force in the phase played from ``state``,
+) -> list[Verdict]:
+    """For each agreement that binds orders, in force in the phase played from ``state``,
     whether the orders ``given`` (everyone's, as the results list them) kept it."""
-    out: list[Outcome] = []
-    for a in agreements_:
-        arr = a.arrangement
-        if isinstance(arr, m.Dmz):
-            zone = set(arr.provinces)
-            breakers = tuple(
-                sorted(
-                    {
-                        order_power(o)
-                        for o in given
-                        if not isinstance(o, Waive)
-                        and order_power(o) in arr.powers
-                        and (_into(o) in zone or _stays(o) in zone)
-                    }
-                )
-            )
-            out.append(Outcome(a, not breakers, breakers))
-        elif isinstance(arr, m.Xdo):
-            done = arr.order in given
-            out.append(Outcome(a, done, () if done else (order_power(arr.order),)))
-    return out
+    return [law.judge(a, state, given) for a in agreements_ if law.judged(a.arrangement)]
 
 
 __all__ = [
     "ACCEPTED",
     "CANCELLED",
     "DECLINED",
+    "LAPSED",
     "NOT_UNDERSTOOD",
     "REJECTED",
     "WAITING",
-    "Agreement",
-    "Outcome",
     "PressItem",
     "Proposal",
+    "Tracker",
     "agreements",
     "breaches",
-    "order_kind",
     "outcomes",
     "proposals",
-    "same",
-    "xdo_phase",
 ]

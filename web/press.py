@@ -26,8 +26,9 @@ from engine.orders import Order, Waive
 from engine.state import GameState
 from protocol import messages as m
 from protocol.codec import Codec, codec_for
-from protocol.english import Names, arrangement, describe, join
+from protocol.english import Names, arrangement, describe, handshake, join
 from protocol.levels import level_error
+from protocol.mdf import table_for_map
 from protocol.pressbook import (
     WAITING,
     Agreement,
@@ -88,6 +89,8 @@ class PressDesk:
         self.gmap = gmap
         self.level = level
         self.pda = pda
+        self.table = table_for_map(gmap)
+        self.codec = codec_for(self.table)
         self.names = Names.of_map(gmap)
         self.items: list[PressItem] = []
         self.draft = Draft()
@@ -204,12 +207,14 @@ class PressDesk:
             self.draft = Draft(to=list(d.to))
             return snd
         if op in ("reply", "cancel"):
-            return self._answer(op, data, reachable)
+            return self._answer(op, data, reachable, state.phase.name)
         return None
 
-    def _answer(self, op: str, data: Mapping[str, Any], reachable: Sequence[str]) -> m.Snd | str:
+    def _answer(
+        self, op: str, data: Mapping[str, Any], reachable: Sequence[str], now: str
+    ) -> m.Snd | str:
         seq = data.get("seq")
-        p = proposals(self.items).get(seq) if isinstance(seq, int) else None
+        p = proposals(self.items, self.table, now).get(seq) if isinstance(seq, int) else None
         if p is None or p.state != WAITING:
             return "That proposal is no longer waiting for an answer."
         if op == "cancel":
@@ -326,8 +331,10 @@ class PressDesk:
             "to": list(item.recipients),
             "to_names": join([n.power(r) for r in item.recipients]),
             "text": describe(item.press, n),
-            "daide": _daide_text(item),
+            "daide": self.codec.text(item.press),
             "mine": item.sender == self.power,
+            # The machine handshake (TRY, HUH): hidden from people unless they ask for it.
+            "protocol": handshake(item.press),
         }
         if p is not None:
             view["state"] = p.state
@@ -339,8 +346,12 @@ class PressDesk:
             )
         return view
 
-    def conversations(self, items: Sequence[PressItem]) -> list[dict[str, Any]]:
-        props = proposals(items)
+    def conversations(
+        self, items: Sequence[PressItem], now: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Messages by conversation; proposals still open from before phase ``now`` have
+        lapsed."""
+        props = proposals(items, self.table, now)
         by_key: dict[str, list[dict[str, Any]]] = {}
         for item in items:
             by_key.setdefault(self.conversation_of(item), []).append(self.message_view(item, props))
@@ -364,7 +375,7 @@ class PressDesk:
         ]
 
     def in_force(self, phase: str) -> list[Agreement]:
-        return [a for a in agreements(self.items, phase) if self.power in a.parties]
+        return [a for a in agreements(self.items, phase, self.table) if self.power in a.parties]
 
     def breaches(self, orders: Iterable[Order], state: GameState) -> dict[Order, list[str]]:
         """This power's orders that break its agreements, each with why."""
@@ -379,7 +390,8 @@ class PressDesk:
         }
 
     def outcomes_view(self, state: GameState, given: Sequence[Order]) -> list[dict[str, Any]]:
-        """After a phase: each of this power's DMZs and XDOs of the phase, kept or not."""
+        """After a phase: each of this power's agreements that bound it, kept or not (by the
+        law, ``protocol.agreements``)."""
         out = []
         for o in outcomes(self.in_force(state.phase.name), state, given):
             arr = o.agreement.arrangement
@@ -410,7 +422,9 @@ class PressDesk:
         view: dict[str, Any] = {
             "level": self.level,
             "open": playing,
-            "conversations": self.conversations(self.items),
+            "conversations": self.conversations(
+                self.items, state.phase.name if state is not None and not finished else None
+            ),
             "powers": [
                 {
                     "power": p,
@@ -439,10 +453,6 @@ class PressDesk:
 
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-def _daide_text(item: PressItem) -> str:
-    return codec_for().text(item.press)
 
 
 __all__ = [

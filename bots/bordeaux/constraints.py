@@ -4,12 +4,16 @@
   alliance's value, and supports are made inside it); every other power is alone unless
   ``other_alliances`` groups them.
 * **Demilitarised zones** (provinces): the powers in ``dmz_powers`` (default: our alliance)
-  neither move, retreat, build, nor support into them, and units already there do not
-  stay (they hold only if they have no move out).
+  give no order that breaks the zone by the law of agreements
+  (:func:`protocol.agreements.dmz_breaking`: no move, retreat, build, support or convoy into
+  it, and no unit left in it); a unit inside keeps an order that stays only when it has no
+  move out (a unit must be given some order).
 * **Required orders**: the unit gets exactly that order (movement and retreats; a required
   build or removal is always made).
-* **Forbidden orders**: never given (by any power's search: a forbidden order is an
-  agreement, so the search does not expect the other side to break it either).
+* **Forbidden orders**: never given, nor any order that does the same by the law
+  (:func:`protocol.agreements.same_order`: another coast spelling, a convoy route); by any
+  power's search: a forbidden order is an agreement, so the search does not expect the other
+  side to break it either.
 """
 
 from __future__ import annotations
@@ -19,19 +23,14 @@ from dataclasses import dataclass, field
 
 from engine.map import province_of
 from engine.orders import (
-    Build,
-    Convoy,
     Disband,
     Hold,
-    Move,
     Order,
-    Retreat,
-    SupportHold,
-    SupportMove,
     Waive,
     order_key,
     order_power,
 )
+from protocol.agreements import dmz_breaking, same_order
 
 
 @dataclass(frozen=True)
@@ -62,21 +61,26 @@ class Constraints:
             return self.dmz_powers
         return frozenset({power, *self.allies})
 
-    def allowed(self, order: Order, bound: frozenset[str]) -> bool:
-        """May this order be given at all?"""
-        if order in self.forbidden:
+    def _index(self) -> dict[tuple[str, str], list[Order]]:
+        """The forbidden orders by power and unit (what the law compares orders by)."""
+        out: dict[tuple[str, str], list[Order]] = {}
+        for o in self.forbidden:
+            out.setdefault((order_power(o), order_key(o)), []).append(o)
+        return out
+
+    def _allowed(
+        self, order: Order, bound: frozenset[str], index: dict[tuple[str, str], list[Order]]
+    ) -> bool:
+        if order in self.forbidden or any(
+            same_order(f, order) for f in index.get((order_power(order), order_key(order)), ())
+        ):
             return False
-        if not self.dmz or order_power(order) not in bound:
-            return True
-        if isinstance(order, Move | Retreat):
-            return province_of(order.dest) not in self.dmz
-        if isinstance(order, SupportMove | Convoy):
-            return province_of(order.dest) not in self.dmz
-        if isinstance(order, SupportHold):
-            return order.target.province not in self.dmz
-        if isinstance(order, Build):
-            return order.unit.province not in self.dmz
-        return True
+        return not (self.dmz and order_power(order) in bound and dmz_breaking(order, self.dmz))
+
+    def allowed(self, order: Order, bound: frozenset[str]) -> bool:
+        """May this order be given at all? (A unit inside a zone may have no allowed order:
+        :meth:`filter` then keeps what it must.)"""
+        return self._allowed(order, bound, self._index())
 
     def filter(
         self, legal: Mapping[str, Sequence[Order]], bound: frozenset[str]
@@ -87,21 +91,23 @@ class Constraints:
         # One order per unit or site, by the engine's key (its province: a listing's key is a
         # location, so a fleet on a split coast and a build on one find it by province).
         required = {order_key(o): o for o in self.required if not isinstance(o, Waive)}
+        index = self._index()
         out: dict[str, list[Order]] = {}
         for key, orders in legal.items():
             if not orders:
                 out[key] = []
                 continue
             want = required.get(province_of(key))
-            if want is not None and want in orders:
-                out[key] = [want]
-                continue
-            kept = [o for o in orders if self.allowed(o, bound)]
-            if self.dmz and isinstance(orders[0], Hold | Move | SupportHold | SupportMove):
-                unit = orders[0].unit
-                if unit.province in self.dmz and unit.power in bound:
-                    leaving: list[Order] = [o for o in kept if isinstance(o, Move)]
-                    kept = leaving or kept
+            if want is not None:
+                # The listing's own spelling of the agreed order (a coast, a route) if the
+                # law says it does the same.
+                doing: list[Order] = (
+                    [want] if want in orders else [o for o in orders if same_order(want, o)]
+                )
+                if doing:
+                    out[key] = doing[:1]
+                    continue
+            kept = [o for o in orders if self._allowed(o, bound, index)]
             out[key] = kept or [_fallback(orders)]
         return out
 

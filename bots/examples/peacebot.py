@@ -9,6 +9,7 @@ from bots.dumbbot import DumbBot, evaluate, movement_orders, weights_for
 from bots.press import Incoming, Proposals, peace, propose, to
 from engine.orders import Order
 from protocol import messages as m
+from protocol.mdf import table_for_map
 
 
 class PeaceBot(DumbBot):
@@ -17,7 +18,12 @@ class PeaceBot(DumbBot):
     def __init__(self, **options: Any) -> None:  # DumbBot's options (--weights, --param ...)
         super().__init__(**options)
         self.friends: set[str] = set()
-        self.asked = Proposals()  # ties each YES or REJ to the proposal it answers
+        self.asked: Proposals | None = None  # ties each YES or REJ to the proposal it answers
+
+    def book(self, view: View) -> Proposals:
+        if self.asked is None:  # the game's token table: a HUH echoes our words in it
+            self.asked = Proposals(table_for_map(view.map), view.power)
+        return self.asked
 
     def phase_start(self, view: View) -> Sequence[m.Snd]:
         if view.phase.name != "S1901M":
@@ -25,18 +31,18 @@ class PeaceBot(DumbBot):
         near = {u.power for u in view.state.units.values() if u.power != view.power}
         out = [to([p], propose(peace(view.power, p))) for p in sorted(near)]
         for snd in out:
-            self.asked.sent(snd)
+            self.book(view).sent(snd, view.phase.name)
         return out
 
     def talk_time(self, view: View) -> float:
         return 2.0 if view.kind == "movement" else 0.0  # at most; sooner when ready()
 
     def ready(self, view: View) -> bool:
-        return not any(self.asked.waiting())
+        return not any(self.book(view).waiting())
 
     def press(self, view: View, incoming: Incoming) -> Sequence[m.Snd] | None:
         if incoming.is_reply:
-            answered = self.asked.reply(incoming)
+            answered = self.book(view).reply(incoming, view.phase.name)
             if answered is not None and answered.agreed:
                 self.friends |= set(answered.recipients)
             return []

@@ -25,6 +25,7 @@ from typing import Protocol
 from bots.base import View
 from engine.orders import Order, Waive, order_power
 from engine.state import GameState
+from protocol import agreements as law
 
 
 @dataclass(frozen=True)
@@ -94,14 +95,9 @@ class Core(Protocol):
 
 
 def protected(state: GameState, power: str, friends: frozenset[str]) -> frozenset[str]:
-    """The provinces ``power`` must not attack: those with a unit of another of ``friends``
-    and the centres another of them owns (a province ``power`` stands in is its own)."""
-    others = friends - {power}
-    if not others:
-        return frozenset()
-    out = {u.province for u in state.units.values() if u.power in others}
-    out |= {c for c, p in state.centres.items() if p in others}
-    return frozenset(out - {u.province for u in state.units.values() if u.power == power})
+    """The provinces ``power`` must not attack by the law of agreements
+    (:func:`protocol.agreements.protected`): another friend's unit or centre."""
+    return frozenset(law.protected(state, power, friends))
 
 
 def cost(core: Core, view: View, base: Plan, extra: Plan, share: float) -> float:

@@ -33,6 +33,7 @@ from engine.orders import (
     order_power,
 )
 from engine.state import GameState
+from protocol import agreements as law
 
 UNIT_WORTH = 0.1  # DumbCore: a unit is worth a tenth of a centre (tie-breaker)
 BARRED = -(10**12)  # DumbCore: the value of a node our alliance has agreed to keep out of
@@ -53,23 +54,18 @@ def constraints_for(plan: Plan, view: View) -> Constraints:
 
 
 def attacks(view: View, plan: Plan) -> frozenset[Order]:
-    """The alliance's legal orders that move into, or support a stranger into, a province
-    of another friend (:func:`~bots.negotiator.core.protected`)."""
-    if view.kind != "movement" or len(plan.friends) < 2:
-        return frozenset()
+    """The alliance's legal orders that attack another friend by the law of agreements
+    (:func:`protocol.agreements.attack`: a move into, or support or a convoy of a stranger
+    into, a province with a friend's unit or a centre a friend owns)."""
+    if view.kind == "adjustment" or len(plan.friends) < 2:
+        return frozenset()  # a build attacks nobody; a move or a retreat may
     out: set[Order] = set()
     for q in plan.allies | {view.power}:
-        protect = protected(view.state, q, plan.friends)
+        protect = law.protected(view.state, q, plan.friends)
         if not protect:
             continue
         for orders in view.position.legal(q).values():
-            for o in orders:
-                if (isinstance(o, Move) and province_of(o.dest) in protect) or (
-                    isinstance(o, SupportMove)
-                    and province_of(o.dest) in protect
-                    and o.target.power not in plan.friends
-                ):
-                    out.add(o)
+            out |= {o for o in orders if law.attack(o, protect, plan.friends - {q})}
     return frozenset(out)
 
 
@@ -283,10 +279,12 @@ def _require(out: dict[str, list[Order]], required: Sequence[Order], state: Game
 def _forbid(out: dict[str, list[Order]], forbidden: frozenset[Order]) -> None:
     if not forbidden:
         return
+
+    def barred(o: Order) -> bool:  # the order, or one the law says does the same
+        return o in forbidden or any(law.same_order(f, o) for f in forbidden)
+
     for p, orders in out.items():
-        out[p] = [
-            Hold(o.unit) if o in forbidden and not isinstance(o, Waive) else o for o in orders
-        ]
+        out[p] = [Hold(o.unit) if not isinstance(o, Waive) and barred(o) else o for o in orders]
 
 
 def _support_allies(view: View, out: dict[str, list[Order]], alliance: frozenset[str]) -> None:

@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from bots.base import Bot, View
-from bots.negotiator.agreements import Ledger, breaches, dmz_breaking
+from bots.negotiator.agreements import Ledger, breaches
 from bots.negotiator.core import Core, Plan, cost
 from bots.negotiator.personality import Personality
 from bots.negotiator.trust import Trust
@@ -55,10 +55,12 @@ from bots.press import (
     to,
     xdo,
 )
-from engine.orders import Order, SupportHold, SupportMove, Waive, order_power
+from engine.orders import Order, SupportHold, SupportMove, order_power
 from engine.state import GameState, Phase
 from protocol import messages as m
 from protocol.levels import TOKEN_LEVEL
+from protocol.mdf import table_for_map
+from protocol.pressbook import Proposal
 
 log = logging.getLogger("bots")
 
@@ -90,11 +92,14 @@ class Negotiator(Bot):
         self.me: str | None = None
         self.ledger: Ledger | None = None
         self.trust: Trust | None = None
-        self.proposals = Proposals()
+        self.proposals: Proposals | None = None  # the game's tracker, made at the start
+        self.votes: list[m.Drw] = []  # draws agreed by our own YES, to vote for
+        # Agreements our own reply completed (by the tracker's seq): the others may have
+        # ordered before it reached them (see _judge).
+        self.completed: set[int] = set()
         self.silent: set[str] = set()  # answered HUH or TRY (): no press
         self.talkers: set[str] = set()  # have talked to us
         self.dmz_offered: set[str] = set()
-        self.pending: dict[tuple[str, Arrangement], set[str]] = {}  # multi-party, YES seen
         self.phase_began = 0.0
         self.ordered: Phase | None = None  # the phase whose orders are made
         self.stale = False  # an agreement came after the orders: order again
@@ -126,7 +131,13 @@ class Negotiator(Bot):
             self.ledger = Ledger(view.power)
             others = [p for p in view.map.powers if p != view.power]
             self.trust = Trust(others, self.p.trust, self.p.forgiveness)
+            self.proposals = Proposals(table_for_map(view.map), view.power)
         return self.me, self.ledger, self.trust
+
+    def _book(self, view: View) -> Proposals:
+        self._setup(view)
+        assert self.proposals is not None
+        return self.proposals
 
     @staticmethod
     def _level(view: View) -> int:
@@ -144,11 +155,30 @@ class Negotiator(Bot):
         return n >= need - NEAR_SOLO or (leader_by >= 3 and n > counts.get(view.power, 0))
 
     def _send(self, view: View, out: list[m.Snd]) -> list[m.Snd]:
+        book = self._book(view)
         for snd in out:
-            if self.proposals.sent(snd, view.phase.name, self.clock()) is not None:
+            p = book.sent(snd, view.phase.name, self.clock())
+            if isinstance(snd.press, m.Prp):
                 self.stats["proposals_sent"] += 1
+            elif p is not None:
+                self.votes += self._settled(view, p)  # our YES may complete it
         self.stats["messages"] += len(out)
         return out
+
+    def _settled(self, view: View, p: Proposal) -> list[m.Drw]:
+        """A proposal the tracker just saw agreed (it returns a proposal only while it is
+        open) goes into the ledger; a draw agreed by everyone: we vote for it."""
+        me, ledger, _ = self._setup(view)
+        if not p.agreed or me not in p.parties:
+            return []
+        ledger.add(p.arrangement, p.parties, view.phase, p.agreed_at or 0)
+        if p.agreed_by == me:
+            self.completed.add(p.agreed_at or 0)
+        self._late(view, p.arrangement)
+        if p.sender == me:
+            self.stats["proposals_agreed"] += 1
+            log.info("agreed with %s: %s", ",".join(p.recipients), type(p.arrangement).__name__)
+        return [p.arrangement] if isinstance(p.arrangement, m.Drw) else []
 
     # -- the phase -------------------------------------------------------------------------
 
@@ -159,8 +189,7 @@ class Negotiator(Bot):
         if self.year is not None and view.phase.year > self.year:
             trust.new_year()
         self.year = view.phase.year
-        self.proposals.expire()
-        self.pending.clear()
+        self._book(view).expire(view.phase.name)
         ledger.lapse(view.phase)
         for gone in set(view.map.powers) - set(view.state.alive()):
             ledger.end_with(gone)
@@ -257,7 +286,7 @@ class Negotiator(Bot):
             or powers.index(me) > powers.index(sender)
             or any(
                 isinstance(p.arrangement, m.Aly) and set(p.recipients) & self.talkers
-                for p in self.proposals.waiting()
+                for p in self._book(view).waiting()
             )
             or sender not in self._candidates(view)
         ):
@@ -337,7 +366,7 @@ class Negotiator(Bot):
 
     def ready(self, view: View) -> bool:
         """Every proposal we made is answered, and the others have had time to make theirs."""
-        if any(True for _ in self.proposals.waiting()):
+        if any(True for _ in self._book(view).waiting()):
             return False
         if not self.talkers - self.silent:
             return True
@@ -375,21 +404,8 @@ class Negotiator(Bot):
         return mine
 
     def _breaks(self, view: View, orders: Sequence[Order], plan: Plan) -> bool:
-        friends = self._setup(view)[1].friends()
-        for o in orders:
-            if plan.dmz and dmz_breaking(o, plan.dmz):
-                return True
-            dest = getattr(o, "dest", None)
-            if dest is not None:
-                holder = view.state.units.get(dest.split("/")[0])
-                owner = view.state.centres.get(dest.split("/")[0])
-                if (holder is not None and holder.power in friends) or owner in friends:
-                    return True
-        mine = {o.unit: o for o in orders if not isinstance(o, Waive)}
-        return any(
-            order_power(r) == view.power and not isinstance(r, Waive) and mine.get(r.unit) != r
-            for r in plan.required
-        )
+        """Would our ``orders`` break an agreement in force, by the law?"""
+        return bool(self._setup(view)[1].broken_by(orders, view.state))
 
     # -- judging the last phase ------------------------------------------------------------
 
@@ -403,10 +419,19 @@ class Negotiator(Bot):
         self.judged = before.phase
         orders = [r.order for r in view.results if r.order is not None]
         found, kept = breaches(me, ledger.active, before, orders)
+        # A reply of ours that completed an agreement late in a phase may have reached the
+        # others after they ordered, or after the phase ended (the server then stamps it with
+        # the next phase, and by the law the proposal had lapsed): not held against them in
+        # that phase.
+        found = [
+            b
+            for b in found
+            if not (b.agreement.seq in self.completed and b.agreement.phase == before.phase)
+        ]
         self.stats["agreements_checked"] += len(found) + len(kept)
         self.stats["agreements_kept"] += len(kept)
         for a in kept:
-            for p in a.parties - {me}:
+            for p in set(a.parties) - {me}:
                 trust.kept(p)
         for b in found:
             trust.breach(b, before.phase.name)
@@ -423,80 +448,47 @@ class Negotiator(Bot):
         sender, press = incoming.sender, incoming.press
         if me not in view.state.alive():
             return []  # out of the game: nothing we say would be delivered
+        # Every message goes through the one tracker: proposals, answers (ours to others'
+        # proposals too), cancellations; an agreement it completes goes into the ledger.
+        changed = self._book(view).heard(incoming, view.phase.name)
         if isinstance(press, m.Try):
             if not press.tokens:
                 self.silent.add(sender)
                 return []
             return self._send(view, self._heard(view, sender, press.tokens))
         if isinstance(press, m.Huh):
-            self.proposals.reply(incoming)
             self.silent.add(sender)
             return []
         if isinstance(press, m.Yes | m.Rej | m.Bwx):
             self.talkers.add(sender)
             self.silent.discard(sender)
-            return self._reply(view, incoming)
+            return self._settled(view, changed) if changed is not None else []
         if incoming.is_reply:
             return []
         self.talkers.add(sender)
         self.silent.discard(sender)
         if isinstance(press, m.Prp):
-            return self._send(view, self._answer(view, incoming))
-        if isinstance(press, m.Ccl):
-            inner = press.press
-            if isinstance(inner, m.Prp):
-                self.pending.pop((sender, inner.arrangement), None)  # type: ignore[arg-type]
-            return []
-        if isinstance(press, m.Fct):
-            return []  # information: nothing to answer
+            out: list[m.Snd | m.Drw] = [*self._send(view, self._answer(view, incoming))]
+            out += self.votes  # a draw our YES completed
+            self.votes = []
+            return out
+        if isinstance(press, m.Ccl | m.Fct):
+            return []  # a cancellation (the tracker has it) or information: nothing to answer
         self.stats["huh_sent"] += 1
         return self._send(view, self._huh(view, incoming))
 
     def _huh(self, view: View, incoming: Incoming) -> list[m.Snd]:
         return [incoming.huh(LEVEL_30_TOKENS), incoming.try_(self._vocabulary(view))]
 
-    def _reply(self, view: View, incoming: Incoming) -> list[m.Drw]:
-        """A YES/REJ/BWX to one of our proposals, or another party's YES to a proposal we
-        accepted."""
-        _me, ledger, _ = self._setup(view)
-        p = self.proposals.reply(incoming)
-        if p is not None:
-            if p.agreed:
-                self.stats["proposals_agreed"] += 1
-                ledger.add(p.arrangement, p.recipients, view.phase)
-                self._late(view, p.arrangement)
-                if isinstance(p.arrangement, m.Drw):
-                    return [p.arrangement]  # everyone agreed: vote for it
-                log.info("agreed with %s: %s", ",".join(p.recipients), type(p.arrangement).__name__)
-            return []
-        press = incoming.press
-        if isinstance(press, m.Yes) and isinstance(press.inner, m.Prp):
-            for (proposer, arr), seen in list(self.pending.items()):
-                if arr == press.inner.arrangement:
-                    seen.add(incoming.sender)
-                    parties = set(incoming.recipients) | {proposer, incoming.sender}
-                    if parties - {proposer} <= seen:
-                        ledger.add(arr, parties, view.phase)
-                        del self.pending[(proposer, arr)]
-                        if isinstance(arr, m.Drw):
-                            return [arr]
-        return []
-
     def _answer(self, view: View, incoming: Incoming) -> list[m.Snd]:
-        me, ledger, _ = self._setup(view)
+        me, _ledger, _ = self._setup(view)
         arr = incoming.proposal
         assert arr is not None
         self.stats["proposals_received"] += 1
         verdict, counter = self._verdict(view, incoming.sender, arr)
         if verdict == "YES":
             self.stats["accepted"] += 1
-            others = set(incoming.recipients) - {me}
-            if others:
-                self.pending[(incoming.sender, arr)] = {me}
-            else:
-                ledger.add(arr, {incoming.sender}, view.phase)
-                self._late(view, arr)
-            return [incoming.yes(me)]
+            return [incoming.yes(me)]  # agreed (in _send) once every recipient says yes
         if verdict == "BWX":
             return [incoming.bwx()]
         self.stats["rejected"] += 1

@@ -1,7 +1,9 @@
 """The trust record: one number per power, from 0 (never believed) to 1, moved by what the
-ORD results show (kept agreements raise it a little; a broken DMZ or XDO lowers it; an attack
-by a friend drops it to nothing and is remembered), recovering each year by ``forgiveness``
-towards where it started."""
+ORD results show, judged by the law of agreements (``protocol.agreements``, through
+:func:`bots.negotiator.agreements.breaches`): kept agreements raise it a little; any other
+breach (a zone entered, an agreed order not given, an attack on a third party to our peace)
+lowers it; an attack on us by a friend drops it to nothing and is remembered. It recovers
+each year by ``forgiveness`` towards where it started."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from collections.abc import Iterable
 from bots.negotiator.agreements import Breach
 
 KEPT = 0.05  # trust gained per agreement a power kept in a phase
-BROKEN = 0.3  # trust lost per DMZ entered or XDO not ordered
+BROKEN = 0.3  # trust lost per breach that is no attack on us
 THRESHOLD = 0.5  # trusted at or above this
 
 

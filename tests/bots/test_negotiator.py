@@ -271,6 +271,25 @@ def test_a_betrayal_is_read_from_the_results_and_remembered() -> None:
     assert isinstance(rej, m.Rej)
 
 
+def test_an_agreement_our_yes_completed_is_not_held_against_them_in_its_phase() -> None:
+    # Our YES may reach Germany after it ordered, or after the phase ended (the server then
+    # stamps it with the next phase, and by the law the proposal lapsed): the XDO it
+    # completed is not held against Germany in that phase.
+    clock = Clock()
+    bot = negotiator(clock=clock)
+    link = playing(bot, clock=clock)
+    link.feed(OPENING_NOW)
+    (yes,) = replies(link.feed("FRM ( GER ) ( FRA ) ( PRP ( XDO ( ( GER AMY MUN ) MTO RUH ) ) )"))
+    assert isinstance(yes, m.Yes)
+    _orders(link, clock)
+    link.feed(
+        "ORD ( SPR 1901 ) ( ( GER AMY MUN ) MTO BUR ) ( SUC )",
+        "ORD ( SPR 1901 ) ( ( FRA AMY PAR ) HLD ) ( SUC )",
+    )
+    link.feed("NOW ( FAL 1901 ) ( FRA AMY PAR ) ( FRA AMY MAR ) ( FRA FLT BRE ) ( GER AMY BUR )")
+    assert bot.trust is not None and bot.trust.level["GER"] == bot.p.trust
+
+
 @pytest.mark.parametrize("core", ["dumb", "bordeaux"])
 def test_level_0_orders_are_the_cores_own(core: str) -> None:
     silent = DumbBot() if core == "dumb" else Bordeaux(nodes=300)

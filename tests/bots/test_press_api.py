@@ -55,7 +55,7 @@ def test_built_press_is_the_daide_a_server_reads_and_back() -> None:
 
 
 def test_replies_are_tied_to_the_proposals_they_answer() -> None:
-    book = Proposals()
+    book = Proposals(STANDARD, "FRA")
     deal = both(peace("FRA", "GER", "ITA"), dmz(["FRA", "GER"], ["BUR"]))
     sent = to(["GER", "ITA"], propose(deal))
     proposal = book.sent(sent, "S1901M")
@@ -69,12 +69,20 @@ def test_replies_are_tied_to_the_proposals_they_answer() -> None:
     other = m.Yes(propose(peace("ENG", "ITA")))
     assert book.reply(Incoming("ITA", ("FRA",), other)) is None
     assert book.reply(Incoming("ITA", ("FRA",), m.Yes(sent.press))) is proposal
-    assert proposal.agreed and proposal.answers == {"GER": "YES", "ITA": "YES"}
+    assert proposal.agreed and proposal.replies == {"GER": "yes", "ITA": "yes"}
     assert list(book.waiting()) == []
     # A refusal.
-    refused = book.sent(to(["ENG"], propose(peace("ENG", "FRA"))))
-    assert book.reply(Incoming("ENG", ("FRA",), m.Rej(propose(peace("ENG", "FRA"))))) is refused
+    refused = book.sent(to(["ENG"], propose(peace("ENG", "FRA"))), "S1901M")
+    assert (
+        book.reply(Incoming("ENG", ("FRA",), m.Rej(propose(peace("ENG", "FRA")))), "S1901M")
+        is refused
+    )
     assert refused is not None and refused.refused and not refused.agreed
+    # A new phase lapses what is unanswered; a late YES then agrees nothing.
+    late = book.sent(to(["ITA"], propose(peace("FRA", "ITA"))), "S1901M")
+    book.expire("F1901M")
+    assert late is not None and late.lapsed and list(book.waiting()) == []
+    assert book.reply(Incoming("ITA", ("FRA",), m.Yes(propose(peace("FRA", "ITA"))))) is None
 
 
 def test_answering_what_came_in() -> None:

@@ -132,8 +132,10 @@ def test_show_press_prints_the_games_press_in_english_by_phase(
 ) -> None:
     db = store_random_game(tmp_path / "p.sqlite", max_year=1901)
     store = Store(db)
+    store.add_press(1, "S1901M", "GER", ["ENG", "FRA"], "TRY ( PRP PCE ALY VSS )")
     store.add_press(1, "S1901M", "ENG", ["FRA"], "PRP ( PCE ( ENG FRA ) )")
     store.add_press(1, "S1901M", "FRA", ["ENG"], "YES ( PRP ( PCE ( ENG FRA ) ) )")
+    store.add_press(1, "S1901M", "ITA", ["ENG"], "HUH ( ERR PRP ( PCE ( ENG ITA ) ) )")
     store.add_press(1, "F1901M", "GER", ["ENG", "FRA"], "PRP ( DMZ ( ENG FRA GER ) ( BEL ) )")
     store.close()
     code, out, _ = run(capsys, "show", "1", "--db", str(db), "--press")
@@ -147,13 +149,26 @@ def test_show_press_prints_the_games_press_in_english_by_phase(
         "  Germany to England and France: I propose a demilitarised zone in Belgium (no unit "
         "of England, France or Germany there).\n"
     ) in out
+    # The machine handshake (TRY, HUH) is for bots: left out, and counted.
+    assert "TRY (" not in out and "HUH (" not in out and "discuss" not in out
+    assert "(2 protocol messages between bots left out: TRY and HUH; --daide shows them)" in out
     code, daide, _ = run(capsys, "show", "1", "--db", str(db), "--press", "--daide")
     assert code == 0
+    # With --daide every message, the handshake too, each a sentence over its DAIDE.
+    assert (
+        "  Germany to England and France: I can discuss only proposals, peace and alliances.\n"
+        "    FRM ( GER ) ( ENG FRA ) ( TRY ( PRP PCE ALY VSS ) )\n"
+    ) in daide
+    assert (
+        "  Italy to England: I did not understand your proposal of peace between England and "
+        "Italy.\n    FRM ( ITA ) ( ENG ) ( HUH ( ERR PRP ( PCE ( ENG ITA ) ) ) )\n"
+    ) in daide
     assert "  FRM ( ENG ) ( FRA ) ( PRP ( PCE ( ENG FRA ) ) )\n" in daide
     assert "  FRM ( GER ) ( ENG FRA ) ( PRP ( DMZ ( ENG FRA GER ) ( BEL ) ) )\n" in daide
     # The whole history shows the press in English too, under its phase.
     code, out, _ = run(capsys, "show", "1", "--db", str(db))
     assert "  press: England to France: I propose peace between England and France.\n" in out
+    assert "discuss" not in out and "did not understand" not in out
 
 
 def test_show_press_of_a_gunboat_game_says_there_is_none(

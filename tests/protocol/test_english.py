@@ -63,9 +63,23 @@ def english(press_text: str, sender: str = "ENG", to: str = "FRA") -> str:
         ),
         (
             "HUH (ERR PRP (PCE (ENG FRA)))",
-            "England to France: I did not understand your message (ERR PRP ( PCE ( ENG FRA ) )).",
+            "England to France: I did not understand your proposal of peace between England and "
+            "France.",
         ),
-        ("TRY (PRP PCE ALY)", "England to France: I understand only PRP, PCE and ALY."),
+        (
+            "TRY (PRP PCE ALY VSS)",
+            "England to France: I can discuss only proposals, peace and alliances.",
+        ),
+        (
+            "HUH (PRP (ERR FOR (SPR 1901) (PCE (ENG FRA))))",
+            "England to France: I did not understand your proposal of peace between England and "
+            "France in Spring 1901 (I cannot discuss future phases).",
+        ),
+        (
+            "HUH (ERR INS (PCE (ENG FRA)))",
+            "England to France: I did not understand your demand for peace between England and "
+            "France.",
+        ),
         ("TRY ()", "England to France: I understand no press at all."),
         (
             "FCT (PCE (ENG GER))",
@@ -159,3 +173,28 @@ def test_anything_unknown_is_given_in_daide_never_an_exception() -> None:
     assert describe(Strange()).startswith("(in DAIDE)")
     assert describe(m.Prp(Strange())).startswith("I propose (in DAIDE)")  # type: ignore[arg-type]
     assert describe(m.Prp(m.Pce(None))).startswith("(in DAIDE)")  # type: ignore[arg-type]
+
+
+def test_every_press_kind_and_arrangement_of_the_grammar_has_words() -> None:
+    # Every press message and arrangement the messages (and so the grammar) allow is read
+    # as English by a handler of its own, never by the "(in DAIDE)" fallback.
+    import typing
+
+    from protocol import english
+
+    press = set(typing.get_args(m.Press))
+    arrangements = set(typing.get_args(m.Arrangement))
+    assert press and arrangements
+    assert press <= set(english._PRESS), press - set(english._PRESS)
+    assert arrangements <= set(english._ARR), arrangements - set(english._ARR)
+
+
+def test_the_handshake_is_told_apart_and_reads_as_sentences() -> None:
+    from protocol.english import handshake
+
+    assert handshake(m.Try(("PRP", "PCE"))) and handshake(m.Huh(("ERR", "PRP")))
+    assert not handshake(m.Prp(m.Pce(("ENG", "FRA"))))
+    assert not handshake(m.Yes(m.Prp(m.Pce(("ENG", "FRA")))))
+    # A HUH whose echo cannot be read back still says what happened, in words.
+    assert english("HUH (ERR PRP (PCE (ENG FRA)))").startswith("England to France: I did not")
+    assert describe(m.Huh(("ERR", "XYZ")), NAMES) == "I did not understand a message of yours"

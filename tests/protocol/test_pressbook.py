@@ -13,6 +13,7 @@ from protocol.pressbook import (
     ACCEPTED,
     CANCELLED,
     DECLINED,
+    LAPSED,
     NOT_UNDERSTOOD,
     REJECTED,
     WAITING,
@@ -22,8 +23,10 @@ from protocol.pressbook import (
     outcomes,
     proposals,
 )
+from protocol.tokens import STANDARD
 
-CODEC = codec_for()
+TABLE = STANDARD
+CODEC = codec_for(TABLE)
 GMAP = load_map("standard")
 STATE = initial_state(GMAP)
 
@@ -53,12 +56,14 @@ def test_a_proposal_is_agreed_when_every_recipient_says_yes() -> None:
         "ENG > FRA GER: PRP (PCE (ENG FRA GER))",
         "FRA > ENG: YES (PRP (PCE (ENG FRA GER)))",
     )
-    assert proposals(log)[0].state == WAITING
+    assert proposals(log, TABLE)[0].state == WAITING
     log += items("GER > ENG FRA: YES (PRP (PCE (ENG FRA GER)))")[0:1]
     log[-1] = PressItem(2, "S1901M", "GER", ("ENG", "FRA"), log[-1].press)
-    p = proposals(log)[0]
+    p = proposals(log, TABLE)[0]
     assert p.state == ACCEPTED and p.replies == {"FRA": "yes", "GER": "yes"}
-    assert [a.arrangement for a in agreements(log, "S1901M")] == [m.Pce(("ENG", "FRA", "GER"))]
+    assert [a.arrangement for a in agreements(log, "S1901M", TABLE)] == [
+        m.Pce(("ENG", "FRA", "GER"))
+    ]
 
 
 def test_no_not_now_and_cancel() -> None:
@@ -71,9 +76,9 @@ def test_no_not_now_and_cancel() -> None:
         "ENG > RUS: CCL (PRP (DRW))",
         "RUS > ENG: YES (PRP (DRW))",  # too late: cancelled first
     )
-    states = {k: p.state for k, p in proposals(log).items()}
+    states = {k: p.state for k, p in proposals(log, TABLE).items()}
     assert states == {0: REJECTED, 2: DECLINED, 4: CANCELLED}
-    assert agreements(log, "S1901M") == []
+    assert agreements(log, "S1901M", TABLE) == []
 
 
 def test_a_bot_without_press_did_not_understand() -> None:
@@ -83,8 +88,19 @@ def test_a_bot_without_press_did_not_understand() -> None:
         "FRA > ENG: HUH (ERR PRP (PCE (ENG FRA)))",
         "FRA > ENG: TRY ()",
     )
-    p = proposals(log)[0]
+    p = proposals(log, TABLE)[0]
     assert p.state == NOT_UNDERSTOOD and p.replies == {"FRA": "huh"}
+
+
+def test_a_proposal_lapses_when_its_phase_ends() -> None:
+    # The bots forget what is unanswered when a phase ends: a late YES makes no agreement.
+    log = items("ENG > FRA: PRP (PCE (ENG FRA))")
+    log += items("FRA > ENG: YES (PRP (PCE (ENG FRA)))", phase="F1901M")
+    log[-1] = PressItem(1, "F1901M", "FRA", ("ENG",), log[-1].press)
+    assert proposals(log, TABLE)[0].state == LAPSED
+    assert proposals(log[:1], TABLE, now="S1901M")[0].state == WAITING
+    assert proposals(log[:1], TABLE, now="F1901M")[0].state == LAPSED
+    assert agreements(log, "F1901M", TABLE) == []
 
 
 def test_a_cancel_after_the_agreement_changes_nothing() -> None:
@@ -93,8 +109,8 @@ def test_a_cancel_after_the_agreement_changes_nothing() -> None:
         "FRA > ENG: YES (PRP (DMZ (ENG FRA) (ECH)))",
         "ENG > FRA: CCL (PRP (DMZ (ENG FRA) (ECH)))",
     )
-    assert proposals(log)[0].state == ACCEPTED
-    assert len(agreements(log, "F1901M")) == 1  # a DMZ lasts
+    assert proposals(log, TABLE)[0].state == ACCEPTED
+    assert len(agreements(log, "F1901M", TABLE)) == 1  # a DMZ lasts
 
 
 def test_and_counts_as_its_parts_and_nar_ends_an_agreement() -> None:
@@ -104,8 +120,8 @@ def test_and_counts_as_its_parts_and_nar_ends_an_agreement() -> None:
         "FRA > ENG: PRP (NAR (DMZ (ENG FRA) (ECH)))",
         "ENG > FRA: YES (PRP (NAR (DMZ (ENG FRA) (ECH))))",
     )
-    assert [type(a.arrangement) for a in agreements(log[:2], "S1901M")] == [m.Pce, m.Dmz]
-    assert [type(a.arrangement) for a in agreements(log, "S1901M")] == [m.Pce]
+    assert [type(a.arrangement) for a in agreements(log[:2], "S1901M", TABLE)] == [m.Pce, m.Dmz]
+    assert [type(a.arrangement) for a in agreements(log, "S1901M", TABLE)] == [m.Pce]
 
 
 def test_an_agreement_made_twice_counts_once() -> None:
@@ -115,7 +131,7 @@ def test_an_agreement_made_twice_counts_once() -> None:
         "FRA > ENG: PRP (PCE (FRA ENG))",
         "ENG > FRA: YES (PRP (PCE (FRA ENG)))",
     )
-    assert len(agreements(log, "S1901M")) == 1
+    assert len(agreements(log, "S1901M", TABLE)) == 1
 
 
 def test_an_xdo_holds_for_its_phase_only() -> None:
@@ -123,14 +139,16 @@ def test_an_xdo_holds_for_its_phase_only() -> None:
         "ENG > FRA: PRP (XDO ((FRA AMY PAR) MTO BUR))",
         "FRA > ENG: YES (PRP (XDO ((FRA AMY PAR) MTO BUR)))",
     )
-    assert len(agreements(log, "S1901M")) == 1
-    assert agreements(log, "F1901M") == []
+    assert len(agreements(log, "S1901M", TABLE)) == 1
+    assert agreements(log, "F1901M", TABLE) == []
     winter = items(
         "ENG > FRA: PRP (XDO ((FRA AMY PAR) MTO BUR))",
         "FRA > ENG: YES (PRP (XDO ((FRA AMY PAR) MTO BUR)))",
         phase="W1901A",
     )
-    assert agreements(winter, "W1901A") == [] and len(agreements(winter, "S1902M")) == 1
+    assert (
+        agreements(winter, "W1901A", TABLE) == [] and len(agreements(winter, "S1902M", TABLE)) == 1
+    )
 
 
 def test_orders_that_break_an_agreement_are_found() -> None:
@@ -139,7 +157,7 @@ def test_orders_that_break_an_agreement_are_found() -> None:
         "FRA > ENG: YES (PRP (AND (PCE (ENG FRA)) (DMZ (ENG FRA) (ECH)) "
         "(XDO ((ENG FLT LON) MTO NTH))))",
     )
-    agreed = agreements(log, "S1901M")
+    agreed = agreements(log, "S1901M", TABLE)
     into_channel = order("F LON - ENG", "ENG")
     keeps = order("F EDI - NWG", "ENG")
     found = breaches([into_channel, keeps], agreed, STATE, "ENG")
@@ -161,7 +179,7 @@ def test_what_a_phase_did_to_the_agreements() -> None:
         "ENG > FRA: PRP (AND (DMZ (ENG FRA) (ECH)) (XDO ((FRA FLT BRE) MTO MAO)))",
         "FRA > ENG: YES (PRP (AND (DMZ (ENG FRA) (ECH)) (XDO ((FRA FLT BRE) MTO MAO))))",
     )
-    agreed = agreements(log, "S1901M")
+    agreed = agreements(log, "S1901M", TABLE)
     kept = outcomes(agreed, STATE, [order("F BRE - MAO", "FRA"), order("F LON - NTH", "ENG")])
     assert [(o.kept, o.breakers) for o in kept] == [(True, ()), (True, ())]
     broken = outcomes(agreed, STATE, [order("F BRE - ENG", "FRA")])

@@ -316,6 +316,20 @@ def test_negotiating_with_the_bundled_negotiators(
         _wait_view(page, "document.body.dataset.stage === 'playing'")
         assert page.is_visible("#press")
 
+        # Each bot's opening TRY (to every power) is protocol: hidden until asked for.
+        handshake = (
+            "[...document.querySelectorAll('#conv li')]"
+            ".filter((li) => li.textContent.includes('I can discuss only')).length"
+        )
+        assert page.is_visible("#press-protocol") and not page.is_checked("#press-protocol")
+        page.check("#press-protocol")
+        group = "#conv-tabs button[data-key=group]"
+        _wait_view(page, f"document.querySelector('{group}') !== null")
+        page.click(group)
+        _wait_view(page, f"{handshake} >= 6")
+        page.uncheck("#press-protocol")
+        _wait_view(page, f"{handshake} === 0")
+
         # Peace proposed to Germany: the negotiator answers (yes, no or not now).
         page.click("#press")  # the person looks at the press
         _to(page, "GER", True)

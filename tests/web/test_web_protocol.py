@@ -421,7 +421,14 @@ async def test_press_offers_only_what_the_games_level_allows(web: WebHub) -> Non
         )
         eng = next(c for c in _press(view)["conversations"] if c["key"] == "ENG")
         assert eng["messages"][0]["daide"] == "PRP ( PCE ( ENG FRA ) )"
-        assert eng["messages"][1]["text"].startswith("I did not understand your message")
+        assert not eng["messages"][0]["protocol"]
+        # The HUH is the machine handshake: flagged, so the page shows it only on request (the
+        # proposal's state says it), and a sentence when shown.
+        huh = eng["messages"][1]
+        assert huh["protocol"] and huh["daide"].startswith("HUH ( ERR PRP")
+        assert huh["text"] == (
+            "I did not understand your proposal of peace between England and France"
+        )
         # Answering a proposal that does not exist, or sending to oneself, is refused here.
         await page.send(t="press", op="reply", seq=99, answer="yes")
         await page.until(lambda v: "no longer waiting" in page.notices[-1]["text"])

@@ -164,6 +164,9 @@ const game = {
   announced: null,  // the last message seq announced
   unread: 0,
   looked: false,  // the person has looked at the press since the page was last hidden
+  // Show the machine handshake (TRY, HUH: what bots say to each other about the press they
+  // discuss)? Hidden unless the person asks; remembered on this browser.
+  protocol: localStorage.getItem("diplomat-press-protocol") === "yes",
 };
 
 function send(msg) {
@@ -466,6 +469,7 @@ function pressSend(msg) { send(Object.assign({ t: "press" }, msg)); }
 const STATE_WORDS = {
   waiting: "waiting", accepted: "accepted", rejected: "rejected", declined: "not now",
   "not understood": "not understood", cancelled: "cancelled",
+  lapsed: "lapsed (its phase ended unanswered)",
 };
 
 // One message: who to whom, the English (the DAIDE on hover), a proposal's state, and the
@@ -495,13 +499,33 @@ function messageItem(m, live) {
 
 function readKey() { return `diplomat-press-read-${game.id}`; }
 
+// The messages a person is shown: without the machine handshake unless they asked for it.
+function shown(messages) { return messages.filter((m) => game.protocol || !m.protocol); }
+
+// The "show protocol messages" toggle, made once, under the press card's title.
+function protocolToggle() {
+  if ($("#press-protocol")) return;
+  const box = el("input", { type: "checkbox", id: "press-protocol",
+    onchange: (ev) => {
+      game.protocol = ev.target.checked;
+      localStorage.setItem("diplomat-press-protocol", game.protocol ? "yes" : "no");
+      if (game.view) renderPress(game.view);
+    } });
+  box.checked = game.protocol;
+  $("#press h2").after(el("label", { class: "hint", for: "press-protocol",
+    title: "what bots say to each other about the press they understand (TRY, HUH)" },
+  box, " show protocol messages"));
+}
+
 function renderPress(v) {
   const box = $("#press");
   const p = v.press;
   box.hidden = !p;
   if (!p) return;
+  protocolToggle();
+  const convs = p.conversations.map((c) => Object.assign({}, c, { messages: shown(c.messages) }));
   // New messages from others are announced once each (none at load: the badges say it).
-  const all = p.conversations.flatMap((c) => c.messages);
+  const all = convs.flatMap((c) => c.messages);
   const top = Math.max(-1, ...all.map((m) => m.seq));
   if (game.announced === null) {
     game.read = JSON.parse(localStorage.getItem(readKey()) || "{}");
@@ -511,13 +535,13 @@ function renderPress(v) {
   }
   game.announced = Math.max(game.announced ?? -1, top);
   if (!game.conv) {
-    const latest = p.conversations.filter((c) => c.messages.length)
+    const latest = convs.filter((c) => c.messages.length)
       .sort((a, b) => b.messages.at(-1).seq - a.messages.at(-1).seq)[0];
-    game.conv = latest ? latest.key : p.conversations[0].key;
+    game.conv = latest ? latest.key : convs[0].key;
   }
   const tabs = [];
   let unread = 0;
-  for (const c of p.conversations) {
+  for (const c of convs) {
     const last = c.messages.length ? c.messages.at(-1).seq : -1;
     if (c.key === game.conv && game.looked && last >= 0) game.read[c.key] = last;
     const n = c.messages.filter((m) => !m.mine && m.seq > (game.read[c.key] ?? -1)).length;
@@ -534,7 +558,8 @@ function renderPress(v) {
   setTitle();
   $("#press-unread").hidden = !unread;
   $("#press-unread").textContent = unread ? `${unread} new` : "";
-  const conv = p.conversations.find((c) => c.key === game.conv) || p.conversations[0];
+  const conv = convs.find((c) => c.key === game.conv && (c.messages.length || c.key !== "group"))
+    || convs[0];
   const list = $("#conv");
   const items = conv.messages.map((m) => messageItem(m, p.open));
   if (!conv.messages.length) items.push(el("li", { class: "empty" }, "No messages yet."));
@@ -647,7 +672,7 @@ function showHistory(msg) {
   $("#history-title").textContent = `Orders of ${msg.title}`;
   fill($("#history-lines"), ...resultItems(msg.lines));
   $("#results").hidden = true;
-  const press = msg.press || [];
+  const press = shown(msg.press || []);
   $("#history-press").hidden = !press.length;
   fill($("#history-press-list"), ...press.map((m) => messageItem(m, false)));
   $("#map svg").dataset.history = msg.phase;
