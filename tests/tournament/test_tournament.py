@@ -408,16 +408,16 @@ def test_a_tcp_bot_stops_reconnecting_as_soon_as_its_tournament_is_killed(tmp_pa
     assert "holdbot" in log.read_text() or "HoldBot" in log.read_text()
 
 
-# A program that joins only on its second start (a licence server it waits for, say): on
-# other starts it says so on stderr (its log) and never connects.
+# A TCP program that connects only on its second start (a licence server it waits for, say): on
+# other starts it says so (in its log) and never connects.
 FLAKY_BOT = """\
 import os, pathlib, sys, time
 counter = pathlib.Path(sys.argv[1])
 n = int(counter.read_text()) + 1 if counter.exists() else 1
 counter.write_text(str(n))
 if n == 2:
-    os.execv(sys.executable, [sys.executable, "-m", "bots.holdbot", "--stdio"])
-print(f"start {n}: waiting for a licence server", file=sys.stderr, flush=True)
+    os.execv(sys.executable, [sys.executable, "-m", "bots.holdbot", *sys.argv[2:]])
+print(f"start {n}: waiting for a licence server", flush=True)
 time.sleep(600)
 """
 
@@ -430,7 +430,8 @@ def test_a_game_that_lost_a_player_before_its_start_is_replayed_and_left_out_of_
     db, folder, js = tmp_path / "db.sqlite", tmp_path / "run", tmp_path / "r.json"
     # Game 0: absent on the first start, played again, complete. Game 1: absent on both of
     # its starts (one replay allowed): played out without it, incomplete.
-    args = ["tournament", "holdbot:6", f"flaky={PY} {script} {counter}", "--games", "2",
+    flaky = f"flaky={PY} {script} {counter} --host {{host}} --port {{port}}"
+    args = ["tournament", "holdbot:6", flaky, "--games", "2",
             "--parallel", "1", "--max-year", "1901", "--mtl", "5", "--rtl", "5", "--btl", "5",
             "--join-timeout", "10", "--replays", "1", "--db", str(db), "--dir", str(folder),
             "--json", str(js), "--quiet"]  # fmt: skip
