@@ -94,7 +94,11 @@ async def test_a_crashing_bot_is_recorded_and_the_game_finishes(tmp_path: Path) 
     store = Store(tmp_path / "t.sqlite")
     crash = f'crasher={PY} -c "import sys; sys.exit(3)"'
     hang = f'hanger={PY} -c "import time; time.sleep(600)"'
-    seats = parse_lineup(["holdbot:5", crash, hang])
+    # Joins (NME) and never accepts the map.
+    staller = tmp_path / "staller.py"
+    staller.write_text("import time\nprint(\"NME ('s') ('v1')\", flush=True)\ntime.sleep(600)\n")
+    stall = f"staller={PY} {staller}"
+    seats = parse_lineup(["holdbot:4", crash, hang, stall])
     settings = GameSettings(max_year=1901, move_time=5, retreat_time=5, build_time=5)
     # The holdbots are forked by the bot host and join in milliseconds; the hanger never
     # joins, so the game waits the whole join timeout for it (generous, for loaded machines).
@@ -105,14 +109,15 @@ async def test_a_crashing_bot_is_recorded_and_the_game_finishes(tmp_path: Path) 
     with trio.fail_after(180):
         await t.run()
     (game,) = t.results()
-    # Neither ever joined: the game started without them, their powers in civil disorder,
-    # and it is incomplete (left out of scores).
+    # The game started without them, their powers in civil disorder, and it is incomplete
+    # (left out of scores): one crashed, one never joined (absent), one joined and never
+    # accepted the map (hung).
     assert [(s.label, s.stopped) for s in game.seats if s.crashed] == [("crasher", "joining")]
     assert [s.label for s in game.seats if s.absent] == ["hanger"]
     (hanger,) = [s for s in game.seats if s.absent]
     assert hanger.detail is not None and "never joined within 20 s of its start" in hanger.detail
-    assert not [s for s in game.seats if s.hung]
-    assert len([s for s in game.seats if s.status == "played"]) == 5
+    assert [(s.label, s.stopped) for s in game.seats if s.hung] == [("staller", "joining")]
+    assert len([s for s in game.seats if s.status == "played"]) == 4
     assert game.incomplete
     rows = store.games()
     assert rows[0].status == "finished"
