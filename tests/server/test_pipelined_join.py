@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import pytest
 import trio
 
 from engine.map import load_map
@@ -20,6 +21,7 @@ from protocol import messages as m
 from protocol.codec import parse_text
 from protocol.mdf import table_for_map
 from server.app import GameRunner, Server
+from server.logs import configure_logging
 from server.settings import GameSettings
 
 from .daide_client import PATIENCE, MakeServer, WireClient
@@ -40,6 +42,13 @@ def cpu_burners(n: int) -> Iterator[None]:
         for p in procs:
             p.kill()
             p.wait()
+
+
+@pytest.fixture(autouse=True)
+def _logs_to_this_tests_stderr() -> None:
+    """Warnings go to this test's stderr: a command-line test run before it in the same
+    process may have left the logs on a stream that is closed now."""
+    configure_logging("warning", stream=sys.stderr)
 
 
 async def _pipelined(port: int, lines: tuple[str, ...]) -> WireClient:
