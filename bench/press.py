@@ -59,7 +59,7 @@ from server.logs import configure_logging
 from server.settings import GameSettings
 from server.store import Store
 from tournament.runner import Tournament, parse_lineup
-from tournament.scoring import GameResult, summarise
+from tournament.scoring import GameResult, scored, summarise
 from web.press import stored_items
 
 FIGURES = ("pair", "ceiling", "one", "liar", "pool")
@@ -188,7 +188,9 @@ def run_figure(figure: str, args: argparse.Namespace) -> None:
         t = Tournament(store, seats, settings, games=args.games, parallel=args.parallel,
                        seed=args.seed, folder=logs, pool=pool)  # fmt: skip
         trio.run(t.run)
-        results = t.results()
+        everything = t.results()
+        # Games that lost a player before they started (after their replays) are left out.
+        results = scored(everything)
         talk = talk_of(results, store)
         store.close()
     minutes = (time.perf_counter() - start) / 60
@@ -198,8 +200,11 @@ def run_figure(figure: str, args: argparse.Namespace) -> None:
     print(f"{figure}: {len(results)} games to {args.max_year} in {minutes:.1f} min, every "
           f"Bordeaux {budget}, load {load_before:.1f} -> {load_after:.1f} on {os.cpu_count()} "
           "cores")  # fmt: skip
+    print(f"  incomplete games left out: {len(everything) - len(results)} "
+          f"({t.stats.replays} played again)")  # fmt: skip
     record: dict[str, object] = {"command": " ".join(["python", *sys.argv]), "figure": figure,
                                  "games": len(results), "budget": budget,
+                                 "incomplete": len(everything) - len(results),
                                  "load": [load_before, load_after]}  # fmt: skip
     per_bot: dict[str, object] = {}
     record["bots"] = per_bot

@@ -54,7 +54,7 @@ from server.logs import configure_logging
 from server.settings import GameSettings
 from server.store import Store
 from tournament.runner import Tournament, parse_lineup
-from tournament.scoring import GameResult, sum_of_squares, summarise
+from tournament.scoring import GameResult, scored, sum_of_squares, summarise
 
 DECISION = re.compile(r"\w\d{4}(\w): (\d+) nodes in ([0-9.]+) s")
 LINEUPS = (
@@ -208,7 +208,10 @@ def run_lineup(lineup: str, args: argparse.Namespace) -> None:
         t = Tournament(store, seats, settings, games=args.games, parallel=args.parallel,
                        seed=args.seed, pool=pool, folder=logs)  # fmt: skip
         trio.run(t.run)
-        results = t.results()
+        everything = t.results()
+        # A game that lost a player before it started (played again up to the replay limit
+        # and still short) says nothing of that seat's bot: left out of every figure.
+        results = scored(everything)
         missed = {g.game_id: missed_orders(store, g) for g in results}
         store.close()
         limit = None if args.nodes else args.think
@@ -225,6 +228,8 @@ def run_lineup(lineup: str, args: argparse.Namespace) -> None:
           f"load {load_before[0]:.1f} -> {load_after[0]:.1f} (15-min {load_after[2]:.1f}) "
           f"on {os.cpu_count()} cores")  # fmt: skip
     print(f"  seats: {' '.join(shlex.quote(w) for w in words)}")
+    print(f"  incomplete games left out: {len(everything) - len(results)} "
+          f"({t.stats.replays} played again)")  # fmt: skip
     print(f"  {engine}")
     if lineup == "bx-self":
         solos = sum(1 for g in results if g.winner is not None)
@@ -265,6 +270,7 @@ def run_lineup(lineup: str, args: argparse.Namespace) -> None:
             "seed": args.seed,
             "engine": engine,
             "games_played": len(results),
+            "incomplete": len(everything) - len(results),
             "minutes": round(minutes, 2),
             "load": {"before": load_before, "after": load_after, "cores": os.cpu_count()},
             "think": {

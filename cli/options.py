@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -172,6 +173,44 @@ def add_ray_option(p: argparse.ArgumentParser) -> None:
         "or on a local one started for the run when no address is given "
         "(pip install 'diplomat[ray]')",
     )
+
+
+def add_join_options(p: argparse.ArgumentParser) -> None:
+    """How long a seat has to join, and what becomes of a game that loses a player before it
+    starts (tournaments and tuning)."""
+    from tournament.game import JOIN_TIMEOUT, REPLAYS
+
+    p.add_argument(
+        "--join-timeout",
+        type=float,
+        default=JOIN_TIMEOUT,
+        metavar="SECONDS",
+        help="seconds a seat's program has, from its start, to join and accept the map; one "
+        f"that has not is absent (or hung, if it joined) (default {JOIN_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--replays",
+        type=int,
+        default=REPLAYS,
+        metavar="N",
+        help="times a game that lost a player before it started is played again, same "
+        f"seeds and seats (default {REPLAYS})",
+    )
+    p.add_argument(
+        "--keep-incomplete",
+        action="store_true",
+        help="count games that lost a player before they started in the scores and ratings "
+        "(default: left out, counted on a line of their own)",
+    )
+
+
+def join_options_error(args: argparse.Namespace) -> str | None:
+    """What is wrong with the options of :func:`add_join_options` (None: nothing)."""
+    if not math.isfinite(args.join_timeout) or args.join_timeout <= 0:
+        return "--join-timeout must be a positive number of seconds"
+    if args.replays < 0:
+        return "--replays must be 0 or more"
+    return None
 
 
 def engine_line() -> str:

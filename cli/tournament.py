@@ -15,13 +15,14 @@ from pydantic import ValidationError
 from cli.options import (
     add_db_option,
     add_game_options,
+    add_join_options,
     add_ray_option,
     engine_line,
     first_error,
     open_store,
 )
 from server.settings import GameSettings
-from tournament.scoring import SCORERS, SCORES, BotSummary, GameResult, summarise
+from tournament.scoring import SCORERS, SCORES, BotSummary, GameResult, scored, summarise
 
 SCORE_TITLES = {"sos": "SoS", "dss": "DSS", "cdiplo": "C-Diplo", "pot": "Pot"}
 
@@ -35,14 +36,18 @@ def register(sub: Any) -> None:
         description=(
             "Run GAMES games of bots, one per power of the map (seven on the standard map), on "
             "an in-process server and print a table per bot. "
-            "A seat is a bundled bot (holdbot, randombot, dumbbot, bordeaux), NAME:K for K "
+            "A seat is a bundled bot (holdbot, randombot, dumbbot, bordeaux), with its "
+            "arguments if any ('bordeaux --think 0.25', labelled by that text), NAME:K for K "
             "seats of it, "
             "or LABEL='command template' (LABEL='command template':K for K seats) for any "
             "program: {host} {port} make it a TCP bot, otherwise it speaks DAIDE text on "
             "stdin/stdout; {seed} {power} {game} are filled in. A line-up of one seat per "
             "power rotates over the powers; --pool takes any number of seats and draws one "
             "per power for each game by a balanced schedule. Re-running the same command "
-            "resumes the tournament. --map NAME plays a variant (diplomat map list)."
+            "resumes the tournament. --map NAME plays a variant (diplomat map list). A game "
+            "that loses a player before it starts (a seat absent, hung or crashed while "
+            "joining) is incomplete: it is played again (--replays), and left out of the "
+            "scores if it stays so (--keep-incomplete keeps it)."
         ),
         epilog="examples: diplomat tournament dumbbot randombot:6 --games 14 --max-year 1910; "
         "diplomat tournament dumbbot:3 --map hundred3 --games 3",
@@ -83,6 +88,7 @@ def register(sub: Any) -> None:
         metavar="K",
         help="a bot that misses its orders at K deadlines in a row is hung (default 3)",
     )
+    add_join_options(p)
     add_ray_option(p)
     p.add_argument("--wide", action="store_true", help="every column in the results table")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -135,6 +141,8 @@ def _tournament(args: argparse.Namespace) -> int:
         folder=args.folder,
         hung_after=args.hung_after,
         ray=args.ray,
+        join_timeout=args.join_timeout,
+        replays=args.replays,
     )
     try:
         stopped = _play(tournament, console, args.quiet)
@@ -152,7 +160,7 @@ def _line_up(args: argparse.Namespace) -> tuple[list[Any], GameSettings, int]:
     the map; :class:`_Refused` if they make no tournament. (``--max-year`` left out is the
     map's fifteenth year.)"""
     from bots.registry import BUNDLED
-    from cli.options import game_settings
+    from cli.options import game_settings, join_options_error
     from engine.map import MapError, load_map
     from tournament.runner import LineupError, parse_lineup
 
@@ -167,6 +175,9 @@ def _line_up(args: argparse.Namespace) -> tuple[list[Any], GameSettings, int]:
         raise _Refused("--games must be at least 1")
     if args.hung_after < 1:
         raise _Refused("--hung-after must be at least 1")
+    why = join_options_error(args)
+    if why:
+        raise _Refused(why)
     try:
         if args.max_year is None and args.map:
             args.max_year = load_map(args.map).start_year + DEFAULT_YEARS - 1
@@ -218,7 +229,7 @@ def _report(
 
     out = Console(width=None if sys.stdout.isatty() else (160 if args.wide else 80))
     results = tournament.results()
-    bots = summarise(results, labels_of(seats))
+    bots = summarise(scored(results, args.keep_incomplete), labels_of(seats))
     if tournament.already_complete:
         console.print(
             f"tournament {tournament.key} was already complete: these are its stored results. "
@@ -226,16 +237,37 @@ def _report(
         )
     out.print(f"tournament {tournament.key}: {len(results)} games in {tournament.store.path}")
     _print_table(bots, out, args.wide)
-    bad = [s for g in results for s in g.seats if s.crashed or s.hung]
+    line = incomplete_line(results, tournament.stats.replays, args.keep_incomplete)
+    if line:
+        out.print(line)
+    bad = [s for g in results for s in g.seats if s.status != "played"]
     if bad:
-        out.print(
-            f"{sum(s.crashed for s in bad)} crashed and {sum(s.hung for s in bad)} hung seats; "
-            f"logs under {tournament.folder}"
+        counts = ", ".join(
+            f"{sum(s.status == k for s in bad)} {k}" for k in ("absent", "hung", "crashed")
         )
+        out.print(f"seats that did not play to the end: {counts}; logs under {tournament.folder}")
     if args.csv:
         _write_csv(args.csv, results)
     if args.json:
-        _write_json(args.json, tournament.key, settings, bots, results, str(tournament.folder))
+        run = {
+            "join_timeout": args.join_timeout,
+            "replays": args.replays,
+            "keep_incomplete": args.keep_incomplete,
+        }
+        _write_json(args.json, tournament.key, settings, bots, results, str(tournament.folder), run)
+
+
+def incomplete_line(results: list[GameResult], replays: int, keep: bool) -> str | None:
+    """The table's line for games that lost a player before they started (None: none did)."""
+    lost = sum(g.incomplete for g in results)
+    if not lost and not replays:
+        return None
+    fate = "kept in the scores (--keep-incomplete)" if keep else "left out of the scores"
+    again = f"; {replays} played again this run" if replays else ""
+    return (
+        f"incomplete (a player lost before the start): {lost} of {len(results)} games, "
+        f"{fate}{again}"
+    )
 
 
 def _run_with_progress(tournament: Any, console: Any, quiet: bool, trio: Any) -> None:
@@ -289,7 +321,7 @@ def _print_table(bots: list[BotSummary], console: Any, wide: bool = False) -> No
     columns = ["bot", "games", "solos"]
     if wide:
         columns += ["draws", "survived", "eliminated"]
-    columns += ["crashed", "hung", "centres"]
+    columns += ["absent", "crashed", "hung", "centres"]
     scores = list(SCORES) if wide else ["sos"]
     for col in columns:
         table.add_column(col, justify="left" if col == "bot" else "right", no_wrap=True)
@@ -302,7 +334,7 @@ def _print_table(bots: list[BotSummary], console: Any, wide: bool = False) -> No
         cells = [b.label, str(b.games), str(b.solos)]
         if wide:
             cells += [str(b.draws), str(b.survivals), str(b.eliminated)]
-        cells += [str(b.crashes), str(b.hung), f"{b.mean_centres:.1f}"]
+        cells += [str(b.absent), str(b.crashes), str(b.hung), f"{b.mean_centres:.1f}"]
         for k in scores:
             e = b.estimate(k)
             digits = 1 if k == "cdiplo" else 3
@@ -317,7 +349,8 @@ def _write_csv(path: Path, results: list[GameResult]) -> None:
     with path.open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["game_id", "index", "power", "label", "seat", "centres", "eliminated",
-                    "crashed", "hung", "stopped", "result", *SCORES, "log"])  # fmt: skip
+                    "crashed", "hung", "stopped", "result", *SCORES, "log", "status",
+                    "incomplete"])  # fmt: skip
         for g in results:
             scores = {k: fn(g) for k, fn in SCORERS.items()}
             kind = f"solo {g.winner}" if g.winner else "draw"
@@ -325,7 +358,8 @@ def _write_csv(path: Path, results: list[GameResult]) -> None:
                 w.writerow(
                     [g.game_id, g.index, s.power, s.label, s.seat or "", s.centres,
                      s.eliminated or "", int(s.crashed), int(s.hung), s.stopped or "", kind,
-                     *(round(scores[k][s.power], 6) for k in SCORES), s.log or ""]
+                     *(round(scores[k][s.power], 6) for k in SCORES), s.log or "", s.status,
+                     int(g.incomplete)]
                 )  # fmt: skip
 
 
@@ -336,11 +370,15 @@ def _write_json(
     bots: list[BotSummary],
     results: list[GameResult],
     folder: str,
+    run: dict[str, Any],
 ) -> None:
     data = {
         "tournament": key,
         "folder": folder,
-        "settings": settings.model_dump(),
+        # How the games were run beside how they were played: the join timeout, the
+        # replays of incomplete games and whether those count.
+        "settings": {**settings.model_dump(), **run},
+        "incomplete": sum(g.incomplete for g in results),
         "bots": [
             {
                 "label": b.label,
@@ -351,6 +389,7 @@ def _write_json(
                 "eliminated": b.eliminated,
                 "crashes": b.crashes,
                 "hung": b.hung,
+                "absent": b.absent,
                 "mean_centres": b.mean_centres,
                 "scores": {
                     k: {"mean": b.estimate(k).mean, "ci95": _finite(b.estimate(k).ci95)}
@@ -374,12 +413,14 @@ def _write_json(
                 "centres": {s.power: s.centres for s in g.seats},
                 "crashed": [s.power for s in g.seats if s.crashed],
                 "hung": [s.power for s in g.seats if s.hung],
+                "absent": [s.power for s in g.seats if s.absent],
+                "incomplete": g.incomplete,
                 "players": [
                     {
                         "power": s.power,
                         "label": s.label,
                         "seat": s.seat,
-                        "status": "hung" if s.hung else "crashed" if s.crashed else "played",
+                        "status": s.status,
                         "stopped": s.stopped,
                         "detail": s.detail,
                         "log": s.log,

@@ -17,10 +17,12 @@ from pydantic import ValidationError
 from cli.options import (
     add_db_option,
     add_game_options,
+    add_join_options,
     add_ray_option,
     engine_line,
     first_error,
     game_settings,
+    join_options_error,
     open_store,
 )
 
@@ -124,6 +126,7 @@ def register(sub: Any) -> None:
         "--json", type=Path, metavar="PATH", help="write every candidate and the best as JSON"
     )
     add_db_option(p)
+    add_join_options(p)
     add_game_options(p)
     p.set_defaults(handler=_tune, mtl=30, rtl=15, btl=15, max_year=1915)
 
@@ -133,14 +136,19 @@ def _tune(args: argparse.Namespace) -> int:
 
     from server.logs import configure_logging
     from tournament.runner import LineupError, Tournament, parse_lineup
+    from tournament.scoring import scored
     from tournament.tune import Candidate, ParamRange, TuneError, Tuner
 
+    why = join_options_error(args)
+    if why:
+        print(f"error: {why}", file=sys.stderr)
+        return 2
     try:
         params = tuple(ParamRange.parse(text) for text in args.param)
         start = dict(_start_value(text) for text in args.start)
-        field = tuple(parse_lineup(shlex.split(args.against.replace(",", " ")), count=6))
+        field = tuple(parse_lineup(_seat_words(args.against, "--against"), count=6))
         fresh = (
-            tuple(parse_lineup(shlex.split(args.confirm_against.replace(",", " ")), count=6))
+            tuple(parse_lineup(_seat_words(args.confirm_against, "--confirm-against"), count=6))
             if args.confirm_against
             else None
         )
@@ -169,9 +177,13 @@ def _tune(args: argparse.Namespace) -> int:
             parallel=args.parallel,
             seed=seed,
             ray=args.ray,
+            join_timeout=args.join_timeout,
+            replays=args.replays,
         )
         await tournament.run()
-        return tournament.results()
+        # A candidate is scored on complete games only (a game that lost a player before
+        # it started says nothing of it), unless --keep-incomplete.
+        return scored(tournament.results(), args.keep_incomplete)
 
     def told(candidate: Candidate, best: Candidate) -> None:
         e = candidate.estimate
@@ -212,6 +224,12 @@ def _tune(args: argparse.Namespace) -> int:
     print(f"best:  {_setting(params, report.best)}  SoS {best.mean:.3f} ± {best.ci95:.3f}")
     print(f"gain:  {gain.mean:+.3f} ± {gain.ci95:.3f} (paired over {args.games} games)")
     out = _report_json(report)
+    out["settings"] = {
+        **settings.model_dump(),
+        "join_timeout": args.join_timeout,
+        "replays": args.replays,
+        "keep_incomplete": args.keep_incomplete,
+    }
     if confirmed is not None:
         c_start, c_best, c_gain = confirmed
         games = len(c_best.scores)
@@ -227,6 +245,16 @@ def _tune(args: argparse.Namespace) -> int:
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))
     return 0
+
+
+def _seat_words(text: str, option: str) -> list[str]:
+    """The seats of a field option (words, or commas between them)."""
+    from tournament.runner import LineupError
+
+    try:
+        return shlex.split(text.replace(",", " "))
+    except ValueError as exc:
+        raise LineupError(f"{option} {text!r} does not parse: {exc}") from None
 
 
 def _start_value(text: str) -> tuple[str, float]:

@@ -81,6 +81,11 @@ class Client:
     undelivered: int = 0  # messages it was owed when dropped
     received: int = 0
     joined: trio.Event = field(default_factory=trio.Event)  # set when a game takes it
+    # Its messages still waiting in a game's inbox, and where they went: the next goes to
+    # another place only when these are handled (one connection, one order; see _route).
+    posted: int = 0
+    posted_to: GameRunner | None = None
+    settled: trio.Event = field(default_factory=trio.Event)  # set when ``posted`` falls to 0
     unparsed: int = 0  # messages that were not DAIDE (the first is logged, the rest counted)
     refused: int = 0  # NMEs a game refused (likewise)
 
@@ -187,6 +192,26 @@ class GameRunner:
         finally:
             self.done.set()
             self.server.game_over(self)
+            self._settle_inbox()
+
+    def _settle_inbox(self) -> None:
+        """What clients posted here and the game never handled (it ended first): a message
+        for a client moved elsewhere is passed on, a join is refused, and each counts as
+        handled, so the client's next message is not held back waiting for it."""
+        while True:
+            try:
+                item = self.inbox.receive_nowait()
+            except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+                return
+            kind, client = item[0], item[1]
+            if kind not in ("message", "nme", "obs", "iam"):
+                continue
+            if kind == "message" and client.game is not None and client.game is not self:
+                client.game.post(*item)
+                continue
+            if kind != "message":
+                self.server.deliver(client.id, m.Rej(item[2]))
+            self.server.handled(client)
 
     def _watch(self, now: float) -> None:
         if not self.watchers:
@@ -255,7 +280,7 @@ class GameRunner:
             return [Tell(client.id, m.Rej(item[2]))]
         finally:
             if kind in ("message", "nme", "obs", "iam"):
-                client.inflight.release()
+                self.server.handled(client)
         return []
 
     def _started(self) -> None:
@@ -529,9 +554,7 @@ class Server:
             refused, logged = 0, now
         self._refusals[address] = (refused, logged)
         if len(self._refusals) > 10_000:
-            self._refusals = {
-                a: v for a, v in self._refusals.items() if now - v[1] < 3600
-            }
+            self._refusals = {a: v for a, v in self._refusals.items() if now - v[1] < 3600}
 
     async def _serve_accepted(self, stream: trio.SocketStream) -> None:
         link = await accept_link(stream, self.im_timeout, self.table)
@@ -746,11 +769,37 @@ class Server:
                         self._lasting.popitem(last=False)
             self._queue(client, data)
 
+    async def _post(self, client: Client, runner: GameRunner, *item: Any) -> None:
+        """Hand one of the client's messages to ``runner``'s task, after those before it."""
+        await client.inflight.acquire()
+        if client.posted == 0:
+            client.settled = trio.Event()
+        client.posted += 1
+        client.posted_to = runner
+        runner.post(*item)
+
+    def handled(self, client: Client) -> None:
+        """A game's task has handled one of the client's messages (its replies are queued)."""
+        client.inflight.release()
+        client.posted -= 1
+        if client.posted == 0:
+            client.settled.set()
+
+    async def _in_order(self, client: Client) -> None:
+        """Wait until the client's next message can go where it must without overtaking
+        one still waiting in a game's inbox: a join (NME, OBS, IAM) decides where the messages
+        after it go, and a player moved to another forming game has the ones already posted
+        passed on by the game it left. A client that pipelines its join (NME, MDF, YES (MAP)
+        in one write, as DAIDE allows) has each handled, and answered, in the order it sent
+        them. Messages to the same game need no wait: its inbox keeps their order."""
+        while client.posted and (client.game is None or client.game is not client.posted_to):
+            await client.settled.wait()
+
     async def _route(self, client: Client, msg: Any, log: Any) -> None:
-        """Send a message to the client's game, or handle joining."""
+        """Send a message to the client's game, or handle joining (see :meth:`_in_order`)."""
+        await self._in_order(client)
         if client.game is not None:
-            await client.inflight.acquire()
-            client.game.post("message", client, msg)
+            await self._post(client, client.game, "message", client, msg)
             return
         t = type(msg)
         if t is m.Nme:
@@ -758,8 +807,7 @@ class Server:
             if runner is None:
                 self._queue(client, m.Rej(msg))
                 return
-            await client.inflight.acquire()
-            runner.post("nme", client, msg, power, label)
+            await self._post(client, runner, "nme", client, msg, power, label)
         elif t is m.Obs:
             runner = self.open_game
             if (runner is None or runner.master.finished) and self.open_games:
@@ -767,8 +815,7 @@ class Server:
             if runner is None:
                 self._queue(client, m.Rej(msg))
                 return
-            await client.inflight.acquire()
-            runner.post("obs", client, msg)
+            await self._post(client, runner, "obs", client, msg)
         elif t is m.Iam:
             await self._iam(client, msg)
         elif t is m.Map and msg.name is None:
@@ -801,8 +848,7 @@ class Server:
             if runner.master.can_rejoin(msg.power, msg.passcode):
                 self.guard.succeeded(runner.id, msg.power, peer)
                 self.played_from(runner.id, msg.power, peer)
-                await client.inflight.acquire()
-                runner.post("iam", client, msg)
+                await self._post(client, runner, "iam", client, msg)
                 return
         if candidates:  # one wrong guess (for the power in each of those games)
             client.iam_misses += 1

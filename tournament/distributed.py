@@ -30,7 +30,7 @@ from server.app import Server
 from server.logs import get_logger
 from server.settings import GameSettings
 from server.store import Store
-from tournament.game import GamePlay, GameSpec, GameTiming, LineupError
+from tournament.game import GameSpec, GameTiming, LineupError, play_complete
 from tournament.records import Records, SeatRecord, export_game
 
 
@@ -78,7 +78,9 @@ async def _play_record(spec: GameSpec, process: HostProcess) -> dict[str, Any]:
         try:
             async with trio.open_nursery() as nursery:
                 await nursery.start(server.run)
-                played = await GamePlay(server, host, spec, folder / "logs").play()
+                # A game that loses a player before it starts is played again here, on the
+                # same worker, as a local run does (spec.replays).
+                played = await play_complete(server, host, spec, folder / "logs")
                 nursery.cancel_scope.cancel()
         finally:
             host.close()
@@ -96,6 +98,7 @@ async def _play_record(spec: GameSpec, process: HostProcess) -> dict[str, Any]:
             "seats": [asdict(s) for s in played.seats],
             "logs": logs,
             "timing": asdict(played.timing),
+            "replays": played.replays,
             "node": _node_id(),
         }
         store.close()
@@ -189,5 +192,6 @@ def store_record(t: RayTournament, record: dict[str, Any]) -> None:
     t.records.set_seats(gid, seats)
     t.stats.timings.append(GameTiming(**record["timing"]))
     t.stats.nodes[record["node"]] += 1
+    t.stats.replays += record.get("replays", 0)
     t.progress.done += 1
     t.progress.phases += max(0, len(record["game"].get("phases", [])) - 1)

@@ -26,8 +26,10 @@ from server.settings import GameSettings
 from server.status import MasterStatus
 from tournament.records import SeatRecord
 
-JOIN_TIMEOUT = 30.0  # seconds for a bot to connect and accept the map
+JOIN_TIMEOUT = 30.0  # seconds for a bot to connect and accept the map, from its program's start
 HUNG_AFTER = 3  # deadlines missed in a row before a bot counts as hung
+REPLAYS = 2  # times a game that lost a player before its start is played again
+OUTPUT_TAIL = 200  # characters of an absent seat's last output kept in its record
 
 log = get_logger()
 
@@ -57,7 +59,7 @@ class Entry:
             raise LineupError(
                 f"{self.label}: bad command template {self.command!r}: {exc}"
             ) from None
-        return shlex.split(text)
+        return split_command(text, self.label)
 
     @property
     def identity(self) -> Any:
@@ -65,6 +67,15 @@ class Entry:
         if self.bundled:
             return (self.label, " ".join((self.command, *self.args)))
         return (self.label, self.command)
+
+
+def split_command(text: str, seat: str) -> list[str]:
+    """A seat's command in words, as a shell splits it; :class:`LineupError` naming the seat
+    for one that does not split (an unclosed quote)."""
+    try:
+        return shlex.split(text)
+    except ValueError as exc:
+        raise LineupError(f"seat {seat!r}: the command {text!r} does not parse: {exc}") from None
 
 
 # -- one game ----------------------------------------------------------------------------------
@@ -89,6 +100,7 @@ class GameSpec:
     join_timeout: float = JOIN_TIMEOUT
     exit_grace: float = 10.0
     hung_after: int = HUNG_AFTER
+    replays: int = REPLAYS
 
     @property
     def name(self) -> str:
@@ -145,6 +157,23 @@ class _Seat:
         )
 
 
+def _last_output(seat: _Seat) -> str:
+    """The last line the seat's program wrote (its log's), to say why it never joined."""
+    if seat.log is None:
+        return "its output is not kept (no tournament folder)"
+    try:
+        with open(seat.log, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 4096))
+            tail = f.read().decode("utf-8", "replace")
+    except OSError:
+        tail = ""
+    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    if not lines:
+        return "it wrote nothing"
+    return f"its last output: {lines[-1][-OUTPUT_TAIL:]}"
+
+
 def _nonempty(path: Path) -> bool:
     try:
         return path.stat().st_size > 0
@@ -157,6 +186,36 @@ class PlayedGame:
     runner: GameRunner
     seats: list[SeatRecord]
     timing: GameTiming
+    # It lost a player before it started (a seat absent, hung or crashed while joining):
+    # abandoned when it is to be played again, else played out and left out of the scores.
+    incomplete: bool = False
+    replays: int = 0  # times it was played again before this game
+
+
+async def play_complete(
+    server: Server,
+    host: BotHost,
+    spec: GameSpec,
+    folder: Path | None,
+    on_runner: Callable[[GameRunner], None] | None = None,
+) -> PlayedGame:
+    """Play the game; one that loses a player before it starts is abandoned and played again
+    with the same seeds and seats, up to ``spec.replays`` times (the last try is played out,
+    complete or not)."""
+    replays = 0
+    while True:
+        last = replays >= spec.replays
+        played = await GamePlay(server, host, spec, folder).play(on_runner, abandon=not last)
+        played.replays = replays
+        if not played.incomplete or last:
+            return played
+        replays += 1
+        log.warning(
+            "game lost a player before it started: played again",
+            tournament=spec.key,
+            index=spec.index,
+            replay=replays,
+        )
 
 
 class GamePlay:
@@ -181,7 +240,11 @@ class GamePlay:
             return None
         return self.folder / f"seat{s.seat}-{s.power}.log"
 
-    async def play(self, on_runner: Callable[[GameRunner], None] | None = None) -> PlayedGame:
+    async def play(
+        self, on_runner: Callable[[GameRunner], None] | None = None, abandon: bool = False
+    ) -> PlayedGame:
+        """Play the game to its end; with ``abandon``, end it before it starts if a player is
+        missing then (it will be played again)."""
         spec = self.spec
         settings = GameSettings.model_validate(spec.settings)
         if self.folder is not None:
@@ -192,6 +255,7 @@ class GamePlay:
         if on_runner is not None:
             on_runner(runner)
         started_at = created
+        incomplete = False
         try:
             async with trio.open_nursery() as nursery:
                 port: int | None = None
@@ -202,7 +266,7 @@ class GamePlay:
                 for seat in self.seats:
                     if not seat.spec.entry.bundled:
                         await self._launch(nursery, runner, seat, port)
-                await self._start_when_ready(runner)
+                incomplete = await self._start_when_ready(runner, abandon)
                 started_at = trio.current_time()
                 await runner.done.wait()
         finally:
@@ -218,7 +282,7 @@ class GamePlay:
             s.joined - s.asked for s in self.seats if s.spec.entry.bundled and s.joined is not None
         )
         timing = GameTiming(started_at - created, ended - started_at, latency)
-        return PlayedGame(runner, [s.record() for s in self.seats], timing)
+        return PlayedGame(runner, [s.record() for s in self.seats], timing, incomplete)
 
     # -- starting the bots ---------------------------------------------------------------------
 
@@ -351,33 +415,59 @@ class GamePlay:
                     return
                 await trio.sleep(0.02)
 
-    async def _start_when_ready(self, runner: GameRunner) -> None:
-        """Start once every seat has accepted the map or is gone; after the join timeout,
-        start without the rest (their powers in civil disorder; a bot still running that
-        never joined is recorded as hung)."""
+    async def _start_when_ready(self, runner: GameRunner, abandon: bool) -> bool:
+        """Start once every seat has accepted the map, or is gone, or has had the join timeout
+        since its program started; a seat missing then is recorded (``absent``: never joined,
+        with its program's last output; ``hung``: joined and did not accept the map; a program
+        that ended is ``crashed``). Then, with ``abandon``, the game is abandoned (to be
+        played again), else it starts without them (their powers in civil disorder).
+        Returns whether a player was missing (the game is incomplete)."""
         master = runner.master
-        give_up = trio.current_time() + self.spec.join_timeout
+        timeout = self.spec.join_timeout
         while not master.started and not runner.done.is_set():
             changed = self._changed
             ready = runner.joined()
             waiting = [s for s in self.seats if s.spec.power not in ready]
-            if all(s.gone for s in waiting) or trio.current_time() > give_up:
-                for s in waiting:
-                    if not s.gone:
-                        s.status, s.phase, s.detail = "hung", "joining", "never joined"
-                        s.kill()
-                if waiting:
-                    self.log.warning("starting without", powers=[s.spec.power for s in waiting])
+            now = trio.current_time()
+            if all(s.gone or now > s.asked + timeout for s in waiting):
+                self._missing(runner, waiting)
+                if waiting and abandon:
+                    runner.abandon()
+                    await runner.done.wait()
+                    return True
                 runner.start_without([(s.spec.power, s.spec.entry.label) for s in waiting])
                 # The game starts in its own task; wait until it has.
                 while not master.started and not runner.done.is_set():
                     changed = self._changed
                     with trio.move_on_after(1):
                         await changed.wait()
-                return
-            # Woken by the game's events (a join, a map accepted) or a bot's end.
-            with trio.move_on_at(min(give_up, trio.current_time() + 1)):
+                return bool(waiting)
+            # Woken by the game's events (a join, a map accepted), a bot's end, or the first
+            # seat's join timeout.
+            due = min((s.asked + timeout for s in waiting if not s.gone), default=now + 1)
+            with trio.move_on_at(min(due, now + 1)):
                 await changed.wait()
+        return False
+
+    def _missing(self, runner: GameRunner, waiting: list[_Seat]) -> None:
+        """Record the seats missing at the start (see :meth:`_start_when_ready`)."""
+        joined = runner.master.status().joined
+        timeout = self.spec.join_timeout
+        for s in waiting:
+            if s.gone:
+                continue  # recorded as crashed, with its exit status
+            if s.spec.power in joined:
+                s.status, s.phase = "hung", "joining"
+                s.detail = f"joined but did not accept the map within {timeout:g} s of its start"
+            else:
+                s.status, s.phase = "absent", "joining"
+                s.detail = f"never joined within {timeout:g} s of its start; {_last_output(s)}"
+            s.kill()
+        if waiting:
+            self.log.warning(
+                "players missing at the start",
+                seats={s.spec.power: s.status for s in waiting},
+            )
 
     def _poke(self) -> None:
         self._changed.set()

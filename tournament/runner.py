@@ -1,11 +1,19 @@
 """Tournaments: many games of bots on an in-process server, on this machine or on a Ray cluster.
 
-A seat is a bundled bot by name (``dumbbot``), ``NAME:K`` for K seats of it, or
-``LABEL=COMMAND`` (``LABEL=COMMAND:K`` for K seats) for any program: a command with ``{port}``
-(and usually ``{host}``) is a TCP bot, started when its game opens and given that game's own
-port; any other command is a stdio bot speaking DAIDE text lines on stdin/stdout.
-``{seed}``, ``{power}`` and ``{game}`` are filled in too. A command whose first word is a
-bundled bot's name (``fast='bordeaux --think 0.5'``) is that bundled bot with those arguments.
+A seat is a bundled bot by name (``dumbbot``), with its arguments (``'bordeaux --think
+0.25'``, labelled by the whole text), ``NAME:K`` for K seats of it, or ``LABEL=COMMAND``
+(``LABEL=COMMAND:K`` for K seats) for any program: a command with ``{port}`` (and usually
+``{host}``) is a TCP bot, started when its game opens and given that game's own port; any
+other command is a stdio bot speaking DAIDE text lines on stdin/stdout. ``{seed}``,
+``{power}`` and ``{game}`` are filled in too. A command whose first word is a bundled bot's
+name (``fast='bordeaux --think 0.5'``) is that bundled bot with those arguments. A label is
+one word; a command is split as a shell splits it, and one that does not split (an unclosed
+quote) is a :class:`LineupError` naming the seat.
+
+A game that loses a player before it starts (a seat absent, hung or crashed while joining) is
+incomplete: it is abandoned and played again with the same seeds and seats, up to
+``replays`` times, and one that stays incomplete is played out, recorded as such, and left out
+of the scores (:func:`tournament.scoring.scored`).
 
 Bundled bots are forked by a bot host (``bots.host``) that has imported them once: each is
 still a separate process on a link of its own (a Unix socket), playing within milliseconds.
@@ -27,7 +35,6 @@ import hashlib
 import hmac
 import json
 import os
-import shlex
 import shutil
 import time
 from collections import Counter
@@ -48,12 +55,14 @@ from tournament.distributed import run_on_ray
 from tournament.game import (
     HUNG_AFTER,
     JOIN_TIMEOUT,
+    REPLAYS,
     Entry,
-    GamePlay,
     GameSpec,
     GameTiming,
     LineupError,
     SeatSpec,
+    play_complete,
+    split_command,
 )
 from tournament.records import BEAT_EVERY, Records
 from tournament.schedule import SEATS, balanced, rotation
@@ -83,43 +92,47 @@ def parse_lineup(
     count = powers if count is None else count
     seats: list[Entry] = []
     for word in args:
-        if "=" in word:
-            label, _, command = word.partition("=")
-            label = label.strip()
+        label, eq, command = word.partition("=")
+        label = label.strip()
+        if eq and label and not any(c.isspace() for c in label):
             command, k = _count(command.strip(), word)
-            if not label or not command:
+            if not command:
                 raise LineupError(f"{word!r}: write LABEL='command template'")
             if label in BUNDLED:
                 raise LineupError(f"{label!r} is a bundled bot's name; pick another label")
-            words = shlex.split(command)
+            words = split_command(command, word)
             if words and words[0] in BUNDLED:
                 entry = Entry(label, words[0], True, tuple(words[1:]))
             else:
                 entry = Entry(label, command, False)
             seats.extend([entry] * k)
             continue
-        name, _, times = word.partition(":")
-        name = name.strip().lower()
-        if name not in BUNDLED:
-            raise LineupError(
-                f"unknown bot {name!r}: bundled bots are {', '.join(BUNDLED)}; "
-                "an external program is written LABEL='command'"
-            )
-        try:
-            k = int(times) if times else 1
-        except ValueError:
-            raise LineupError(f"{word!r}: the count after ':' must be a number") from None
-        if k < 1:
-            raise LineupError(f"{word!r}: the count must be at least 1")
-        seats.extend(Entry(name, name, True) for _ in range(k))
+        seats.extend(_bundled(word))
     if pool and len(seats) < powers:
         raise LineupError(f"a pool needs at least {powers} seats; this one has {len(seats)}")
     if not pool and len(seats) != count:
         more = " (use --pool for more)" if count == powers else ""
-        raise LineupError(
-            f"a line-up needs exactly {count} seats; this one has {len(seats)}{more}"
-        )
+        raise LineupError(f"a line-up needs exactly {count} seats; this one has {len(seats)}{more}")
     return seats
+
+
+def _bundled(word: str) -> list[Entry]:
+    """The seats of ``NAME``, ``NAME:K``, ``'NAME ARGS'`` or ``'NAME ARGS:K'`` (a bundled bot
+    with arguments is labelled by its whole text: ``bordeaux --think 0.25``)."""
+    command, k = _count(word.strip(), word)
+    words = split_command(command, word)
+    name = words[0].lower() if words else ""
+    if name not in BUNDLED:
+        if ":" in command and len(words) == 1:
+            raise LineupError(f"{word!r}: the count after ':' must be a number")
+        raise LineupError(
+            f"unknown bot {name or word!r} in seat {word!r}: bundled bots are "
+            f"{', '.join(BUNDLED)} (with arguments: 'bordeaux --think 0.25'); an external "
+            "program is written LABEL='command'"
+        )
+    args = tuple(words[1:])
+    label = " ".join((name, *args))
+    return [Entry(label, name, True, args) for _ in range(k)]
 
 
 def _count(command: str, word: str) -> tuple[str, int]:
@@ -218,6 +231,7 @@ class Stats:
     slots: int = 1  # games played at once (Ray: the cluster's CPUs)
     timings: list[GameTiming] = field(default_factory=list)
     nodes: Counter[str] = field(default_factory=Counter)  # games per Ray node
+    replays: int = 0  # games played again for losing a player before the start (this run)
 
 
 class Tournament:
@@ -237,8 +251,10 @@ class Tournament:
         exit_grace: float = 10.0,
         hung_after: int = HUNG_AFTER,
         ray: str | None = None,
+        replays: int = REPLAYS,
     ) -> None:
-        self.join_timeout = join_timeout
+        self.join_timeout = join_timeout  # seconds from a seat's program start to its joining
+        self.replays = replays  # times a game that lost a player before its start is replayed
         self.exit_grace = exit_grace  # seconds a bot gets to exit after its game ends
         self.hung_after = hung_after
         self.store = store
@@ -289,6 +305,7 @@ class Tournament:
             self.join_timeout,
             self.exit_grace,
             self.hung_after,
+            self.replays,
         )
 
     # -- which games remain --------------------------------------------------------------------
@@ -365,16 +382,19 @@ class Tournament:
         self, server: Server, host: BotHost, index: int, limiter: trio.Semaphore
     ) -> None:
         self.progress.running += 1
-        game = GamePlay(server, host, self.game_spec(index), self.folder)
+        spec = self.game_spec(index)
         runner: GameRunner | None = None
 
-        def seen(r: GameRunner) -> None:
+        def seen(r: GameRunner) -> None:  # (a game played again has a runner of its own)
             nonlocal runner
+            if runner is not None:
+                self._running.pop(runner.id, None)
             runner = r
             self._running[r.id] = r
 
         try:
-            played = await game.play(seen)
+            played = await play_complete(server, host, spec, self.folder, seen)
+            self.stats.replays += played.replays
             if played.runner.master.finished:
                 self.records.set_seats(played.runner.id, played.seats)
                 self.stats.timings.append(played.timing)
@@ -448,6 +468,7 @@ def tournament_results(store: Store, key: str, records: Records | None = None) -
                     eliminated=p.eliminated,
                     crashed=status == "crashed",
                     hung=status == "hung",
+                    absent=status == "absent",
                     stopped=rec.phase if rec is not None else None,
                     seat=rec.seat if rec is not None else None,
                     log=rec.log if rec is not None else None,

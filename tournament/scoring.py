@@ -24,11 +24,24 @@ class SeatResult:
     centres: int
     eliminated: int | None  # year of elimination
     crashed: bool = False
-    hung: bool = False  # missed its orders at K deadlines in a row, or never joined
-    stopped: str | None = None  # the phase where a crashed or hung bot stopped
+    hung: bool = False  # missed its orders at K deadlines in a row, or joined and never ready
+    stopped: str | None = None  # the phase where a crashed or hung bot stopped ("joining")
     seat: int | None = None  # its place in the line-up or pool (1-based)
     log: str | None = None  # its log file, if it wrote anything
     detail: str | None = None  # how it ended, e.g. "exit status 3"
+    absent: bool = False  # its program never joined the game
+
+    @property
+    def status(self) -> str:
+        """played, absent, hung or crashed."""
+        if self.absent:
+            return "absent"
+        return "hung" if self.hung else "crashed" if self.crashed else "played"
+
+    @property
+    def lost_before_start(self) -> bool:
+        """The game started without this seat's player."""
+        return self.absent or (self.stopped == "joining" and (self.hung or self.crashed))
 
 
 @dataclass(frozen=True)
@@ -42,6 +55,18 @@ class GameResult:
     @property
     def survivors(self) -> list[str]:
         return [s.power for s in self.seats if s.centres > 0]
+
+    @property
+    def incomplete(self) -> bool:
+        """It lost a player before it started: its result says nothing of that player's
+        bot, and flatters the others."""
+        return any(s.lost_before_start for s in self.seats)
+
+
+def scored(games: Iterable[GameResult], keep_incomplete: bool = False) -> list[GameResult]:
+    """The games that count in scores, ratings and intervals: the complete ones (all, with
+    ``keep_incomplete``)."""
+    return [g for g in games if keep_incomplete or not g.incomplete]
 
 
 def sum_of_squares(game: GameResult) -> dict[str, float]:
@@ -118,6 +143,7 @@ class BotSummary:
     eliminated: int = 0
     crashes: int = 0
     hung: int = 0
+    absent: int = 0
     centres: list[int] = field(default_factory=list)
     scores: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in SCORES})
     mu: float = 25.0
@@ -155,6 +181,8 @@ def summarise(games: Iterable[GameResult], labels: Sequence[str]) -> list[BotSum
                 b.crashes += 1
             if seat.hung:
                 b.hung += 1
+            if seat.absent:
+                b.absent += 1
             for k in SCORES:
                 b.scores[k].append(per_score[k][seat.power])
         _rate(model, ratings, game)

@@ -38,6 +38,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bots.registry import BUNDLED
+from tournament.game import split_command
 from tournament.runner import Entry, LineupError, labels_of
 from tournament.scoring import Estimate, GameResult, sum_of_squares
 
@@ -155,6 +156,10 @@ class Tuner:
         names = [p.name for p in self.params]
         if len(set(names)) != len(names):
             raise TuneError("a parameter is named twice")
+        try:
+            split_command(self.bot, self.bot)
+        except LineupError as exc:
+            raise TuneError(str(exc)) from None
         if self.games < 1 or self.iterations < 0 or self.restarts < 1 or self.step <= 0:
             raise TuneError("games and restarts must be at least 1, iterations at least 0")
 
@@ -167,7 +172,7 @@ class Tuner:
             for p, v in zip(self.params, values, strict=True)
             for a in ("--param", f"{p.name}={p.text(v)}")
         ]
-        words = shlex.split(self.bot)
+        words = split_command(self.bot, self.bot)
         if words and words[0] in BUNDLED:
             return Entry(TUNED, words[0], True, (*words[1:], *args))
         return Entry(TUNED, " ".join([self.bot, *map(shlex.quote, args)]), False)

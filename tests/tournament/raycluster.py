@@ -6,7 +6,9 @@
 * ``match DIR``: a tournament on the cluster and the same tournament (same seeds) run locally;
   prints both results as JSON;
 * ``resume DIR``: ``kill -9`` of a ``diplomat tournament --ray`` driver after its first stored
-  game, then the same command again; prints what the database holds.
+  game, then the same command again; prints what the database holds;
+* ``incomplete DIR``: a tournament on the cluster with a TCP program that never connects: the
+  worker plays the game again, then out; prints how the game and the seat were recorded.
 """
 
 from __future__ import annotations
@@ -115,6 +117,34 @@ def resume(folder: Path, cluster: Cluster) -> dict[str, Any]:
             "killed_worker": killed, "stderr": err[-2000:], "finished": sorted(names)}  # fmt: skip
 
 
+def incomplete(folder: Path, cluster: Cluster) -> dict[str, Any]:
+    import trio
+
+    from server.logs import configure_logging
+    from server.settings import GameSettings
+    from server.store import Store
+    from tournament.runner import Tournament, parse_lineup
+
+    configure_logging("error")
+    store = Store(folder / "incomplete.sqlite")
+    code = "import time; print('waiting for a licence server', flush=True); time.sleep(600)"
+    never = f'never={sys.executable} -c "{code}" {{port}}'
+    settings = GameSettings(max_year=1901, move_time=5, retreat_time=5, build_time=5)
+    t = Tournament(store, parse_lineup(["holdbot:6", never]), settings, games=1, parallel=1,
+                   seed=3, ray=cluster.address, join_timeout=5, replays=1)  # fmt: skip
+    trio.run(t.run)
+    (game,) = t.results()
+    out = {
+        "incomplete": game.incomplete,
+        "absent": [(s.label, s.detail) for s in game.seats if s.absent],
+        "played": sum(s.status == "played" for s in game.seats),
+        "replays": t.stats.replays,
+    }
+    t.close()
+    store.close()
+    return out
+
+
 def _kill_a_game_worker() -> int | None:
     """SIGKILL one Ray worker process that is playing a game; its pid (None: none found)."""
     for entry in Path("/proc").iterdir():
@@ -132,7 +162,7 @@ def _kill_a_game_worker() -> int | None:
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("scenario", choices=["match", "resume"])
+    p.add_argument("scenario", choices=["match", "resume", "incomplete"])
     p.add_argument("folder", nargs="?", type=Path, default=Path("/tmp/diplomat-ray"))
     p.add_argument("--nodes", type=int, default=2)
     p.add_argument("--cpus", type=int, default=1)
@@ -140,10 +170,9 @@ def main() -> None:
     cluster = Cluster(args.nodes, args.cpus, args.folder / "cluster")
     try:
         cluster.start()
-        if args.scenario == "match":
-            print("RESULT " + json.dumps(match(args.folder, cluster)), flush=True)
-        else:
-            print("RESULT " + json.dumps(resume(args.folder, cluster)), flush=True)
+        scenarios = {"match": match, "resume": resume, "incomplete": incomplete}
+        result = scenarios[args.scenario](args.folder, cluster)
+        print("RESULT " + json.dumps(result), flush=True)
     finally:
         cluster.stop()
 

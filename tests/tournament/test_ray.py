@@ -46,3 +46,14 @@ def test_a_ray_tournament_resumes_after_kill_9_of_its_driver_and_of_a_worker(
     assert result["second_run"] == 0, result["stderr"]
     names = result["finished"]
     assert len(names) == 6 and len(set(names)) == 6  # every game once, none twice
+
+
+def test_a_ray_game_that_lost_a_player_before_its_start_is_replayed_and_marked(
+    tmp_path: Path,
+) -> None:
+    result = scenario("incomplete", tmp_path)
+    assert result["replays"] == 1  # played again on the worker, then played out
+    assert result["incomplete"] and result["played"] == 6
+    ((label, detail),) = result["absent"]
+    assert label == "never" and "never joined within 5 s of its start" in detail
+    assert "its last output: waiting for a licence server" in detail

@@ -94,18 +94,31 @@ async def test_a_crashing_bot_is_recorded_and_the_game_finishes(tmp_path: Path) 
     store = Store(tmp_path / "t.sqlite")
     crash = f'crasher={PY} -c "import sys; sys.exit(3)"'
     hang = f'hanger={PY} -c "import time; time.sleep(600)"'
-    seats = parse_lineup(["holdbot:5", crash, hang])
+    # Joins (NME) and never accepts the map.
+    staller = tmp_path / "staller.py"
+    staller.write_text("import time\nprint(\"NME ('s') ('v1')\", flush=True)\ntime.sleep(600)\n")
+    stall = f"staller={PY} {staller}"
+    seats = parse_lineup(["holdbot:4", crash, hang, stall])
     settings = GameSettings(max_year=1901, move_time=5, retreat_time=5, build_time=5)
     # The holdbots are forked by the bot host and join in milliseconds; the hanger never
     # joins, so the game waits the whole join timeout for it (generous, for loaded machines).
-    t = Tournament(store, seats, settings, games=1, parallel=1, join_timeout=20, exit_grace=1)
+    # No replay: the game is played out without them.
+    t = Tournament(
+        store, seats, settings, games=1, parallel=1, join_timeout=20, exit_grace=1, replays=0
+    )
     with trio.fail_after(180):
         await t.run()
     (game,) = t.results()
-    # Neither ever joined: the game started without them, their powers in civil disorder.
-    assert [s.label for s in game.seats if s.crashed] == ["crasher"]
-    assert [(s.label, s.stopped) for s in game.seats if s.hung] == [("hanger", "joining")]
-    assert len([s for s in game.seats if not s.crashed and not s.hung]) == 5
+    # The game started without them, their powers in civil disorder, and it is incomplete
+    # (left out of scores): one crashed, one never joined (absent), one joined and never
+    # accepted the map (hung).
+    assert [(s.label, s.stopped) for s in game.seats if s.crashed] == [("crasher", "joining")]
+    assert [s.label for s in game.seats if s.absent] == ["hanger"]
+    (hanger,) = [s for s in game.seats if s.absent]
+    assert hanger.detail is not None and "never joined within 20 s of its start" in hanger.detail
+    assert [(s.label, s.stopped) for s in game.seats if s.hung] == [("staller", "joining")]
+    assert len([s for s in game.seats if s.status == "played"]) == 4
+    assert game.incomplete
     rows = store.games()
     assert rows[0].status == "finished"
     store.close()
@@ -225,7 +238,8 @@ def test_a_hung_bot_is_recorded_with_its_phase_and_each_seat_has_its_log(
     rows = cs.read_text().splitlines()
     assert rows[0].split(",")[8:10] == ["hung", "stopped"]
     assert sum(",1,S1901M," in r for r in rows) == 2
-    assert "2 hung seats" in out
+    assert "seats that did not play to the end: 0 absent, 2 hung, 0 crashed" in out
+    assert "incomplete" not in out  # they joined: the game lost nobody before its start
 
 
 def test_a_missing_program_is_one_clear_line_and_leaves_nothing(
@@ -397,3 +411,86 @@ def test_a_tcp_bot_stops_reconnecting_as_soon_as_its_tournament_is_killed(tmp_pa
     assert not _alive(bot), "still reconnecting"
     (log,) = [p for p in folder.glob("game*/seat*.log") if "tournament is gone" in p.read_text()]
     assert "holdbot" in log.read_text() or "HoldBot" in log.read_text()
+
+
+# A TCP program that connects only on its second start (a licence server it waits for, say): on
+# other starts it says so (in its log) and never connects.
+FLAKY_BOT = """\
+import os, pathlib, sys, time
+counter = pathlib.Path(sys.argv[1])
+n = int(counter.read_text()) + 1 if counter.exists() else 1
+counter.write_text(str(n))
+if n == 2:
+    os.execv(sys.executable, [sys.executable, "-m", "bots.holdbot", *sys.argv[2:]])
+print(f"start {n}: waiting for a licence server", flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_game_that_lost_a_player_before_its_start_is_replayed_and_left_out_of_scores(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script, counter = tmp_path / "flaky.py", tmp_path / "starts"
+    script.write_text(FLAKY_BOT)
+    db, folder, js = tmp_path / "db.sqlite", tmp_path / "run", tmp_path / "r.json"
+    # Game 0: absent on the first start, played again, complete. Game 1: absent on both of
+    # its starts (one replay allowed): played out without it, incomplete.
+    flaky = f"flaky={PY} {script} {counter} --host {{host}} --port {{port}}"
+    args = ["tournament", "holdbot:6", flaky, "--games", "2",
+            "--parallel", "1", "--max-year", "1901", "--mtl", "5", "--rtl", "5", "--btl", "5",
+            "--join-timeout", "10", "--replays", "1", "--db", str(db), "--dir", str(folder),
+            "--json", str(js), "--quiet"]  # fmt: skip
+    assert main(args) == 0
+    assert counter.read_text() == "4"
+    out = " ".join(capsys.readouterr().out.split())  # (the table's console wraps at 80)
+    assert (
+        "incomplete (a player lost before the start): 1 of 2 games, left out of the scores; "
+        "2 played again this run" in out
+    )
+    data = json.loads(js.read_text())
+    assert data["settings"]["join_timeout"] == 10 and data["settings"]["replays"] == 1
+    assert data["settings"]["keep_incomplete"] is False and data["incomplete"] == 1
+    complete, incomplete = sorted(data["games"], key=lambda g: g["incomplete"])
+    assert not complete["incomplete"] and incomplete["incomplete"]
+    (absent,) = [p for p in incomplete["players"] if p["label"] == "flaky"]
+    assert absent["status"] == "absent" and absent["stopped"] == "joining"
+    assert incomplete["absent"] == [absent["power"]] and not incomplete["hung"]
+    assert "never joined within 10 s of its start" in absent["detail"]
+    assert "start 4: waiting for a licence server" in absent["detail"]  # its last output
+    (played,) = [p for p in complete["players"] if p["label"] == "flaky"]
+    assert played["status"] == "played"
+    # The scores come from the complete game alone: one game of seven seats.
+    bots = {b["label"]: b for b in data["bots"]}
+    assert bots["holdbot"]["games"] == 6 and bots["flaky"]["games"] == 1
+    assert bots["flaky"]["absent"] == 0
+    # --keep-incomplete counts it (the stored results, nothing played again).
+    assert main([*args, "--keep-incomplete"]) == 0
+    data = json.loads(js.read_text())
+    bots = {b["label"]: b for b in data["bots"]}
+    assert bots["holdbot"]["games"] == 12 and bots["flaky"]["games"] == 2
+    assert bots["flaky"]["absent"] == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "1 of 2 games, kept in the scores (--keep-incomplete)" in out
+
+
+def test_seats_with_arguments_and_commands_that_do_not_parse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The README's form: a bundled bot followed by its arguments, labelled or not.
+    seats = parse_lineup(["talk=bordeaux --negotiate --think 0.25:2", "bordeaux --think 0.25:5"])
+    assert [s.label for s in seats] == ["talk"] * 2 + ["bordeaux --think 0.25"] * 5
+    assert all(s.bundled and s.command == "bordeaux" for s in seats)
+    assert seats[0].args == ("--negotiate", "--think", "0.25")
+    assert seats[2].args == ("--think", "0.25")
+    # A label is one word: an '=' inside a bundled bot's arguments is an argument.
+    (seat,) = parse_lineup(["bordeaux --think=0.25"], count=1)
+    assert seat.label == "bordeaux --think=0.25" and seat.args == ("--think=0.25",)
+    for bad in ["slow=bash -c 'sleep 1:2", "bordeaux --name 'x:6", 'x="prog --port {port}']:
+        with pytest.raises(LineupError, match="does not parse"):
+            parse_lineup([bad, "holdbot:6"])
+    db = tmp_path / "db.sqlite"
+    code = main(["tournament", "holdbot:5", "slow=bash -c 'sleep 1:2", "--db", str(db)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "slow=bash -c 'sleep 1:2" in err and "No closing quotation" in err

@@ -142,6 +142,7 @@ def test_neighbours_are_one_parameter_at_a_time() -> None:
         games=7,
         step=0.1,
     )
+
     def near(point: tuple[float, float]) -> list[tuple[float, float]]:
         return [(round(a, 9), k) for a, k in tuner.neighbours_of(point)]
 
