@@ -19,6 +19,7 @@ import subprocess
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import trio
@@ -153,6 +154,14 @@ class GameRunner:
     def abandon(self) -> None:
         """End a game that has not started (its forming players are sent OFF)."""
         self.post("abandon", None)
+
+    def halt(self) -> None:
+        """Stop the game's clock and all processing at once, the server being about to stop
+        (:meth:`GameMaster.halt`). Called from the stopping task, not posted: the master is
+        synchronous and trio runs one task at a time, so this is one step between two of the
+        game's events; posted, it would wait behind events already queued (a deadline due,
+        a player leaving) that would then be handled with the clock running."""
+        self._carry_out(self.master.halt(trio.current_time()))
 
     def watch(self, key: object, look: Callable[[MasterStatus, float], None] | None) -> None:
         """Call ``look(status, now)`` in the game's task after every event (None: stop)."""
@@ -371,10 +380,13 @@ class Server:
                     await self._shutdown()
 
     async def stop(self) -> None:
-        """Say OFF to every client and close each connection (FM for binary ones), while the
-        writers still run; returns when all are closed or after 3 seconds. The games' state
-        is already saved. Cancel the server's nursery afterwards."""
+        """Stop every game's clock (nothing is processed from then on, and nobody is in civil
+        disorder for being disconnected by the stop), then say OFF to every client and close
+        each connection (FM for binary ones), while the writers still run; returns when all
+        are closed or after 3 seconds. The games' state is saved, with the time each phase
+        had left. Cancel the server's nursery afterwards."""
         self.log.info("stopping", clients=len(self.clients))
+        self._halt_games()
         for client in list(self.clients.values()):
             try:
                 client.send.send_nowait(m.Off())
@@ -388,11 +400,19 @@ class Server:
     async def _shutdown(self) -> None:
         """Last resort when cancelled without :meth:`stop`: OFF then FM to whoever is left."""
         self.log.info("shutting down", clients=len(self.clients))
+        self._halt_games()
         with trio.move_on_after(3):
             for client in list(self.clients.values()):
                 with contextlib.suppress(Exception):
                     await client.link.write(client.link.encode(m.Off()))
                 await client.link.close()
+
+    def _halt_games(self) -> None:
+        for runner in list(self.games.values()):
+            try:
+                runner.halt()
+            except Exception as exc:  # (a database gone): the other games still stop cleanly
+                self.log.error("cannot save the clock", game=runner.id, error=repr(exc))
 
     def _resume_games(self) -> None:
         now = trio.current_time()
@@ -409,7 +429,10 @@ class Server:
                 for power, address in self.store.addresses(row.id):
                     self.guard.trust(row.id, power, address)
                 self._start_game(master)
-                self.log.info("resumed game", game=row.id, phase=master.state.phase.name)
+                left = master.clock.left(now)
+                self.log.info(
+                    "resumed game", game=row.id, phase=master.state.phase.name, time_left=left
+                )
 
     def _start_game(self, master: GameMaster) -> GameRunner:
         runner = GameRunner(self, master)
@@ -850,11 +873,16 @@ class Server:
             if link is not None:
                 await self.serve_link(link, (runner, None, None))
 
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(trio.serve_listeners, handler, listeners)
+        # Only the accepting stops when the game ends: its clients' connections end as any
+        # client's do, once the game's SMR and OFF are sent (cancelled, they would be cut
+        # off before those messages went out, and their bots would try to reconnect).
+        async with trio.open_nursery() as connections, trio.open_nursery() as accepting:
+            accepting.start_soon(
+                partial(trio.serve_listeners, handler, listeners, handler_nursery=connections)
+            )
             task_status.started(port)
             await runner.done.wait()
-            nursery.cancel_scope.cancel()
+            accepting.cancel_scope.cancel()
 
     # -- subprocess bots -------------------------------------------------------------------
 
