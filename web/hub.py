@@ -162,8 +162,12 @@ class WebHub:
         create_every: float = CREATE_EVERY,
         forming_timeout: float = FORMING_TIMEOUT,
         hosts: frozenset[str] = frozenset(),
+        announce: Callable[[str], None] | None = None,
     ) -> None:
         self.server = server
+        # Told each web game's open-seat address as its listener opens (``serve`` prints it:
+        # whoever runs the bots that take those seats reads the terminal, not the page).
+        self.announce = announce
         self.max_games = max_games if max_games is not None else default_max_games()
         self.create_burst = create_burst
         self.create_every = create_every
@@ -176,6 +180,7 @@ class WebHub:
         self.grace = grace
         self.sessions: dict[str, WebSession] = {}
         self.open_ports: dict[int, int] = {}  # game -> the port its open seats connect to
+        self._listening: dict[int, trio.Event] = {}  # set once that port takes connections
         self.rng = random.Random(server.rng.random())
         self.maps: dict[str, GameMap] = {}
         self.listeners: list[trio.SocketListener] = []
@@ -352,6 +357,8 @@ class WebHub:
         runner = self.server.create_game(wanted.settings, name=wanted.name)
         seat = self.seats.add(runner.id, power, lineup)
         self.live.add(runner.id)
+        if OPEN in lineup.values():
+            self._listening[runner.id] = trio.Event()
         self._wait_for_person(runner, seat)
         self.spawn(self._supervise, runner, seat, False)
         self.log.info("web game created", game=runner.id, power=power)
@@ -377,6 +384,16 @@ class WebHub:
             await self._supervised(runner, seat, rejoin)
         finally:
             self.live.discard(runner.id)
+            listening = self._listening.pop(runner.id, None)
+            if listening is not None:
+                listening.set()  # (it never opened: nobody waits for it in vain)
+
+    async def open_seats_listening(self, seat: SeatRow) -> None:
+        """Return once the game's open seats take connections (their address announced), or
+        at once if it has none."""
+        listening = self._listening.get(seat.game_id)
+        if listening is not None:
+            await listening.wait()
 
     async def _supervised(self, runner: GameRunner, seat: SeatRow, rejoin: bool) -> None:
         gone: set[str] = set()
@@ -390,6 +407,7 @@ class WebHub:
                     runner.reserved.extend((p, OPEN) for p in open_powers)
                     port = await nursery.start(self.server.listen_for_game, runner)
                     self.open_ports[runner.id] = port
+                    self._announce_open(runner.id, len(open_powers), port)
             for power, bot in seat.lineup.items():
                 if bundled_choice(bot) and (not rejoin or power in passcodes):
                     nursery.start_soon(
@@ -398,6 +416,16 @@ class WebHub:
             if not rejoin:
                 await self._start_when_ready(runner, seat, gone)
         self.open_ports.pop(runner.id, None)
+
+    def _announce_open(self, game: int, seats: int, port: int) -> None:
+        if self.announce is not None:
+            host = self.server.address[0]
+            where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+            plural = "s" if seats > 1 else ""
+            self.announce(f"game {game}: {seats} open seat{plural}, for bots connecting to {where}")
+        listening = self._listening.get(game)
+        if listening is not None:
+            listening.set()
 
     async def _run_bot(
         self, runner: GameRunner, power: str, bot: str, passcode: int | None, gone: set[str]
@@ -417,8 +445,8 @@ class WebHub:
             self.log.warning("bot failed to start", bot=bot, error=str(exc))
         finally:
             gone.add(power)
-        # (Not when cancelled: the server is shutting down, and no one needs telling.)
-        if not runner.master.finished:
+        # (Not when cancelled or stopped: the server is shutting down, no one needs telling.)
+        if not runner.master.finished and not runner.master.halted:
             self.log.warning("bot left its game", game=runner.id, power=power)
 
     async def _start_when_ready(self, runner: GameRunner, seat: SeatRow, gone: set[str]) -> None:

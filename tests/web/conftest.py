@@ -109,6 +109,20 @@ def start_server(db: Path, *extra: str) -> LiveServer:
     raise AssertionError(f"the server did not start: {lines}")
 
 
+def your_game(server: LiveServer, power: str) -> tuple[int, str]:
+    """The game and the seat's token in the link ``serve --play POWER`` printed."""
+    line = next(x for x in server.lines if f"your game ({power})" in x)
+    found = re.search(r"/game/(\d+)\?t=(\S+)", line)
+    assert found is not None, line
+    return int(found.group(1)), found.group(2)
+
+
+def web_port(server: LiveServer) -> int:
+    found = re.search(r":(\d+)/", server.url)
+    assert found is not None, server.url
+    return int(found.group(1))
+
+
 def stop_server(server: LiveServer) -> None:
     server.proc.terminate()
     try:
