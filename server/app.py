@@ -859,11 +859,15 @@ class Server:
         return runner, None, None
 
     async def listen_for_game(
-        self, runner: GameRunner, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
+        self,
+        runner: GameRunner,
+        port: int = 0,
+        task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
     ) -> None:
-        """A listener of the game's own (a free port): every client that connects to it joins
-        that game, taking the next of ``runner.reserved``. Closes when the game ends."""
-        listeners = await trio.open_tcp_listeners(0, host=self.host)
+        """A listener of the game's own (``port``, or a free one for 0): every client that
+        connects to it joins that game, taking the next of ``runner.reserved``. Closes when
+        the game ends."""
+        listeners = await trio.open_tcp_listeners(port, host=self.host)
         port = listeners[0].socket.getsockname()[1]
         # The game's own map's tokens (its RM), whatever map the server's main port plays.
         table = table_for_map(runner.master.map)

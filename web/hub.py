@@ -198,6 +198,8 @@ class WebHub:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
                 self._resume()
+                for listening in list(self._listening.values()):
+                    await listening.wait()  # (resumed games' open seats announced first)
                 nursery.start_soon(trio.serve_listeners, self._serve, self.listeners)
                 self.log.info("web page", url=self.url)
                 task_status.started(self)
@@ -357,8 +359,7 @@ class WebHub:
         runner = self.server.create_game(wanted.settings, name=wanted.name)
         seat = self.seats.add(runner.id, power, lineup)
         self.live.add(runner.id)
-        if OPEN in lineup.values():
-            self._listening[runner.id] = trio.Event()
+        self._expect_open_seats(seat)
         self._wait_for_person(runner, seat)
         self.spawn(self._supervise, runner, seat, False)
         self.log.info("web game created", game=runner.id, power=power)
@@ -370,6 +371,7 @@ class WebHub:
             runner = self.server.games.get(seat.game_id)
             if runner is not None and runner.master.started and not runner.master.finished:
                 self.live.add(runner.id)
+                self._expect_open_seats(seat)
                 self._wait_for_person(runner, seat)
                 self.spawn(self._supervise, runner, seat, True)
 
@@ -388,6 +390,10 @@ class WebHub:
             if listening is not None:
                 listening.set()  # (it never opened: nobody waits for it in vain)
 
+    def _expect_open_seats(self, seat: SeatRow) -> None:
+        if OPEN in seat.lineup.values():
+            self._listening[seat.game_id] = trio.Event()
+
     async def open_seats_listening(self, seat: SeatRow) -> None:
         """Return once the game's open seats take connections (their address announced), or
         at once if it has none."""
@@ -401,13 +407,11 @@ class WebHub:
             passcodes: dict[str, int] = {}
             if rejoin:
                 passcodes = {p.power: p.passcode for p in self.store.players(runner.id)}
-            else:
-                open_powers = [p for p, bot in seat.lineup.items() if bot == OPEN]
-                if open_powers:
+            open_powers = [p for p, bot in seat.lineup.items() if bot == OPEN]
+            if open_powers:
+                if not rejoin:
                     runner.reserved.extend((p, OPEN) for p in open_powers)
-                    port = await nursery.start(self.server.listen_for_game, runner)
-                    self.open_ports[runner.id] = port
-                    self._announce_open(runner.id, len(open_powers), port)
+                await self._listen_for_open_seats(nursery, runner, len(open_powers))
             for power, bot in seat.lineup.items():
                 if bundled_choice(bot) and (not rejoin or power in passcodes):
                     nursery.start_soon(
@@ -416,6 +420,22 @@ class WebHub:
             if not rejoin:
                 await self._start_when_ready(runner, seat, gone)
         self.open_ports.pop(runner.id, None)
+
+    async def _listen_for_open_seats(
+        self, nursery: trio.Nursery, runner: GameRunner, seats: int
+    ) -> None:
+        """The game's own port for its open seats: after a restart the port it had, if it is
+        still free, so that a bot that lost its connection comes back where it was (IAM), as
+        bots of a plain game come back to the server's port."""
+        wanted = self.seats.open_port(runner.id) or 0
+        try:
+            port = await nursery.start(self.server.listen_for_game, runner, wanted)
+        except OSError as exc:  # taken meanwhile: another one (announced like the first)
+            self.log.warning("open seats' port taken", game=runner.id, port=wanted, error=str(exc))
+            port = await nursery.start(self.server.listen_for_game, runner, 0)
+        self.seats.set_open_port(runner.id, port)
+        self.open_ports[runner.id] = port
+        self._announce_open(runner.id, seats, port)
 
     def _announce_open(self, game: int, seats: int, port: int) -> None:
         if self.announce is not None:

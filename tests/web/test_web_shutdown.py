@@ -24,8 +24,17 @@ def _read(db: Path, sql: str) -> list[tuple[Any, ...]]:
         return conn.execute(sql).fetchall()
 
 
-def _bots_ready(view: dict[str, Any]) -> bool:
-    return all(p["state"] == "ready" for p in view.get("powers", []) if p["power"] != "FRA")
+def all_in(view: dict[str, Any]) -> bool:
+    """The person is in and may act (the view has its orders), and every other power is in
+    and ready."""
+    states = {p["power"]: p["state"] for p in view.get("powers", [])}
+    mine = states.pop("FRA", "disorder")
+    return (
+        "orders" in view
+        and mine != "disorder"
+        and bool(states)
+        and all(state == "ready" for state in states.values())
+    )
 
 
 async def _playing(server: LiveServer, game: int, token: str, nursery: trio.Nursery) -> Page:
@@ -51,7 +60,7 @@ async def test_sigterm_plays_nothing_and_the_page_comes_back_to_the_same_phase(
             await page.send(t="order", text=ORDER)
             await page.until(lambda v: given(v) == [ORDER])
             # The bots have all ordered and are ready: only the person holds the phase.
-            view = await page.until(_bots_ready)
+            view = await page.until(all_in)
             left = view["deadline"]
             server.proc.send_signal(signal.SIGTERM)
             assert await trio.to_thread.run_sync(server.proc.wait) == 0
@@ -73,7 +82,7 @@ async def test_sigterm_plays_nothing_and_the_page_comes_back_to_the_same_phase(
             view = await page.until(lambda v: given(v) == [ORDER])
             assert view["phase"] == "S1901M" and not view.get("results")
             assert 0 < view["deadline"] <= remaining
-            await page.until(_bots_ready)  # started again, they took their powers back
+            await page.until(all_in)  # started again, the bots took their powers back
             await page.send(t="ready", on=True)
             view = await page.until(lambda v: v["phase"] == "F1901M")
             played = view["results"][0]
