@@ -900,8 +900,15 @@ class Server:
         """Launch a bot that speaks DAIDE text lines on stdin/stdout and serve it until it
         exits. Returns its exit status."""
         argv = shlex.split(command) if isinstance(command, str) else list(command)
+        # A session of its own: Ctrl-C in the server's terminal signals the whole process
+        # group, and a bot killed by it before the server has stopped its games would leave
+        # its game as a player does, in civil disorder. The server ends its bots itself.
         proc = await trio.lowlevel.open_process(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            start_new_session=True,
         )
         assert proc.stdin is not None and proc.stdout is not None
         stream = trio.StapledStream(proc.stdin, proc.stdout)

@@ -54,8 +54,10 @@ class LiveServer:
     lines: list[str]
 
 
-def start_server(db: Path, *extra: str) -> LiveServer:
-    """``diplomat serve`` on free ports; returns once it has printed the page's URL."""
+def start_server(db: Path, *extra: str, session: bool = False) -> LiveServer:
+    """``diplomat serve`` on free ports; returns once it has printed the page's URL.
+    ``session``: in a session (and process group) of its own, as in a terminal, where Ctrl-C
+    signals the whole group."""
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -76,6 +78,7 @@ def start_server(db: Path, *extra: str) -> LiveServer:
         stderr=subprocess.DEVNULL,
         text=True,
         cwd=ROOT,
+        start_new_session=session,
     )
     assert proc.stdout is not None
     lines: list[str] = []

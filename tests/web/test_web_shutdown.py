@@ -1,15 +1,19 @@
-"""Stop `diplomat serve` with SIGTERM while a person plays from the page against DumbBots that
-have all ordered: the stop plays nothing (the person's units do not hold by default), and after
-the restart the page is back in the same phase with the person's orders, the time the deadline
-had left, and no word of the person having been away."""
+"""Stop `diplomat serve` with SIGTERM, or Ctrl-C, while a person plays from the page against
+DumbBots that have all ordered: the stop plays nothing (the person's units do not hold by
+default), and after the restart the page is back in the same phase with the person's orders,
+the time the deadline had left, and no word of the person having been away."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 import trio_websocket
 
@@ -47,12 +51,23 @@ async def _playing(server: LiveServer, game: int, token: str, nursery: trio.Nurs
     return page
 
 
-async def test_sigterm_plays_nothing_and_the_page_comes_back_to_the_same_phase(
-    tmp_path: Path,
+def _ctrl_c(proc: subprocess.Popen[str]) -> None:
+    """What Ctrl-C in its terminal does: SIGINT to the server's whole process group (the
+    bots it started included)."""
+    os.killpg(os.getpgid(proc.pid), signal.SIGINT)
+
+
+def _sigterm(proc: subprocess.Popen[str]) -> None:
+    proc.send_signal(signal.SIGTERM)
+
+
+@pytest.mark.parametrize("stop", [_sigterm, _ctrl_c])
+async def test_a_stop_plays_nothing_and_the_page_comes_back_to_the_same_phase(
+    tmp_path: Path, stop: Callable[[subprocess.Popen[str]], None]
 ) -> None:
     db = tmp_path / "web.sqlite"
     args = ("--play", "FRA", "--against", "dumbbot:6", "--mtl", "900", "--rejoin-grace", "300")
-    server = await trio.to_thread.run_sync(lambda: start_server(db, *args))
+    server = await trio.to_thread.run_sync(lambda: start_server(db, *args, session=True))
     try:
         game, token = your_game(server, "FRA")
         async with trio.open_nursery() as nursery:
@@ -62,7 +77,7 @@ async def test_sigterm_plays_nothing_and_the_page_comes_back_to_the_same_phase(
             # The bots have all ordered and are ready: only the person holds the phase.
             view = await page.until(all_in)
             left = view["deadline"]
-            server.proc.send_signal(signal.SIGTERM)
+            stop(server.proc)
             assert await trio.to_thread.run_sync(server.proc.wait) == 0
             nursery.cancel_scope.cancel()
     finally:
