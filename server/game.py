@@ -635,7 +635,7 @@ class GameMaster:
         in DSD games, and in a phase without a deadline when the power is one the game waits
         for (:attr:`patient`) or when no surviving power has its player connected: a game
         without deadlines whose players are all away waits for them, however long."""
-        if not self.started or self.finished:
+        if not self.started or self.finished or self.halted:  # (halted: the server stops)
             return False
         alive = self._alive()
         untimed = self.settings.deadline_for(self.state.phase.kind) is None
@@ -655,7 +655,7 @@ class GameMaster:
         return True
 
     def maybe_process(self, now: float) -> Effects:
-        if not self.halted and self.ready_to_process():
+        if self.ready_to_process():
             return self.process_phase(now)
         return []
 
