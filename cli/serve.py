@@ -194,7 +194,10 @@ async def _start_web(
     from web.hub import WebHub
 
     hub = WebHub(
-        server, max_games=args.web_max_games, hosts=frozenset(h.lower() for h in args.web_host)
+        server,
+        max_games=args.web_max_games,
+        hosts=frozenset(h.lower() for h in args.web_host),
+        announce=lambda line: print(line, flush=True),
     )
     await nursery.start(hub.run, args.web_port)
     print(f"web page: {hub.url}", flush=True)
@@ -203,12 +206,14 @@ async def _start_web(
             seat = hub.create_game(play)
         except ValueError as exc:
             raise _Refused(f"--play: {exc}") from None
+        await hub.open_seats_listening(seat)  # (its open seats' address printed first)
         print(f"your game ({seat.power}): {hub.url_for(seat)}", flush=True)
 
 
 async def _until_signalled(server: Any) -> None:
-    """Ctrl-C and SIGTERM (docker stop) end the server the same clean way: OFF and FM to
-    every client; the games' state is already saved."""
+    """Ctrl-C and SIGTERM (docker stop) end the server the same clean way: every game's
+    clock stops first (no phase is played because its players were disconnected), then OFF
+    and FM to every client; the games' state is saved with the time each phase had left."""
     import trio
 
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:

@@ -19,6 +19,7 @@ import subprocess
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import trio
@@ -158,6 +159,14 @@ class GameRunner:
     def abandon(self) -> None:
         """End a game that has not started (its forming players are sent OFF)."""
         self.post("abandon", None)
+
+    def halt(self) -> None:
+        """Stop the game's clock and all processing at once, the server being about to stop
+        (:meth:`GameMaster.halt`). Called from the stopping task, not posted: the master is
+        synchronous and trio runs one task at a time, so this is one step between two of the
+        game's events; posted, it would wait behind events already queued (a deadline due,
+        a player leaving) that would then be handled with the clock running."""
+        self._carry_out(self.master.halt(trio.current_time()))
 
     def watch(self, key: object, look: Callable[[MasterStatus, float], None] | None) -> None:
         """Call ``look(status, now)`` in the game's task after every event (None: stop)."""
@@ -396,10 +405,13 @@ class Server:
                     await self._shutdown()
 
     async def stop(self) -> None:
-        """Say OFF to every client and close each connection (FM for binary ones), while the
-        writers still run; returns when all are closed or after 3 seconds. The games' state
-        is already saved. Cancel the server's nursery afterwards."""
+        """Stop every game's clock (nothing is processed from then on, and nobody is in civil
+        disorder for being disconnected by the stop), then say OFF to every client and close
+        each connection (FM for binary ones), while the writers still run; returns when all
+        are closed or after 3 seconds. The games' state is saved, with the time each phase
+        had left. Cancel the server's nursery afterwards."""
         self.log.info("stopping", clients=len(self.clients))
+        self._halt_games()
         for client in list(self.clients.values()):
             try:
                 client.send.send_nowait(m.Off())
@@ -413,11 +425,19 @@ class Server:
     async def _shutdown(self) -> None:
         """Last resort when cancelled without :meth:`stop`: OFF then FM to whoever is left."""
         self.log.info("shutting down", clients=len(self.clients))
+        self._halt_games()
         with trio.move_on_after(3):
             for client in list(self.clients.values()):
                 with contextlib.suppress(Exception):
                     await client.link.write(client.link.encode(m.Off()))
                 await client.link.close()
+
+    def _halt_games(self) -> None:
+        for runner in list(self.games.values()):
+            try:
+                runner.halt()
+            except Exception as exc:  # (a database gone): the other games still stop cleanly
+                self.log.error("cannot save the clock", game=runner.id, error=repr(exc))
 
     def _resume_games(self) -> None:
         now = trio.current_time()
@@ -434,7 +454,10 @@ class Server:
                 for power, address in self.store.addresses(row.id):
                     self.guard.trust(row.id, power, address)
                 self._start_game(master)
-                self.log.info("resumed game", game=row.id, phase=master.state.phase.name)
+                left = master.clock.left(now)
+                self.log.info(
+                    "resumed game", game=row.id, phase=master.state.phase.name, time_left=left
+                )
 
     def _start_game(self, master: GameMaster) -> GameRunner:
         runner = GameRunner(self, master)
@@ -882,11 +905,15 @@ class Server:
         return runner, None, None
 
     async def listen_for_game(
-        self, runner: GameRunner, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
+        self,
+        runner: GameRunner,
+        port: int = 0,
+        task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
     ) -> None:
-        """A listener of the game's own (a free port): every client that connects to it joins
-        that game, taking the next of ``runner.reserved``. Closes when the game ends."""
-        listeners = await trio.open_tcp_listeners(0, host=self.host)
+        """A listener of the game's own (``port``, or a free one for 0): every client that
+        connects to it joins that game, taking the next of ``runner.reserved``. Closes when
+        the game ends."""
+        listeners = await trio.open_tcp_listeners(port, host=self.host)
         port = listeners[0].socket.getsockname()[1]
         # The game's own map's tokens (its RM), whatever map the server's main port plays.
         table = table_for_map(runner.master.map)
@@ -896,11 +923,16 @@ class Server:
             if link is not None:
                 await self.serve_link(link, (runner, None, None))
 
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(trio.serve_listeners, handler, listeners)
+        # Only the accepting stops when the game ends: its clients' connections end as any
+        # client's do, once the game's SMR and OFF are sent (cancelled, they would be cut
+        # off before those messages went out, and their bots would try to reconnect).
+        async with trio.open_nursery() as connections, trio.open_nursery() as accepting:
+            accepting.start_soon(
+                partial(trio.serve_listeners, handler, listeners, handler_nursery=connections)
+            )
             task_status.started(port)
             await runner.done.wait()
-            nursery.cancel_scope.cancel()
+            accepting.cancel_scope.cancel()
 
     # -- subprocess bots -------------------------------------------------------------------
 
@@ -914,8 +946,15 @@ class Server:
         """Launch a bot that speaks DAIDE text lines on stdin/stdout and serve it until it
         exits. Returns its exit status."""
         argv = shlex.split(command) if isinstance(command, str) else list(command)
+        # A session of its own: Ctrl-C in the server's terminal signals the whole process
+        # group, and a bot killed by it before the server has stopped its games would leave
+        # its game as a player does, in civil disorder. The server ends its bots itself.
         proc = await trio.lowlevel.open_process(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            start_new_session=True,
         )
         assert proc.stdin is not None and proc.stdout is not None
         stream = trio.StapledStream(proc.stdin, proc.stdout)

@@ -44,6 +44,14 @@ class PhaseClock:
         self.deadline = now + remaining
         return remaining
 
+    def halt(self, now: float) -> float | None:
+        """Stop the clock for good (the server is stopping); the seconds that were left,
+        running or paused, or None without a deadline."""
+        if self.deadline is not None:
+            self.pause(now)
+        remaining, self.paused_remaining = self.paused_remaining, None
+        return remaining
+
     def left(self, now: float) -> int | None:
         """Whole seconds left (also while paused), or None without a deadline."""
         if self.deadline is not None:

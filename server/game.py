@@ -39,6 +39,7 @@ from server.draws import DrawVotes
 from server.effects import ClientId, Close, Effects, Tell
 from server.history import History
 from server.records import (
+    ClockStopped,
     FlagSet,
     GameFinished,
     GameStarted,
@@ -88,6 +89,8 @@ class GameMaster:
         # Powers whose absence a phase without a deadline waits out (a person's seat on the
         # web page): set by whoever seats the player (:meth:`wait_for`), not persisted.
         self.patient: set[str] = set()
+        # The server is stopping (:meth:`halt`): nothing is processed any more.
+        self.halted = False
 
     @property
     def mdf(self) -> m.Mdf:
@@ -112,7 +115,7 @@ class GameMaster:
         game._restore_history(saved)
         game._restore_phase(saved)
         game.rejoin_until = now + grace
-        game._begin_phase(now)
+        game._begin_phase(now, saved.remaining)
         return game
 
     def _restore_history(self, saved: SavedGame) -> None:
@@ -255,6 +258,8 @@ class GameMaster:
         NOW and start the clock. ``absent`` (power, label) are seats whose player never came
         (a tournament bot that failed to start): those powers begin in civil disorder. A
         player that joined but never accepted the map is left out, as absent."""
+        if self.halted:  # the players are leaving because the server stops
+            return []
         out: Effects = []
         for power, label in absent:
             seat = Seat(power, label or "absent", "-", new_passcode(), label, None, "crashed")
@@ -349,6 +354,10 @@ class GameMaster:
             return []
         seat = self.seats[power]
         seat.client = None
+        if self.halted:
+            # Gone because the server stops, not by its own doing: it is not away (the
+            # store keeps it playing), and it takes its power back with IAM after the restart.
+            return []
         out: Effects = [self._set_status(seat, "disorder")]
         out += self._all(m.Ccd(power))
         if self.settings.dsd and self.book.needs_orders(power) and power in self._alive():
@@ -370,14 +379,32 @@ class GameMaster:
     def _owed_by_absent(self) -> bool:
         return any(self._in_disorder(p) and self.book.needs_orders(p) for p in self._alive())
 
-    def _begin_phase(self, now: float) -> Effects:
+    def _begin_phase(self, now: float, left: float | None = None) -> Effects:
+        """Start the phase's clock: its full period, or ``left`` seconds (what it had left
+        when the server stopped)."""
         limit = self.settings.deadline_for(self.state.phase.kind)
-        self.clock.begin(limit, now)
-        if limit is None:
+        period = None if limit is None else float(limit)
+        if period is not None and left is not None:
+            period = min(period, max(0.0, left))
+        self.clock.begin(period, now)
+        if period is None:
             return []
         if self.settings.dsd and self._owed_by_absent():
             return self._pause_clock(now)
-        return self._all(m.Tme(limit))
+        return self._all(m.Tme(round(period)))
+
+    def halt(self, now: float) -> Effects:
+        """The server is stopping: the clock stops before any player is disconnected, and
+        from now on no phase is processed, no game starts and nobody goes into civil disorder
+        for leaving (the shutdown disconnects them, not their own doing). The time left is
+        stored, for the restart to give the phase the same time."""
+        if self.halted:
+            return []
+        self.halted = True
+        remaining = self.clock.halt(now)
+        if not self.started or self.finished or remaining is None:
+            return []
+        return [ClockStopped(self.state.phase.name, remaining)]
 
     def _pause_clock(self, now: float) -> Effects:
         remaining = self.clock.pause(now)
@@ -395,6 +422,8 @@ class GameMaster:
     def next_wakeup(self) -> float | None:
         """When :meth:`on_time` must next be called (a deadline, a TME notice, a join
         timeout, the end of the grace period after a restart)."""
+        if self.halted:
+            return None
         times = self.clock.wakeups()
         if not self.started:
             times += self.lobby.wakeups()
@@ -403,6 +432,8 @@ class GameMaster:
         return min(times) if times else None
 
     def on_time(self, now: float) -> Effects:
+        if self.halted:
+            return []
         if not self.started:
             return self._join_timeouts(now)
         if self.finished:
@@ -604,7 +635,7 @@ class GameMaster:
         in DSD games, and in a phase without a deadline when the power is one the game waits
         for (:attr:`patient`) or when no surviving power has its player connected: a game
         without deadlines whose players are all away waits for them, however long."""
-        if not self.started or self.finished:
+        if not self.started or self.finished or self.halted:  # (halted: the server stops)
             return False
         alive = self._alive()
         untimed = self.settings.deadline_for(self.state.phase.kind) is None

@@ -82,6 +82,15 @@ class FlagSet:
 
 
 @dataclass(frozen=True, slots=True)
+class ClockStopped:
+    """The server stopped during ``phase`` with ``remaining`` seconds left on its deadline:
+    a restart gives the phase that much time, not a new full period."""
+
+    phase: str
+    remaining: float
+
+
+@dataclass(frozen=True, slots=True)
 class PressRelayed:
     """A press message passed on to its recipients (the press in DAIDE text)."""
 
@@ -100,4 +109,5 @@ Record = (
     | OrderGiven
     | FlagSet
     | PressRelayed
+    | ClockStopped
 )

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from server.records import (
+    ClockStopped,
     FlagSet,
     GameFinished,
     GameStarted,
@@ -108,6 +109,11 @@ CREATE TABLE IF NOT EXISTS flags (
     name TEXT NOT NULL,                -- wait (NOT GOF), draw, draw:POW POW
     PRIMARY KEY (game_id, phase, power, name)
 );
+CREATE TABLE IF NOT EXISTS clocks (
+    game_id INTEGER PRIMARY KEY REFERENCES games(id),
+    phase TEXT NOT NULL,               -- the phase in progress when the server stopped
+    remaining REAL NOT NULL            -- seconds left on its deadline then
+);
 """
 
 
@@ -186,6 +192,7 @@ class SavedGame:
     results: list[tuple[str, str, str]]  # (phase, power, ORD text)
     submissions: list[Submission]  # of the phase in progress
     flags: list[tuple[str, str]]  # (power, name) of the phase in progress
+    remaining: float | None = None  # seconds its deadline had left when the server stopped
 
 
 class Store:
@@ -405,7 +412,16 @@ class Store:
             self.results(game_id),
             self.submissions(game_id, phase),
             self.flags(game_id, phase),
+            self.time_left(game_id, phase),
         )
+
+    def time_left(self, game_id: int, phase: str) -> float | None:
+        """The seconds ``phase`` had left on its deadline when the server last stopped in it
+        (None: it did not stop in this phase, or the phase has no deadline)."""
+        row = self._db.execute(
+            "SELECT remaining FROM clocks WHERE game_id=? AND phase=?", (game_id, phase)
+        ).fetchone()
+        return None if row is None else float(row[0])
 
 
 def _write(db: sqlite3.Connection, game_id: int, record: Record, now: float) -> None:
@@ -466,6 +482,10 @@ def _write(db: sqlite3.Connection, game_id: int, record: Record, now: float) -> 
                 "INSERT INTO press SELECT ?, COALESCE(MAX(seq), -1) + 1, ?, ?, ?, ?, ? "
                 "FROM press WHERE game_id=?",
                 (game_id, phase, sender, " ".join(recipients), body, now, game_id),
+            )
+        case ClockStopped(phase, remaining):
+            db.execute(
+                "INSERT OR REPLACE INTO clocks VALUES (?, ?, ?)", (game_id, phase, remaining)
             )
 
 

@@ -162,8 +162,12 @@ class WebHub:
         create_every: float = CREATE_EVERY,
         forming_timeout: float = FORMING_TIMEOUT,
         hosts: frozenset[str] = frozenset(),
+        announce: Callable[[str], None] | None = None,
     ) -> None:
         self.server = server
+        # Told each web game's open-seat address as its listener opens (``serve`` prints it:
+        # whoever runs the bots that take those seats reads the terminal, not the page).
+        self.announce = announce
         self.max_games = max_games if max_games is not None else default_max_games()
         self.create_burst = create_burst
         self.create_every = create_every
@@ -176,6 +180,7 @@ class WebHub:
         self.grace = grace
         self.sessions: dict[str, WebSession] = {}
         self.open_ports: dict[int, int] = {}  # game -> the port its open seats connect to
+        self._listening: dict[int, trio.Event] = {}  # set once that port takes connections
         self.rng = random.Random(server.rng.random())
         self.maps: dict[str, GameMap] = {}
         self.listeners: list[trio.SocketListener] = []
@@ -193,6 +198,8 @@ class WebHub:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
                 self._resume()
+                for listening in list(self._listening.values()):
+                    await listening.wait()  # (resumed games' open seats announced first)
                 nursery.start_soon(trio.serve_listeners, self._serve, self.listeners)
                 self.log.info("web page", url=self.url)
                 task_status.started(self)
@@ -352,6 +359,7 @@ class WebHub:
         runner = self.server.create_game(wanted.settings, name=wanted.name)
         seat = self.seats.add(runner.id, power, lineup)
         self.live.add(runner.id)
+        self._expect_open_seats(seat)
         self._wait_for_person(runner, seat)
         self.spawn(self._supervise, runner, seat, False)
         self.log.info("web game created", game=runner.id, power=power)
@@ -363,6 +371,7 @@ class WebHub:
             runner = self.server.games.get(seat.game_id)
             if runner is not None and runner.master.started and not runner.master.finished:
                 self.live.add(runner.id)
+                self._expect_open_seats(seat)
                 self._wait_for_person(runner, seat)
                 self.spawn(self._supervise, runner, seat, True)
 
@@ -377,6 +386,20 @@ class WebHub:
             await self._supervised(runner, seat, rejoin)
         finally:
             self.live.discard(runner.id)
+            listening = self._listening.pop(runner.id, None)
+            if listening is not None:
+                listening.set()  # (it never opened: nobody waits for it in vain)
+
+    def _expect_open_seats(self, seat: SeatRow) -> None:
+        if OPEN in seat.lineup.values():
+            self._listening[seat.game_id] = trio.Event()
+
+    async def open_seats_listening(self, seat: SeatRow) -> None:
+        """Return once the game's open seats take connections (their address announced), or
+        at once if it has none."""
+        listening = self._listening.get(seat.game_id)
+        if listening is not None:
+            await listening.wait()
 
     async def _supervised(self, runner: GameRunner, seat: SeatRow, rejoin: bool) -> None:
         gone: set[str] = set()
@@ -384,12 +407,11 @@ class WebHub:
             passcodes: dict[str, int] = {}
             if rejoin:
                 passcodes = {p.power: p.passcode for p in self.store.players(runner.id)}
-            else:
-                open_powers = [p for p, bot in seat.lineup.items() if bot == OPEN]
-                if open_powers:
+            open_powers = [p for p, bot in seat.lineup.items() if bot == OPEN]
+            if open_powers:
+                if not rejoin:
                     runner.reserved.extend((p, OPEN) for p in open_powers)
-                    port = await nursery.start(self.server.listen_for_game, runner)
-                    self.open_ports[runner.id] = port
+                await self._listen_for_open_seats(nursery, runner, len(open_powers))
             for power, bot in seat.lineup.items():
                 if bundled_choice(bot) and (not rejoin or power in passcodes):
                     nursery.start_soon(
@@ -398,6 +420,32 @@ class WebHub:
             if not rejoin:
                 await self._start_when_ready(runner, seat, gone)
         self.open_ports.pop(runner.id, None)
+
+    async def _listen_for_open_seats(
+        self, nursery: trio.Nursery, runner: GameRunner, seats: int
+    ) -> None:
+        """The game's own port for its open seats: after a restart the port it had, if it is
+        still free, so that a bot that lost its connection comes back where it was (IAM), as
+        bots of a plain game come back to the server's port."""
+        wanted = self.seats.open_port(runner.id) or 0
+        try:
+            port = await nursery.start(self.server.listen_for_game, runner, wanted)
+        except OSError as exc:  # taken meanwhile: another one (announced like the first)
+            self.log.warning("open seats' port taken", game=runner.id, port=wanted, error=str(exc))
+            port = await nursery.start(self.server.listen_for_game, runner, 0)
+        self.seats.set_open_port(runner.id, port)
+        self.open_ports[runner.id] = port
+        self._announce_open(runner.id, seats, port)
+
+    def _announce_open(self, game: int, seats: int, port: int) -> None:
+        if self.announce is not None:
+            host = self.server.address[0]
+            where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+            plural = "s" if seats > 1 else ""
+            self.announce(f"game {game}: {seats} open seat{plural}, for bots connecting to {where}")
+        listening = self._listening.get(game)
+        if listening is not None:
+            listening.set()
 
     async def _run_bot(
         self, runner: GameRunner, power: str, bot: str, passcode: int | None, gone: set[str]
@@ -417,8 +465,8 @@ class WebHub:
             self.log.warning("bot failed to start", bot=bot, error=str(exc))
         finally:
             gone.add(power)
-        # (Not when cancelled: the server is shutting down, and no one needs telling.)
-        if not runner.master.finished:
+        # (Not when cancelled or stopped: the server is shutting down, no one needs telling.)
+        if not runner.master.finished and not runner.master.halted:
             self.log.warning("bot left its game", game=runner.id, power=power)
 
     async def _start_when_ready(self, runner: GameRunner, seat: SeatRow, gone: set[str]) -> None:

@@ -1,8 +1,9 @@
 """The seats people hold in web games: a secret token per seat, and the game's line-up.
 
-Kept in the server's database (its own table, its own connection) so that after a restart a
-page comes back to the same power with the same link, and the server can start the game's
-bots again. The token is the only key to the seat: it is in the link the page opens.
+Kept in the server's database (its own tables, its own connection) so that after a restart a
+page comes back to the same power with the same link, the server can start the game's bots
+again, and a bot in an open seat finds the game's port where it was. The token is the only
+key to the seat: it is in the link the page opens.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ CREATE TABLE IF NOT EXISTS web_seats (
     created REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS web_seats_game ON web_seats (game_id);
+CREATE TABLE IF NOT EXISTS web_open_ports (
+    game_id INTEGER PRIMARY KEY,
+    port INTEGER NOT NULL              -- where bots connect to take the game's open seats
+);
 """
 
 
@@ -78,6 +83,16 @@ class SeatBook:
 
     def set_ready(self, token: str, phase: str | None) -> None:
         self._db.execute("UPDATE web_seats SET ready_phase=? WHERE token=?", (phase, token))
+
+    def set_open_port(self, game_id: int, port: int) -> None:
+        self._db.execute("INSERT OR REPLACE INTO web_open_ports VALUES (?, ?)", (game_id, port))
+
+    def open_port(self, game_id: int) -> int | None:
+        """The port the game's open seats last took connections on."""
+        row = self._db.execute(
+            "SELECT port FROM web_open_ports WHERE game_id=?", (game_id,)
+        ).fetchone()
+        return None if row is None else int(row[0])
 
 
 def _row(r: tuple[str, int, str, str, str | None, float]) -> SeatRow:

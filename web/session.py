@@ -429,6 +429,10 @@ class WebSession(Link):
             played = self.state.phase.name
             self._add_recent(ResultGroup(self.state, self._incoming, played in self._ordered))
             self._incoming = []
+        if self.state is None and self._ordered_in(state.phase.name):
+            # (Re)joined in a phase it gave orders in before (a restart of the server): the
+            # phase's results must not say it was away.
+            self._ordered.add(state.phase.name)
         if new_phase:
             self.builder = OrderBuilder(state, self.power)
             if self.desk is not None:
@@ -461,9 +465,7 @@ class WebSession(Link):
         states = store.states(gid)
         groups: list[ResultGroup] = []
         for name, data in reversed(states[:-1]):
-            ordered = any(
-                s.power == self.power and s.action == "sub" for s in store.submissions(gid, name)
-            )
+            ordered = self._ordered_in(name)
             if ordered:
                 self._ordered.add(name)
             state = GameState.from_json(data, self.gmap)
@@ -472,6 +474,11 @@ class WebSession(Link):
             if ordered or len(groups) >= RECENT_LIMIT:
                 break
         self.recent = groups[::-1]
+
+    def _ordered_in(self, phase: str) -> bool:
+        """Whether the store holds an order this seat gave in ``phase``."""
+        submissions = self.hub.store.submissions(self.seat.game_id, phase)
+        return any(s.power == self.power and s.action == "sub" for s in submissions)
 
     def _on_smr(self, msg: m.Smr) -> None:
         end = self.end or {"kind": "draw", "powers": []}

@@ -54,8 +54,10 @@ class LiveServer:
     lines: list[str]
 
 
-def start_server(db: Path, *extra: str) -> LiveServer:
-    """``diplomat serve`` on free ports; returns once it has printed the page's URL."""
+def start_server(db: Path, *extra: str, session: bool = False) -> LiveServer:
+    """``diplomat serve`` on free ports; returns once it has printed the page's URL.
+    ``session``: in a session (and process group) of its own, as in a terminal, where Ctrl-C
+    signals the whole group."""
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -76,6 +78,7 @@ def start_server(db: Path, *extra: str) -> LiveServer:
         stderr=subprocess.DEVNULL,
         text=True,
         cwd=ROOT,
+        start_new_session=session,
     )
     assert proc.stdout is not None
     lines: list[str] = []
@@ -107,6 +110,20 @@ def start_server(db: Path, *extra: str) -> LiveServer:
             return LiveServer(proc, url, port, db, lines)
     proc.kill()
     raise AssertionError(f"the server did not start: {lines}")
+
+
+def your_game(server: LiveServer, power: str) -> tuple[int, str]:
+    """The game and the seat's token in the link ``serve --play POWER`` printed."""
+    line = next(x for x in server.lines if f"your game ({power})" in x)
+    found = re.search(r"/game/(\d+)\?t=(\S+)", line)
+    assert found is not None, line
+    return int(found.group(1)), found.group(2)
+
+
+def web_port(server: LiveServer) -> int:
+    found = re.search(r":(\d+)/", server.url)
+    assert found is not None, server.url
+    return int(found.group(1))
 
 
 def stop_server(server: LiveServer) -> None:

@@ -4,20 +4,13 @@ goes on."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import trio
 import trio_websocket
 
-from .conftest import start_server, stop_server
+from .conftest import start_server, stop_server, web_port, your_game
 from .test_web_protocol import Page, given
-
-
-def _port(url: str) -> int:
-    m = re.search(r":(\d+)/", url)
-    assert m is not None
-    return int(m.group(1))
 
 
 async def test_kill_and_come_back(tmp_path: Path) -> None:
@@ -26,12 +19,9 @@ async def test_kill_and_come_back(tmp_path: Path) -> None:
     args = ("--play", "ITA", "--against", "holdbot:6", "--mtl", "900", "--rejoin-grace", "300")
     server = await trio.to_thread.run_sync(lambda: start_server(db, *args))
     try:
-        line = next(x for x in server.lines if "your game (ITA)" in x)
-        m = re.search(r"/game/(\d+)\?t=(\S+)", line)
-        assert m is not None
-        game, token = int(m.group(1)), m.group(2)
+        game, token = your_game(server, "ITA")
         async with trio_websocket.open_websocket(
-            "127.0.0.1", _port(server.url), "/ws", use_ssl=False
+            "127.0.0.1", web_port(server), "/ws", use_ssl=False
         ) as ws:
             page = Page(ws)
             await page.send(t="hello", game=game, token=token)
@@ -44,7 +34,7 @@ async def test_kill_and_come_back(tmp_path: Path) -> None:
     again = await trio.to_thread.run_sync(lambda: start_server(db, "--rejoin-grace", "300"))
     try:
         async with trio_websocket.open_websocket(
-            "127.0.0.1", _port(again.url), "/ws", use_ssl=False
+            "127.0.0.1", web_port(again), "/ws", use_ssl=False
         ) as ws:
             page = Page(ws)
             await page.send(t="hello", game=game, token=token)
