@@ -33,10 +33,12 @@ from protocol.mdf import table_for_map
 from server.guard import peer_key
 from server.logs import get_logger
 from server.settings import GameSettings
+from web.gate import ConnectionGate, serve_gated
 from web.http import Request, Response, WebSocket, serve_http
+from web.payloads import PayloadError, first_problem, frame, game_request
 from web.press import PRESS_LEVELS
 from web.seats import SeatBook, SeatRow
-from web.session import WebSession, phase_title, result_lines
+from web.session import WebSession, notice, phase_title, result_lines
 
 if TYPE_CHECKING:
     from server.app import GameRunner, Server
@@ -47,7 +49,8 @@ HELLO_TIMEOUT = 30.0
 BOT_EXIT_GRACE = 10.0  # seconds a bot gets to exit by itself after its game ends
 CREATE_BURST = 5  # games one address may create at once ...
 CREATE_EVERY = 60.0  # ... and then one per this many seconds
-FORMING_TIMEOUT = 600.0  # seconds a web game may wait for its person before it is abandoned
+FORMING_TIMEOUT = 120.0  # seconds a web game may wait for its person before it is abandoned
+GAMES_PER_ADDRESS = 2  # web games one address may have running at once
 NEGOTIATE = "--negotiate"  # the one option the page may give a bundled bot: it talks
 NEGOTIATORS = ("bordeaux", "dumbbot")  # the bundled bots that negotiate with it
 DEFAULTS: dict[str, Any] = {
@@ -90,6 +93,7 @@ def read_spec(spec: Any, gmap: GameMap) -> GameSpec:
     raises :class:`SpecError` (or pydantic's ``ValidationError``, a ``ValueError`` too)."""
     if not isinstance(spec, Mapping):
         raise SpecError("expected a JSON object")
+    spec = game_request(dict(spec))  # types and ranges; the names are checked below
     powers = list(gmap.powers)
     power = str(spec.get("power") or "random").upper()
     if power not in powers and power != RANDOM:
@@ -151,6 +155,12 @@ def default_max_games() -> int:
     return 2 * (os.cpu_count() or 1)
 
 
+def default_max_bots() -> int:
+    """Bot processes web games may hold at once: six per core (about 25 MB each), so that
+    half the games a full line-up of bots each, or more with open seats and fewer bots."""
+    return 6 * (os.cpu_count() or 1)
+
+
 class WebHub:
     def __init__(
         self,
@@ -162,9 +172,18 @@ class WebHub:
         create_every: float = CREATE_EVERY,
         forming_timeout: float = FORMING_TIMEOUT,
         hosts: frozenset[str] = frozenset(),
+        games_per_address: int = GAMES_PER_ADDRESS,
+        max_bots: int | None = None,
+        max_connections: int | None = None,
+        connections_per_address: int | None = None,
     ) -> None:
         self.server = server
         self.max_games = max_games if max_games is not None else default_max_games()
+        self.games_per_address = games_per_address
+        self.max_bots = max_bots if max_bots is not None else default_max_bots()
+        self.gate = ConnectionGate(max_connections, connections_per_address)
+        self.owners: dict[int, str] = {}  # live web game -> the address that created it
+        self.bots: dict[int, int] = {}  # live web game -> bot processes its line-up starts
         self.create_burst = create_burst
         self.create_every = create_every
         self.forming_timeout = forming_timeout
@@ -193,7 +212,7 @@ class WebHub:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
                 self._resume()
-                nursery.start_soon(trio.serve_listeners, self._serve, self.listeners)
+                nursery.start_soon(serve_gated, self.listeners, self._serve, self.gate, self.log)
                 self.log.info("web page", url=self.url)
                 task_status.started(self)
                 await trio.sleep_forever()
@@ -218,8 +237,20 @@ class WebHub:
         return f"{self.url}game/{seat.game_id}?t={seat.token}"
 
     def spawn(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        """Run a task of the hub's (a session, a game's bots, a page's message) inside a
+        boundary: what it raises is logged and ends that task alone."""
         assert self._nursery is not None
-        self._nursery.start_soon(fn, *args)
+        self._nursery.start_soon(self._guarded, fn, *args)
+
+    async def _guarded(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        try:
+            await fn(*args)
+        except Exception as exc:
+            self.log.error(
+                "web task failed",
+                task=getattr(fn, "__qualname__", repr(fn)),
+                error=f"{type(exc).__name__}: {str(exc)[:200]}",
+            )
 
     async def _serve(self, stream: trio.SocketStream) -> None:
         await serve_http(stream, self.api, self.on_socket, hosts=self.hosts)
@@ -281,7 +312,7 @@ class WebHub:
                 except Refused as exc:
                     self.log.warning("web game refused", peer=req.peer, reason=str(exc))
                     return Response.error(exc.status, str(exc))
-                except (SpecError, ValidationError, ValueError) as exc:
+                except (SpecError, ValidationError, ValueError) as exc:  # PayloadError too
                     return Response.error(400, _message(exc))
                 return Response.of_json(
                     {
@@ -331,6 +362,34 @@ class WebHub:
             for a in full:
                 del self._creations[a]
 
+    def _may_run(self, bots: int) -> None:
+        """Room for one more game with ``bots`` bot processes, in total (503 if not)."""
+        if len(self.live) >= self.max_games:
+            raise Refused(
+                503,
+                f"The server already runs {len(self.live)} games from this page, the most "
+                "it allows at once: try again when one of them has ended.",
+            )
+        running = sum(self.bots.values())
+        if running + bots > self.max_bots:
+            raise Refused(
+                503,
+                f"The server already runs {running} bots for games from this page and "
+                f"allows {self.max_bots}: this game's {bots} must wait until a game ends "
+                "(or leave some seats open).",
+            )
+
+    def _may_hold(self, owner: str) -> None:
+        """Room for one more running game from ``owner``'s address (429 if not)."""
+        held = sum(1 for who in self.owners.values() if who == owner)
+        if held >= self.games_per_address:
+            raise Refused(
+                429,
+                f"Your address already has {held} games running here, the most it may: "
+                "finish or leave one (a game nobody opens ends after "
+                f"{self.forming_timeout:.0f} s).",
+            )
+
     def create_game(self, spec: Mapping[str, Any], peer: str | None = None) -> SeatRow:
         """A gunboat game for one person against bots; see ``DEFAULTS`` for the fields.
         Once the request is found valid: :class:`Refused` (503) when ``max_games`` web
@@ -341,17 +400,17 @@ class WebHub:
         others = [p for p in powers if p != power]
         self.rng.shuffle(others)  # the page must not learn which bot plays which power
         lineup = dict(zip(others, wanted.opponents, strict=True))
-        if len(self.live) >= self.max_games:
-            raise Refused(
-                503,
-                f"The server already runs {len(self.live)} games from this page, the most "
-                "it allows at once: try again when one of them has ended.",
-            )
+        bots = sum(1 for bot in lineup.values() if bundled_choice(bot))
+        self._may_run(bots)
+        owner = peer_key(peer) if peer is not None else ""
         if peer is not None:
-            self._may_create(peer_key(peer))
+            self._may_hold(owner)
+            self._may_create(owner)
         runner = self.server.create_game(wanted.settings, name=wanted.name)
         seat = self.seats.add(runner.id, power, lineup)
         self.live.add(runner.id)
+        self.owners[runner.id] = owner
+        self.bots[runner.id] = bots
         self._wait_for_person(runner, seat)
         self.spawn(self._supervise, runner, seat, False)
         self.log.info("web game created", game=runner.id, power=power)
@@ -363,6 +422,7 @@ class WebHub:
             runner = self.server.games.get(seat.game_id)
             if runner is not None and runner.master.started and not runner.master.finished:
                 self.live.add(runner.id)
+                self.bots[runner.id] = sum(1 for b in seat.lineup.values() if bundled_choice(b))
                 self._wait_for_person(runner, seat)
                 self.spawn(self._supervise, runner, seat, True)
 
@@ -377,6 +437,8 @@ class WebHub:
             await self._supervised(runner, seat, rejoin)
         finally:
             self.live.discard(runner.id)
+            self.owners.pop(runner.id, None)
+            self.bots.pop(runner.id, None)
 
     async def _supervised(self, runner: GameRunner, seat: SeatRow, rejoin: bool) -> None:
         gone: set[str] = set()
@@ -465,17 +527,19 @@ class WebHub:
     # -- pages -----------------------------------------------------------------------------------
 
     async def on_socket(self, ws: WebSocket, req: Request) -> None:
-        """A page's WebSocket: a hello naming the game and the seat's token, then requests."""
+        """A page's WebSocket: a hello naming the game and the seat's token, then requests,
+        each checked (:func:`web.payloads.frame`) and handled inside a boundary: a request
+        that fails gets a notice, and the page, its game and the server go on."""
         text = None
         with trio.move_on_after(HELLO_TIMEOUT):
             text = await ws.receive()
-        hello = _json(text)
         seat = None
-        if hello.get("t") == "hello":
-            try:
-                seat = self.seats.find(int(hello.get("game", 0)), str(hello.get("token", "")))
-            except (TypeError, ValueError):
-                seat = None
+        try:
+            hello = frame(text or "")
+            if hello["t"] == "hello":
+                seat = self.seats.find(hello["game"], hello["token"])
+        except PayloadError:
+            seat = None
         if seat is None:
             await ws.send(json.dumps({"t": "error", "text": "This link opens no seat here."}))
             return
@@ -486,11 +550,33 @@ class WebHub:
                 text = await ws.receive()
                 if text is None:
                     return
-                data = _json(text)
-                if data:
-                    await session.request(ws, data)
+                await self._on_frame(session, ws, text)
         finally:
             session.detach(ws)
+
+    async def _on_frame(self, session: WebSession, ws: WebSocket, text: str) -> None:
+        try:
+            data = frame(text)
+        except PayloadError as exc:
+            await ws.send(notice(f"Request refused: {exc}."))
+            return
+        if data["t"] == "hello":
+            return  # a page that says hello twice: it has its seat already
+        try:
+            await session.request(ws, data)
+        except Exception as exc:  # the boundary of one request from a page
+            self.log.error(
+                "web request failed",
+                game=session.seat.game_id,
+                power=session.power,
+                request=data["t"],
+                error=f"{type(exc).__name__}: {str(exc)[:200]}",
+            )
+            await ws.send(
+                notice(
+                    f"The server could not do that ({type(exc).__name__}); the game goes on.",
+                )
+            )
 
     async def session_for(self, seat: SeatRow) -> WebSession:
         old = self.sessions.get(seat.token)
@@ -576,16 +662,6 @@ async def _cancel_after(event: trio.Event, scope: trio.CancelScope, grace: float
     scope.cancel()
 
 
-def _json(text: str | None) -> dict[str, Any]:
-    if not text:
-        return {}
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def _number(spec: Mapping[str, Any], key: str) -> int | None:
     value = spec.get(key, DEFAULTS.get(key))
     if value in (None, "", 0):
@@ -604,11 +680,7 @@ def _seconds(spec: Mapping[str, Any], key: str) -> int | None:
 
 
 def _message(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        err = exc.errors()[0]
-        where = ".".join(str(x) for x in err.get("loc", ()))
-        return f"{where}: {err['msg']}" if where else str(err["msg"])
-    return str(exc)
+    return first_problem(exc) if isinstance(exc, ValidationError) else str(exc)
 
 
 __all__ = [
