@@ -29,6 +29,30 @@ REFUSAL_LINGER = 1.0  # seconds a refused client has to read its answer
 Handler = Callable[[trio.SocketStream], Awaitable[None]]
 
 
+class Bucket:
+    """A token bucket: ``burst`` at once, then one per ``every`` seconds."""
+
+    def __init__(self, burst: float, every: float) -> None:
+        self.burst = float(burst)
+        self.every = every
+        self.allowance = self.burst
+        self.when: float | None = None
+
+    def take(self, now: float) -> float:
+        """Take one: 0.0 if there was one, else the seconds until there is (nothing taken)."""
+        if self.when is not None:
+            self.allowance = min(self.burst, self.allowance + (now - self.when) / self.every)
+        self.when = now
+        if self.allowance < 1:
+            return (1 - self.allowance) * self.every
+        self.allowance -= 1
+        return 0.0
+
+    def full(self, now: float) -> bool:
+        """Whether it has refilled (and so need not be remembered)."""
+        return self.when is None or now - self.when >= self.every * self.burst
+
+
 def default_max_connections() -> int:
     """A quarter of the descriptors the process may open (at most 512): the rest stay for
     the DAIDE port, bots' pipes and the database."""
@@ -179,6 +203,7 @@ async def _accept_loop(
 
 
 __all__ = [
+    "Bucket",
     "ConnectionGate",
     "default_max_connections",
     "default_per_address",

@@ -33,7 +33,7 @@ from protocol.mdf import table_for_map
 from server.guard import peer_key
 from server.logs import get_logger
 from server.settings import GameSettings
-from web.gate import ConnectionGate, serve_gated
+from web.gate import Bucket, ConnectionGate, serve_gated
 from web.http import Request, Response, WebSocket, serve_http
 from web.payloads import PayloadError, first_problem, frame, game_request
 from web.press import PRESS_LEVELS
@@ -50,6 +50,8 @@ BOT_EXIT_GRACE = 10.0  # seconds a bot gets to exit by itself after its game end
 CREATE_BURST = 5  # games one address may create at once ...
 CREATE_EVERY = 60.0  # ... and then one per this many seconds
 FORMING_TIMEOUT = 120.0  # seconds a web game may wait for its person before it is abandoned
+FRAME_BURST = 100  # requests a page may send at once ...
+FRAME_EVERY = 0.05  # ... and then one per this many seconds (people click far slower)
 GAMES_PER_ADDRESS = 2  # web games one address may have running at once
 NEGOTIATE = "--negotiate"  # the one option the page may give a bundled bot: it talks
 NEGOTIATORS = ("bordeaux", "dumbbot")  # the bundled bots that negotiate with it
@@ -189,7 +191,7 @@ class WebHub:
         self.forming_timeout = forming_timeout
         self.hosts = hosts  # names besides IP addresses and localhost the page answers to
         self.live: set[int] = set()  # web games whose bots are running
-        self._creations: dict[str, tuple[float, float]] = {}  # address -> (allowance, when)
+        self._creations: dict[str, Bucket] = {}  # address -> its creations
         self.store = server.store
         self.seats = SeatBook(server.store.path)
         self.grace = grace
@@ -199,7 +201,7 @@ class WebHub:
         self.maps: dict[str, GameMap] = {}
         self.listeners: list[trio.SocketListener] = []
         self.log = get_logger(web=True)
-        self._history: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
+        self._history: OrderedDict[tuple[int, int, int], dict[str, Any]] = OrderedDict()
         self._nursery: trio.Nursery | None = None
 
     # -- running ---------------------------------------------------------------------------------
@@ -345,21 +347,16 @@ class WebHub:
         """Per address: ``create_burst`` games at once, then one per ``create_every``
         seconds (a token bucket). Raises :class:`Refused` (429) beyond that."""
         now = trio.current_time()
-        allowance, when = self._creations.get(address, (float(self.create_burst), now))
-        allowance = min(float(self.create_burst), allowance + (now - when) / self.create_every)
-        if allowance < 1:
-            wait = (1 - allowance) * self.create_every
-            self._creations[address] = (allowance, now)
+        bucket = self._creations.setdefault(address, Bucket(self.create_burst, self.create_every))
+        wait = bucket.take(now)
+        if wait:
             raise Refused(
                 429,
                 f"Too many games created from your address: you can create another in "
                 f"{wait:.0f} s.",
             )
-        self._creations[address] = (allowance - 1, now)
         if len(self._creations) > 10_000:  # forget the addresses whose allowance is full
-            refilled = self.create_every * self.create_burst
-            full = [a for a, (_, t) in self._creations.items() if now - t > refilled]
-            for a in full:
+            for a in [a for a, b in self._creations.items() if b.full(now)]:
                 del self._creations[a]
 
     def _may_run(self, bots: int) -> None:
@@ -545,11 +542,23 @@ class WebHub:
             return
         session = await self.session_for(seat)
         session.attach(ws)
+        budget = Bucket(FRAME_BURST, FRAME_EVERY)
+        slowed = False  # told to slow down, and nothing taken since
         try:
             while True:
                 text = await ws.receive()
                 if text is None:
                     return
+                wait = budget.take(trio.current_time())
+                if wait:  # a page that floods its seat: dropped, with one notice
+                    if not slowed:
+                        slowed = True
+                        rate = f"about {1 / FRAME_EVERY:.0f} a second"
+                        await ws.send(
+                            notice(f"Too many requests from this page: slow down ({rate}).")
+                        )
+                    continue
+                slowed = False
                 await self._on_frame(session, ws, text)
         finally:
             session.detach(ws)
@@ -621,9 +630,11 @@ class WebHub:
         if not states:
             return {"t": "history", "count": 0}
         i = index if isinstance(index, int) and 0 <= index < len(states) else len(states) - 1
-        key = (gid, i)
+        # A view changes only when the game moves on (its count): a page asking for the same
+        # phase again, however often, costs no new drawing.
+        key = (gid, i, len(states))
         processed = i < len(states) - 1
-        if processed and key in self._history:
+        if key in self._history:
             self._history.move_to_end(key)
             return self._with_press(session, self._history[key])
         name, data = states[i]
@@ -639,10 +650,9 @@ class WebHub:
             "lines": result_lines(results, session.gmap),
             "centres": state.centre_counts(),
         }
-        if processed:  # a processed phase never changes
-            self._history[key] = view
-            while len(self._history) > 64:
-                self._history.popitem(last=False)
+        self._history[key] = view
+        while len(self._history) > 64:
+            self._history.popitem(last=False)
         return self._with_press(session, view)
 
     def _with_press(self, session: WebSession, view: dict[str, Any]) -> dict[str, Any]:

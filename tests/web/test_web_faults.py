@@ -128,6 +128,28 @@ async def test_bad_frames_get_notices_and_the_seat_plays_on(web: WebHub) -> None
     assert (await request(port, "GET", "/api/options"))[0] == 200
 
 
+async def test_a_page_that_floods_its_seat_is_told_to_slow_down(web: WebHub) -> None:
+    """A page's requests beyond its budget (100 at once, then 20 a second) are dropped, with
+    a notice; the seat plays on from a page that keeps to it."""
+    seat = web.create_game({"power": "FRA", "opponents": ["holdbot"] * 6})
+    page, cm = await open_page(web, seat.game_id, seat.token)
+    try:
+        await page.until(lambda v: v.get("stage") == "playing" and "orders" in v)
+        page.notices.clear()
+        for _ in range(1000):
+            await page.ws.send_message('{"t": "select", "loc": "PAR"}')
+        await page.until(lambda v: any("Too many requests" in n["text"] for n in page.notices))
+    finally:
+        await cm.__aexit__(None, None, None)
+    page, cm = await open_page(web, seat.game_id, seat.token)
+    try:
+        view = await page.until(lambda v: v.get("stage") == "playing" and "orders" in v)
+        await page.send(t="ready", on=True, phase=view["phase"])
+        await page.until(lambda v: v.get("phase") == "F1901M")
+    finally:
+        await cm.__aexit__(None, None, None)
+
+
 async def _hold(port: int, n: int) -> list[trio.SocketStream]:
     return [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(n)]
 
