@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import structlog
+import structlog.testing
 import trio
 
 from tests.web.conftest import ROOT
@@ -88,6 +90,28 @@ async def test_a_page_request_that_fails_is_a_notice(web: WebHub) -> None:
         )
         await page.send(t="ready", on=True, phase=first)
         await page.until(lambda v: v.get("phase") != first)
+    finally:
+        await cm.__aexit__(None, None, None)
+
+
+async def test_a_handler_that_fails_is_one_notice_and_one_log_line(web: WebHub) -> None:
+    """A real fault inside a page's request, whatever the press code does: the seats'
+    database connection is gone when the person says Ready (its handler writes the ready
+    phase there, after the GOF). The page gets a notice naming the failure, the server logs
+    one line, and the game goes on to the next phase."""
+    seat = web.create_game({"power": "FRA", "opponents": ["holdbot"] * 6})
+    page, cm = await open_page(web, seat.game_id, seat.token)
+    try:
+        view = await page.until(lambda v: v.get("stage") == "playing" and "orders" in v)
+        web.seats.close()
+        with structlog.testing.capture_logs() as logs:
+            await page.send(t="ready", on=True, phase=view["phase"])
+            await page.until(lambda v: any("could not do that" in n["text"] for n in page.notices))
+            await page.until(lambda v: v.get("phase") == "F1901M")
+        failed = [e for e in logs if e["event"] == "web request failed"]
+        assert len(failed) == 1 and failed[0]["request"] == "ready", logs
+        assert "ProgrammingError" in failed[0]["error"]
+        assert "ProgrammingError" in page.notices[-1]["text"]
     finally:
         await cm.__aexit__(None, None, None)
 
