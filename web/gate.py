@@ -23,8 +23,7 @@ from server.guard import peer_key
 
 PAUSE_FIRST = 0.1  # seconds before accept is tried again after EMFILE ...
 PAUSE_MOST = 5.0  # ... doubling up to this
-MAX_REFUSING = 64  # refusals being written at once; beyond, a connection is just closed
-REFUSAL_LINGER = 1.0  # seconds a refused client has to read its answer
+REFUSAL_LINGER = 0.5  # seconds a refused client has to read its answer
 
 Handler = Callable[[trio.SocketStream], Awaitable[None]]
 
@@ -97,6 +96,8 @@ class ConnectionGate:
         )
         self.open = 0
         self.by_address: dict[str, int] = {}
+        # Refusals being written at once: as many as the connections served, so that the web
+        # port holds at most half the descriptors; beyond, a connection is just closed.
         self.refusing = 0
         self.refused = 0  # connections refused since the start (for logs and benches)
 
@@ -127,10 +128,10 @@ class ConnectionGate:
             self.by_address.pop(key, None)
 
     async def refuse(self, stream: trio.SocketStream, status: int, message: str) -> None:
-        """Tell a refused client why, briefly, then close (beyond ``MAX_REFUSING`` refusals
-        in flight, close at once: a flood must not hold descriptors in refusals either)."""
+        """Tell a refused client why, briefly, then close (beyond ``total`` refusals in
+        flight, close at once: a flood must not hold descriptors in refusals either)."""
         self.refused += 1
-        if self.refusing >= MAX_REFUSING:
+        if self.refusing >= self.total:
             await trio.aclose_forcefully(stream)
             return
         self.refusing += 1

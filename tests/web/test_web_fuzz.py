@@ -50,6 +50,8 @@ class Served:
         self.port = int(server.url.rstrip("/").rsplit(":", 1)[1])
         self.fuzzed = page_game(self.port)  # the game whose page is fuzzed
         self.control = page_game(self.port, power="ENG")  # a game nobody fuzzes
+        # Its person comes once (a game nobody opens is abandoned after two minutes).
+        self.first = play_a_phase(self.port, self.control)
         self.statuses: dict[int, int] = {}
 
     def alive(self) -> None:
@@ -211,10 +213,9 @@ def test_http_inputs_are_answered_and_end_nothing(served: Served) -> None:
     one()
     served.alive()
     assert http_json(port, "GET", "/api/options")[0] == 200
-    print("statuses", served.statuses)
     assert len(served.statuses) > 3, served.statuses  # the inputs reach many answers
     before, after = play_a_phase(port, served.control)
-    assert (before, after) == ("S1901M", "F1901M")
+    assert before == served.first[1] and after != before
 
 
 def test_websocket_inputs_end_nothing(served: Served) -> None:
