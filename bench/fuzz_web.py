@@ -268,7 +268,8 @@ async def ws_session(rng: random.Random, port: int, game: dict[str, object], t: 
         if rng.random() < 0.9:  # most sessions open the seat; the others talk to no seat
             hello = {"t": "hello", "game": game["game"], "token": game["token"]}
             frames.append(conn.send(wse.Message(data=json.dumps(hello))))
-        for _ in range(rng.randrange(10, 200)):
+        # (Within a page's budget of 100 at once, mostly: the frames are to be handled.)
+        for _ in range(rng.randrange(10, 100)):
             frames.append(ws_input(rng, game, conn))
         if rng.random() < 0.3:
             frames.append(ws_last(rng, conn))
@@ -292,7 +293,24 @@ async def ws_session(rng: random.Random, port: int, game: dict[str, object], t: 
         await trio.aclose_forcefully(stream)
 
 
+NOTICES = {
+    "Request refused": "refused",
+    "could not do that": "handler failed",
+    "Too many requests": "slow down",
+}
+
+
+def notice_kind(msg: dict[str, object]) -> str:
+    """What a notice says, in a word: a request refused by its checks, one whose handler
+    failed, a page told to slow down, or the game's own news."""
+    if msg.get("t") != "notice":
+        return ""
+    text = str(msg.get("text", ""))
+    return next((f" ({v})" for k, v in NOTICES.items() if k in text), " (game)")
+
+
 async def _count_ws(stream: trio.SocketStream, conn: wsproto.WSConnection, t: Tally) -> None:
+    parts: list[str] = []  # of a message that came in fragments
     with trio.move_on_after(60):
         while True:
             try:
@@ -308,12 +326,16 @@ async def _count_ws(stream: trio.SocketStream, conn: wsproto.WSConnection, t: Ta
             except wsproto.utilities.RemoteProtocolError:
                 return
             for event in events:
-                if isinstance(event, wse.TextMessage) and event.message_finished:
+                if isinstance(event, wse.TextMessage):
+                    parts.append(event.data)
+                    if not event.message_finished:
+                        continue
                     try:
-                        kind = json.loads(event.data).get("t", "?")
+                        msg = json.loads("".join(parts))
                     except ValueError:
-                        kind = "partial"
-                    t.answers[f"ws {kind}"] += 1
+                        msg = {"t": "(not JSON)"}
+                    parts = []
+                    t.answers[f"ws {msg.get('t', '?')}{notice_kind(msg)}"] += 1
                 elif isinstance(event, wse.CloseConnection):
                     t.answers[f"ws close {event.code}"] += 1
                     return
@@ -380,8 +402,7 @@ def logged_errors(log: Path) -> Counter[str]:
     for line in log.read_text(errors="replace").splitlines():
         try:
             entry = json.loads(line)
-        except ValueError:
-            found["(not JSON) " + line[:80]] += 1
+        except ValueError:  # what the server prints at its start (the engine's build)
             continue
         if entry.get("level") == "error":
             found[f"{entry.get('event')}: {str(entry.get('error', ''))[:90]}"] += 1
