@@ -25,10 +25,17 @@ import wsproto.events as wse
 from wsproto.utilities import LocalProtocolError as WsLocalError
 from wsproto.utilities import RemoteProtocolError as WsRemoteError
 
+from server.logs import get_logger
+from web.gate import linger, peer_of
+from web.payloads import MAX_JSON, read_json
+
 STATIC = Path(__file__).parent / "static"
+_log = get_logger(web=True)
 READ_SIZE = 65536
-MAX_BODY = 64 * 1024
-MAX_MESSAGE = 64 * 1024  # a page's requests are a few hundred bytes
+MAX_BODY = MAX_JSON
+MAX_MESSAGE = MAX_JSON  # a page's requests are a few hundred bytes
+BROKEN = (trio.BrokenResourceError, trio.ClosedResourceError, OSError)
+LINGER = 2.0  # seconds a client refused mid-request has to read why
 IDLE_TIMEOUT = 120.0  # seconds an HTTP connection may sit between requests
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -59,7 +66,8 @@ class Request:
     headers: dict[str, str] = field(default_factory=dict)  # lower-case names
 
     def json(self) -> Any:
-        return json.loads(self.body.decode("utf-8")) if self.body else {}
+        """The body as JSON, bounded (see :func:`web.payloads.read_json`)."""
+        return read_json(self.body) if self.body else {}
 
 
 @dataclass(frozen=True)
@@ -171,8 +179,11 @@ def static_file(path: str) -> Response:
         name = path[len("/static/") :]
     else:
         return Response.error(404, "not found")
-    target = (STATIC / name).resolve()
-    if STATIC.resolve() not in target.parents or not target.is_file():
+    try:
+        target = (STATIC / name).resolve()
+        if STATIC.resolve() not in target.parents or not target.is_file():
+            return Response.error(404, "not found")
+    except (OSError, ValueError):  # a name too long, a NUL in it: no such file either
         return Response.error(404, "not found")
     kind = CONTENT_TYPES.get(target.suffix, "application/octet-stream")
     # The page is small and changes with the server: always revalidate.
@@ -239,20 +250,18 @@ async def serve_http(
 ) -> None:
     """One HTTP connection: requests until it closes, or a WebSocket. Requests that
     :func:`refusal` refuses get its answer (and a refused WebSocket is never opened)."""
-    try:
-        peer = "{}:{}".format(*stream.socket.getpeername()[:2])
-    except OSError:
-        peer = "?"
+    peer = peer_of(stream)
     conn = h11.Connection(h11.SERVER)
+    methods: list[bytes] = []  # of the requests read: a HEAD's error answer has no body
     try:
         while True:
-            request = await _read_request(stream, conn, idle, peer)
+            request = await _read_request(stream, conn, idle, peer, methods)
             if request is None:
                 return
             head, req = request
             refused = refusal(req, hosts)
             if refused is not None:
-                await _respond(stream, conn, refused, close=True)
+                await _respond(stream, conn, refused, head_only=req.method == "HEAD", close=True)
                 return
             if req.path == "/ws" and _is_upgrade(head):
                 ws = await _accept_websocket(stream, conn, head, peer)
@@ -262,19 +271,19 @@ async def serve_http(
                     finally:
                         await ws.close()
                 return
-            if req.method == "GET" or req.method == "HEAD":
-                response = await api(req) if req.path.startswith("/api/") else static_file(req.path)
-            elif req.method == "POST" and req.path.startswith("/api/"):
-                response = await api(req)
-            else:
-                response = Response.error(405, "method not allowed")
+            response = await answer(req, api)
             await _respond(stream, conn, response, head_only=req.method == "HEAD")
             if conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
                 return
             conn.start_next_cycle()
-    except (h11.RemoteProtocolError, h11.LocalProtocolError):
-        with contextlib.suppress(Exception):
-            await _respond(stream, conn, Response.error(400, "bad request"))
+    except h11.RemoteProtocolError as exc:
+        with contextlib.suppress(h11.LocalProtocolError, *BROKEN):
+            refused = Response.error(exc.error_status_hint, f"bad request: {exc}")
+            await _respond(stream, conn, refused, head_only=methods[-1:] == [b"HEAD"])
+            with trio.move_on_after(LINGER):
+                await linger(stream)
+    except h11.LocalProtocolError:
+        pass
     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
         pass
     finally:
@@ -282,8 +291,28 @@ async def serve_http(
             await stream.aclose()
 
 
+async def answer(req: Request, api: Api) -> Response:
+    """The response to one request. The boundary of a request: whatever its handler raises
+    becomes a 500 for this client and one log line, never more."""
+    try:
+        if req.method == "GET" or req.method == "HEAD":
+            return await api(req) if req.path.startswith("/api/") else static_file(req.path)
+        if req.method == "POST" and req.path.startswith("/api/"):
+            return await api(req)
+        return Response.error(405, "method not allowed")
+    except Exception as exc:
+        _log.error(
+            "web request failed",
+            peer=req.peer,
+            method=req.method,
+            path=req.path[:200],
+            error=f"{type(exc).__name__}: {str(exc)[:200]}",
+        )
+        return Response.error(500, f"The server failed on this request ({type(exc).__name__}).")
+
+
 async def _read_request(
-    stream: trio.SocketStream, conn: h11.Connection, idle: float, peer: str
+    stream: trio.SocketStream, conn: h11.Connection, idle: float, peer: str, methods: list[bytes]
 ) -> tuple[h11.Request, Request] | None:
     head: h11.Request | None = None
     body = bytearray()
@@ -299,19 +328,26 @@ async def _read_request(
             continue
         if isinstance(event, h11.Request):
             head = event
+            methods.append(event.method)
             if _is_upgrade(event):
                 break
+            declared = dict(event.headers).get(b"content-length", b"0")
+            if len(declared) > 12 or int(declared) > MAX_BODY:  # refused before it is read
+                raise h11.RemoteProtocolError(f"the body is larger than {MAX_BODY} bytes", 413)
         elif isinstance(event, h11.Data):
             body += event.data
             if len(body) > MAX_BODY:
-                raise h11.RemoteProtocolError("request body too large")
+                raise h11.RemoteProtocolError(f"the body is larger than {MAX_BODY} bytes", 413)
         elif isinstance(event, h11.EndOfMessage) or event is h11.PAUSED:
             break
         elif isinstance(event, h11.ConnectionClosed):
             return None
     assert head is not None
-    url = urlsplit(head.target.decode("latin-1"))
-    query = {k: v[0] for k, v in parse_qs(url.query).items()}
+    try:
+        url = urlsplit(head.target.decode("latin-1"))
+        query = {k: v[0] for k, v in parse_qs(url.query, max_num_fields=32).items()}
+    except ValueError as exc:
+        raise h11.RemoteProtocolError(f"the request's target cannot be read: {exc}", 400) from None
     headers: dict[str, str] = {}
     for name, value in head.headers:
         key = name.decode("latin-1").lower()
@@ -331,13 +367,16 @@ async def _accept_websocket(
     accept it."""
     ws = wsproto.WSConnection(wsproto.ConnectionType.SERVER)
     raw = h11.Connection(h11.CLIENT).send(head) or b""
-    ws.receive_data(raw + conn.trailing_data[0])
-    for event in ws.events():
-        if isinstance(event, wse.Request):
-            await stream.send_all(ws.send(wse.AcceptConnection()))
-            return WebSocket(stream, ws, peer)
-        if isinstance(event, wse.RejectConnection):
-            break
+    try:
+        ws.receive_data(raw + conn.trailing_data[0])
+        for event in ws.events():
+            if isinstance(event, wse.Request):
+                await stream.send_all(ws.send(wse.AcceptConnection()))
+                return WebSocket(stream, ws, peer)
+            if isinstance(event, wse.RejectConnection):
+                break
+    except (WsRemoteError, WsLocalError):  # a handshake wsproto cannot accept
+        pass
     await stream.send_all(
         b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
     )
@@ -372,6 +411,7 @@ __all__ = [
     "Request",
     "Response",
     "WebSocket",
+    "answer",
     "host_allowed",
     "refusal",
     "serve_http",

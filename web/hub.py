@@ -33,10 +33,12 @@ from protocol.mdf import table_for_map
 from server.guard import peer_key
 from server.logs import get_logger
 from server.settings import GameSettings
+from web.gate import Bucket, ConnectionGate, serve_gated
 from web.http import Request, Response, WebSocket, serve_http
+from web.payloads import PayloadError, first_problem, frame, game_request
 from web.press import PRESS_LEVELS
 from web.seats import SeatBook, SeatRow
-from web.session import WebSession, phase_title, result_lines
+from web.session import WebSession, notice, phase_title, result_lines
 
 if TYPE_CHECKING:
     from server.app import GameRunner, Server
@@ -47,7 +49,10 @@ HELLO_TIMEOUT = 30.0
 BOT_EXIT_GRACE = 10.0  # seconds a bot gets to exit by itself after its game ends
 CREATE_BURST = 5  # games one address may create at once ...
 CREATE_EVERY = 60.0  # ... and then one per this many seconds
-FORMING_TIMEOUT = 600.0  # seconds a web game may wait for its person before it is abandoned
+FORMING_TIMEOUT = 120.0  # seconds a web game may wait for its person before it is abandoned
+FRAME_BURST = 100  # requests a page may send at once ...
+FRAME_EVERY = 0.05  # ... and then one per this many seconds (people click far slower)
+GAMES_PER_ADDRESS = 2  # web games one address may have running at once
 NEGOTIATE = "--negotiate"  # the one option the page may give a bundled bot: it talks
 NEGOTIATORS = ("bordeaux", "dumbbot")  # the bundled bots that negotiate with it
 DEFAULTS: dict[str, Any] = {
@@ -90,6 +95,7 @@ def read_spec(spec: Any, gmap: GameMap) -> GameSpec:
     raises :class:`SpecError` (or pydantic's ``ValidationError``, a ``ValueError`` too)."""
     if not isinstance(spec, Mapping):
         raise SpecError("expected a JSON object")
+    spec = game_request(dict(spec))  # types and ranges; the names are checked below
     powers = list(gmap.powers)
     power = str(spec.get("power") or "random").upper()
     if power not in powers and power != RANDOM:
@@ -151,6 +157,12 @@ def default_max_games() -> int:
     return 2 * (os.cpu_count() or 1)
 
 
+def default_max_bots() -> int:
+    """Bot processes web games may hold at once: six per core (about 25 MB each), so that
+    half the games a full line-up of bots each, or more with open seats and fewer bots."""
+    return 6 * (os.cpu_count() or 1)
+
+
 class WebHub:
     def __init__(
         self,
@@ -163,18 +175,27 @@ class WebHub:
         forming_timeout: float = FORMING_TIMEOUT,
         hosts: frozenset[str] = frozenset(),
         announce: Callable[[str], None] | None = None,
+        games_per_address: int = GAMES_PER_ADDRESS,
+        max_bots: int | None = None,
+        max_connections: int | None = None,
+        connections_per_address: int | None = None,
     ) -> None:
         self.server = server
         # Told each web game's open-seat address as its listener opens (``serve`` prints it:
         # whoever runs the bots that take those seats reads the terminal, not the page).
         self.announce = announce
         self.max_games = max_games if max_games is not None else default_max_games()
+        self.games_per_address = games_per_address
+        self.max_bots = max_bots if max_bots is not None else default_max_bots()
+        self.gate = ConnectionGate(max_connections, connections_per_address)
+        self.owners: dict[int, str] = {}  # live web game -> the address that created it
+        self.bots: dict[int, int] = {}  # live web game -> bot processes its line-up starts
         self.create_burst = create_burst
         self.create_every = create_every
         self.forming_timeout = forming_timeout
         self.hosts = hosts  # names besides IP addresses and localhost the page answers to
         self.live: set[int] = set()  # web games whose bots are running
-        self._creations: dict[str, tuple[float, float]] = {}  # address -> (allowance, when)
+        self._creations: dict[str, Bucket] = {}  # address -> its creations
         self.store = server.store
         self.seats = SeatBook(server.store.path)
         self.grace = grace
@@ -185,7 +206,7 @@ class WebHub:
         self.maps: dict[str, GameMap] = {}
         self.listeners: list[trio.SocketListener] = []
         self.log = get_logger(web=True)
-        self._history: OrderedDict[tuple[int, int], dict[str, Any]] = OrderedDict()
+        self._history: OrderedDict[tuple[int, int, int], dict[str, Any]] = OrderedDict()
         self._nursery: trio.Nursery | None = None
 
     # -- running ---------------------------------------------------------------------------------
@@ -200,7 +221,7 @@ class WebHub:
                 self._resume()
                 for listening in list(self._listening.values()):
                     await listening.wait()  # (resumed games' open seats announced first)
-                nursery.start_soon(trio.serve_listeners, self._serve, self.listeners)
+                nursery.start_soon(serve_gated, self.listeners, self._serve, self.gate, self.log)
                 self.log.info("web page", url=self.url)
                 task_status.started(self)
                 await trio.sleep_forever()
@@ -225,8 +246,20 @@ class WebHub:
         return f"{self.url}game/{seat.game_id}?t={seat.token}"
 
     def spawn(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        """Run a task of the hub's (a session, a game's bots, a page's message) inside a
+        boundary: what it raises is logged and ends that task alone."""
         assert self._nursery is not None
-        self._nursery.start_soon(fn, *args)
+        self._nursery.start_soon(self._guarded, fn, *args)
+
+    async def _guarded(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        try:
+            await fn(*args)
+        except Exception as exc:
+            self.log.error(
+                "web task failed",
+                task=getattr(fn, "__qualname__", repr(fn)),
+                error=f"{type(exc).__name__}: {str(exc)[:200]}",
+            )
 
     async def _serve(self, stream: trio.SocketStream) -> None:
         await serve_http(stream, self.api, self.on_socket, hosts=self.hosts)
@@ -288,7 +321,7 @@ class WebHub:
                 except Refused as exc:
                     self.log.warning("web game refused", peer=req.peer, reason=str(exc))
                     return Response.error(exc.status, str(exc))
-                except (SpecError, ValidationError, ValueError) as exc:
+                except (SpecError, ValidationError, ValueError) as exc:  # PayloadError too
                     return Response.error(400, _message(exc))
                 return Response.of_json(
                     {
@@ -321,22 +354,45 @@ class WebHub:
         """Per address: ``create_burst`` games at once, then one per ``create_every``
         seconds (a token bucket). Raises :class:`Refused` (429) beyond that."""
         now = trio.current_time()
-        allowance, when = self._creations.get(address, (float(self.create_burst), now))
-        allowance = min(float(self.create_burst), allowance + (now - when) / self.create_every)
-        if allowance < 1:
-            wait = (1 - allowance) * self.create_every
-            self._creations[address] = (allowance, now)
+        bucket = self._creations.setdefault(address, Bucket(self.create_burst, self.create_every))
+        wait = bucket.take(now)
+        if wait:
             raise Refused(
                 429,
                 f"Too many games created from your address: you can create another in "
                 f"{wait:.0f} s.",
             )
-        self._creations[address] = (allowance - 1, now)
         if len(self._creations) > 10_000:  # forget the addresses whose allowance is full
-            refilled = self.create_every * self.create_burst
-            full = [a for a, (_, t) in self._creations.items() if now - t > refilled]
-            for a in full:
+            for a in [a for a, b in self._creations.items() if b.full(now)]:
                 del self._creations[a]
+
+    def _may_run(self, bots: int) -> None:
+        """Room for one more game with ``bots`` bot processes, in total (503 if not)."""
+        if len(self.live) >= self.max_games:
+            raise Refused(
+                503,
+                f"The server already runs {len(self.live)} games from this page, the most "
+                "it allows at once: try again when one of them has ended.",
+            )
+        running = sum(self.bots.values())
+        if running + bots > self.max_bots:
+            raise Refused(
+                503,
+                f"The server already runs {running} bots for games from this page and "
+                f"allows {self.max_bots}: this game's {bots} must wait until a game ends "
+                "(or leave some seats open).",
+            )
+
+    def _may_hold(self, owner: str) -> None:
+        """Room for one more running game from ``owner``'s address (429 if not)."""
+        held = sum(1 for who in self.owners.values() if who == owner)
+        if held >= self.games_per_address:
+            raise Refused(
+                429,
+                f"Your address already has {held} games running here, the most it may: "
+                "finish or leave one (a game nobody opens ends after "
+                f"{self.forming_timeout:.0f} s).",
+            )
 
     def create_game(self, spec: Mapping[str, Any], peer: str | None = None) -> SeatRow:
         """A gunboat game for one person against bots; see ``DEFAULTS`` for the fields.
@@ -348,18 +404,18 @@ class WebHub:
         others = [p for p in powers if p != power]
         self.rng.shuffle(others)  # the page must not learn which bot plays which power
         lineup = dict(zip(others, wanted.opponents, strict=True))
-        if len(self.live) >= self.max_games:
-            raise Refused(
-                503,
-                f"The server already runs {len(self.live)} games from this page, the most "
-                "it allows at once: try again when one of them has ended.",
-            )
+        bots = sum(1 for bot in lineup.values() if bundled_choice(bot))
+        self._may_run(bots)
+        owner = peer_key(peer) if peer is not None else ""
         if peer is not None:
-            self._may_create(peer_key(peer))
+            self._may_hold(owner)
+            self._may_create(owner)
         runner = self.server.create_game(wanted.settings, name=wanted.name)
         seat = self.seats.add(runner.id, power, lineup)
         self.live.add(runner.id)
         self._expect_open_seats(seat)
+        self.owners[runner.id] = owner
+        self.bots[runner.id] = bots
         self._wait_for_person(runner, seat)
         self.spawn(self._supervise, runner, seat, False)
         self.log.info("web game created", game=runner.id, power=power)
@@ -372,6 +428,7 @@ class WebHub:
             if runner is not None and runner.master.started and not runner.master.finished:
                 self.live.add(runner.id)
                 self._expect_open_seats(seat)
+                self.bots[runner.id] = sum(1 for b in seat.lineup.values() if bundled_choice(b))
                 self._wait_for_person(runner, seat)
                 self.spawn(self._supervise, runner, seat, True)
 
@@ -386,6 +443,8 @@ class WebHub:
             await self._supervised(runner, seat, rejoin)
         finally:
             self.live.discard(runner.id)
+            self.owners.pop(runner.id, None)
+            self.bots.pop(runner.id, None)
             listening = self._listening.pop(runner.id, None)
             if listening is not None:
                 listening.set()  # (it never opened: nobody waits for it in vain)
@@ -513,32 +572,68 @@ class WebHub:
     # -- pages -----------------------------------------------------------------------------------
 
     async def on_socket(self, ws: WebSocket, req: Request) -> None:
-        """A page's WebSocket: a hello naming the game and the seat's token, then requests."""
+        """A page's WebSocket: a hello naming the game and the seat's token, then requests,
+        each checked (:func:`web.payloads.frame`) and handled inside a boundary: a request
+        that fails gets a notice, and the page, its game and the server go on."""
         text = None
         with trio.move_on_after(HELLO_TIMEOUT):
             text = await ws.receive()
-        hello = _json(text)
         seat = None
-        if hello.get("t") == "hello":
-            try:
-                seat = self.seats.find(int(hello.get("game", 0)), str(hello.get("token", "")))
-            except (TypeError, ValueError):
-                seat = None
+        try:
+            hello = frame(text or "")
+            if hello["t"] == "hello":
+                seat = self.seats.find(hello["game"], hello["token"])
+        except PayloadError:
+            seat = None
         if seat is None:
             await ws.send(json.dumps({"t": "error", "text": "This link opens no seat here."}))
             return
         session = await self.session_for(seat)
         session.attach(ws)
+        budget = Bucket(FRAME_BURST, FRAME_EVERY)
+        slowed = False  # told to slow down, and nothing taken since
         try:
             while True:
                 text = await ws.receive()
                 if text is None:
                     return
-                data = _json(text)
-                if data:
-                    await session.request(ws, data)
+                wait = budget.take(trio.current_time())
+                if wait:  # a page that floods its seat: dropped, with one notice
+                    if not slowed:
+                        slowed = True
+                        rate = f"about {1 / FRAME_EVERY:.0f} a second"
+                        await ws.send(
+                            notice(f"Too many requests from this page: slow down ({rate}).")
+                        )
+                    continue
+                slowed = False
+                await self._on_frame(session, ws, text)
         finally:
             session.detach(ws)
+
+    async def _on_frame(self, session: WebSession, ws: WebSocket, text: str) -> None:
+        try:
+            data = frame(text)
+        except PayloadError as exc:
+            await ws.send(notice(f"Request refused: {exc}."))
+            return
+        if data["t"] == "hello":
+            return  # a page that says hello twice: it has its seat already
+        try:
+            await session.request(ws, data)
+        except Exception as exc:  # the boundary of one request from a page
+            self.log.error(
+                "web request failed",
+                game=session.seat.game_id,
+                power=session.power,
+                request=data["t"],
+                error=f"{type(exc).__name__}: {str(exc)[:200]}",
+            )
+            await ws.send(
+                notice(
+                    f"The server could not do that ({type(exc).__name__}); the game goes on.",
+                )
+            )
 
     async def session_for(self, seat: SeatRow) -> WebSession:
         old = self.sessions.get(seat.token)
@@ -583,9 +678,11 @@ class WebHub:
         if not states:
             return {"t": "history", "count": 0}
         i = index if isinstance(index, int) and 0 <= index < len(states) else len(states) - 1
-        key = (gid, i)
+        # A view changes only when the game moves on (its count): a page asking for the same
+        # phase again, however often, costs no new drawing.
+        key = (gid, i, len(states))
         processed = i < len(states) - 1
-        if processed and key in self._history:
+        if key in self._history:
             self._history.move_to_end(key)
             return self._with_press(session, self._history[key])
         name, data = states[i]
@@ -601,10 +698,9 @@ class WebHub:
             "lines": result_lines(results, session.gmap),
             "centres": state.centre_counts(),
         }
-        if processed:  # a processed phase never changes
-            self._history[key] = view
-            while len(self._history) > 64:
-                self._history.popitem(last=False)
+        self._history[key] = view
+        while len(self._history) > 64:
+            self._history.popitem(last=False)
         return self._with_press(session, view)
 
     def _with_press(self, session: WebSession, view: dict[str, Any]) -> dict[str, Any]:
@@ -622,16 +718,6 @@ async def _cancel_after(event: trio.Event, scope: trio.CancelScope, grace: float
     await event.wait()
     await trio.sleep(grace)
     scope.cancel()
-
-
-def _json(text: str | None) -> dict[str, Any]:
-    if not text:
-        return {}
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _number(spec: Mapping[str, Any], key: str) -> int | None:
@@ -652,11 +738,7 @@ def _seconds(spec: Mapping[str, Any], key: str) -> int | None:
 
 
 def _message(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        err = exc.errors()[0]
-        where = ".".join(str(x) for x in err.get("loc", ()))
-        return f"{where}: {err['msg']}" if where else str(err["msg"])
-    return str(exc)
+    return first_problem(exc) if isinstance(exc, ValidationError) else str(exc)
 
 
 __all__ = [

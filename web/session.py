@@ -48,6 +48,7 @@ from protocol.connection import Closed, Event, Received
 from protocol.mdf import table_for_map
 from protocol.syntax import ParseError
 from server.links import Link
+from server.logs import get_logger
 from web.builder import Action, OrderBuilder
 from web.press import PressDesk, stored_items
 
@@ -81,6 +82,7 @@ class SeatHost(Protocol):
     def forming_view(self, seat: SeatRow, joined: int) -> dict[str, Any]: ...
 
 
+_log = get_logger(web=True)
 RECENT_LIMIT = 12  # result groups kept for "every phase since your last orders"
 HUMAN_NAME = "Human"
 HUMAN_VERSION = "diplomat-web"
@@ -122,6 +124,11 @@ def game_status(status: MasterStatus, power: str) -> GameStatus:
         mine=status.of(power).orders,
         ready=status.started and not status.of(power).waiting,
     )
+
+
+def notice(text: str, level: str = "error") -> str:
+    """A notice for a page, as the page reads it (JSON)."""
+    return json.dumps({"t": "notice", "level": level, "text": text})
 
 
 def phase_title(state: GameState) -> str:
@@ -230,6 +237,7 @@ class WebSession(Link):
             PressDesk(self.power, gmap, level, bool(settings.get("pda"))) if level > 0 else None
         )
         self._snd_waiting = 0  # SNDs sent that the game has not answered yet
+        self._failing = False  # a fault was reported and nothing has succeeded since
 
     # -- the Link interface (the server's side) -----------------------------------------------
 
@@ -247,9 +255,23 @@ class WebSession(Link):
     def encode(self, message: Any) -> bytes:
         """A message from the game: update what the session knows; the view is sent by the
         session's own task (so rendering never holds up the game's)."""
-        self._on_message(message)
+        try:
+            self._on_message(message)
+        except Exception as exc:  # the page's fault, not the game's: the game task goes on
+            self._failed("a message from the game", exc)
         self._wake_up()
         return b""
+
+    def _failed(self, what: str, exc: Exception) -> None:
+        """One log line, and a notice to the pages, for something the session could not do
+        (once until it succeeds again, so that a fault repeated on every event floods
+        neither)."""
+        if self._failing:
+            return
+        self._failing = True
+        name = type(exc).__name__
+        _log.error("web session failed", peer=self.peer, on=what, error=f"{name}: {str(exc)[:200]}")
+        self.notice(f"The page could not follow {what} ({name}); the game goes on.", "error")
 
     async def write(self, data: bytes) -> None:
         return None
@@ -347,7 +369,12 @@ class WebSession(Link):
         async for _ in self._wake:
             if not self.sockets:
                 continue
-            view = self.view()
+            try:
+                view = self.view()
+            except Exception as exc:
+                self._failed("the game's new state", exc)
+                continue
+            self._failing = False
             full = json.dumps(view)
             # The map is most of a view's bytes: a page that has this drawing gets it once.
             view["svg"] = None
@@ -560,7 +587,7 @@ class WebSession(Link):
     # -- what the pages ask ----------------------------------------------------------------------
 
     def notice(self, text: str, level: str = "info", ws: WebSocket | None = None) -> None:
-        data = json.dumps({"t": "notice", "level": level, "text": text})
+        data = notice(text, level)
         for target in [ws] if ws is not None else list(self.sockets):
             self.hub.spawn(target.send, data)
 

@@ -186,7 +186,7 @@ async def test_a_burst_of_creations_stays_within_the_cap(make_hub: MakeHub) -> N
 
 
 async def test_creations_are_limited_per_address(make_hub: MakeHub) -> None:
-    hub = await make_hub(create_burst=2, create_every=3600)
+    hub = await make_hub(create_burst=2, create_every=3600, games_per_address=10, max_bots=99)
     port = hub.address[1]
     for _ in range(2):
         status, _ = await request(port, "POST", "/api/games", GAME, JSON)
