@@ -17,7 +17,7 @@ import random
 import shlex
 import subprocess
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +28,9 @@ from protocol import messages as m
 from protocol.connection import Closed, Received, Send, Unparsed
 from protocol.lines import TextConnection
 from protocol.mdf import table_for_map
+from protocol.text import word_of
 from server.effects import ClientId, Close, Effects, Tell, split
+from server.faults import describe
 from server.forming import Waiting, plan
 from server.game import GameMaster, mdf_for
 from server.guard import PasscodeGuard, peer_key
@@ -53,6 +55,7 @@ from server.status import MasterStatus
 from server.store import Store
 
 INFLIGHT = 64  # messages a client may have waiting for its game
+GAME_FAULTS = 3  # failures in a row after which a game's task stops (the server goes on)
 REFUSE_WAIT = 5.0  # seconds a client turned away has to send its IM (to be answered in kind)
 _CLOSE = object()  # queue item: send FM and close
 # Messages kept in the game's memory and sent again on request (the map's MDF, the ORDs of
@@ -83,6 +86,7 @@ class Client:
     joined: trio.Event = field(default_factory=trio.Event)  # set when a game takes it
     unparsed: int = 0  # messages that were not DAIDE (the first is logged, the rest counted)
     refused: int = 0  # NMEs a game refused (likewise)
+    faults: int = 0  # messages whose handling failed in the server (likewise)
 
 
 class _Nobody:
@@ -159,41 +163,88 @@ class GameRunner:
         self.post("watch", None, key, look)
 
     async def run(self) -> None:
-        master = self.master
         try:
-            while not master.finished and not self.reaped:
-                wake = master.next_wakeup()
+            faults = 0  # in a row: a fault that recurs however often the game is reloaded
+            while not self.master.finished and not self.reaped:
+                wake = self.master.next_wakeup()
                 item = None
                 with trio.move_on_at(wake if wake is not None else math.inf):
                     item = await self.inbox.receive()
-                now = trio.current_time()
-                done = len(master.history)
-                forming = not master.started
-                self._carry_out(master.on_time(now) if item is None else self._handle(item, now))
-                if forming and master.started:
-                    self._started()
-                self._watch(now)
-                for p in master.history.since(done):
-                    self.log.info("phase processed", phase=p.phase.name, next=p.after.phase.name)
-                if self.open and not master.started:
-                    self.server.refill(now)
+                try:
+                    self._step(item)
+                    faults = 0
+                except Exception as exc:
+                    faults += 1
+                    if not self._recover(item, exc, faults):
+                        break
+                await trio.lowlevel.checkpoint()  # (a phase after a phase: others get a turn)
+            master = self.master
             if self.reaped:
                 self.log.info("forming game abandoned", players=len(master.lobby.joiners))
                 self.server.store.set_status(self.id, "abandoned")
                 self.server.deliver_many([Tell(cid, m.Off()) for cid in master.clients])
-            else:
+            elif master.finished:
                 self.log.info("game over", result=master.result)
             await self._close_clients()
         finally:
             self.done.set()
             self.server.game_over(self)
 
+    def _step(self, item: tuple[Any, ...] | None) -> None:
+        """One event: a posted item, or the time (None)."""
+        master = self.master
+        now = trio.current_time()
+        done = len(master.history)
+        forming = not master.started
+        self._carry_out(master.on_time(now) if item is None else self._handle(item, now))
+        if forming and master.started:
+            self._started()
+        self._watch(now)
+        for p in master.history.since(done):
+            self.log.info("phase processed", phase=p.phase.name, next=p.after.phase.name)
+        if self.open and not master.started:
+            self.server.refill(now)
+
+    def _recover(self, item: tuple[Any, ...] | None, exc: Exception, faults: int) -> bool:
+        """Handling one event failed: one log line; a client whose message it was is answered
+        (:func:`fault_answer`); a game under way is reloaded from the store (its last
+        committed state: what failed half-way is forgotten), its connected players kept in
+        their seats. False when the game must stop: the same failure came back
+        :data:`GAME_FAULTS` times in a row (the game stays in the store, and the next start
+        of the server resumes it)."""
+        kind = item[0] if item is not None else "time"
+        self.log.error("game event failed", event=kind, faults=faults, **describe(exc))
+        client = item[1] if item is not None and len(item) > 2 else None
+        if kind == "message" and isinstance(client, Client):
+            self.server.answer_fault(client, item[2], None)  # type: ignore[index]
+        if faults >= GAME_FAULTS:
+            self.log.error("game stopped", reason=f"{faults} faults in a row")
+            self.server.deliver_many([Tell(cid, m.Off()) for cid in self.master.clients])
+            return False
+        if self.master.started and not self.master.finished:
+            try:
+                self.master = self.server.reload(self.master)
+            except Exception as again:
+                self.log.error("game reload failed", **describe(again))
+                return faults + 1 < GAME_FAULTS
+            self.log.info("game reloaded", phase=self.master.state.phase.name)
+        return True
+
     def _watch(self, now: float) -> None:
         if not self.watchers:
             return
         status = self.master.status()
-        for look in list(self.watchers.values()):
-            look(status, now)
+        for key, look in list(self.watchers.items()):
+            self._look(key, look, status, now)
+
+    def _look(
+        self, key: object, look: Callable[[MasterStatus, float], None], st: MasterStatus, now: float
+    ) -> None:
+        try:
+            look(st, now)
+        except Exception as exc:  # the watcher's fault: it is dropped, the game goes on
+            self.watchers.pop(key, None)
+            self.log.error("watcher failed", **describe(exc))
 
     def _handle(self, item: tuple[Any, ...], now: float) -> Effects:
         kind, client = item[0], item[1]
@@ -203,7 +254,7 @@ class GameRunner:
                 self.watchers.pop(item[2], None)
             else:
                 self.watchers[item[2]] = item[3]
-                item[3](master.status(), now)
+                self._look(item[2], item[3], master.status(), now)
             return []
         if kind == "patient":  # ("patient", None, power, on)
             return master.wait_for(item[2], item[3], now)
@@ -490,11 +541,17 @@ class Server:
 
     async def _serve_tcp(self, stream: trio.SocketStream) -> None:
         """A client of the server's port: at most :attr:`per_address` at once from one
-        address (IPv6: one /64); one more is turned away in its own wire form (OFF)."""
+        address (IPv6: one /64); one more is turned away in its own wire form (OFF). Whatever
+        goes wrong with one connection ends that connection alone (:func:`_boundary`)."""
         try:
-            address = peer_key("{}:{}".format(*stream.socket.getpeername()[:2]))
+            peer = "{}:{}".format(*stream.socket.getpeername()[:2])
         except OSError:
-            address = "?"
+            peer = "?"
+        with _boundary(self.log.bind(peer=peer), "connection failed"):
+            await self._serve_address(stream, peer_key(peer) if peer != "?" else "?")
+        await _aclose(stream)
+
+    async def _serve_address(self, stream: trio.SocketStream, address: str) -> None:
         count = self._connections.get(address, 0)
         self._connections[address] = count + 1
         try:
@@ -529,9 +586,7 @@ class Server:
             refused, logged = 0, now
         self._refusals[address] = (refused, logged)
         if len(self._refusals) > 10_000:
-            self._refusals = {
-                a: v for a, v in self._refusals.items() if now - v[1] < 3600
-            }
+            self._refusals = {a: v for a, v in self._refusals.items() if now - v[1] < 3600}
 
     async def _serve_accepted(self, stream: trio.SocketStream) -> None:
         link = await accept_link(stream, self.im_timeout, self.table)
@@ -554,7 +609,7 @@ class Server:
         log = self.log.bind(client=client.id, peer=link.peer, kind=link.kind)
         log.info("connected")
         try:
-            with client.scope:
+            with client.scope, _boundary(log, "connection failed"):
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(self._writer, client, nursery.cancel_scope)
                     nursery.start_soon(self._lobby, client, log)
@@ -583,6 +638,7 @@ class Server:
                 received=client.received,
                 unparsed=client.unparsed,
                 joins_refused=client.refused,
+                faults=client.faults,
             )
 
     async def _lobby(self, client: Client, log: Any) -> None:
@@ -648,7 +704,10 @@ class Server:
             elif isinstance(event, Received):
                 client.received += 1
                 await self._budget(client)
-                await self._route(client, event.message, log)
+                try:
+                    await self._route(client, event.message, log)
+                except Exception as exc:
+                    self._fault(client, event.message, event.atoms, exc, log)
             elif isinstance(event, Unparsed):
                 client.received += 1
                 client.unparsed += 1
@@ -682,6 +741,35 @@ class Server:
             if waited.cancelled_caught:
                 self._drop(client, f"its replies did not drain for {self.im_timeout:g} s")
                 await trio.sleep_forever()  # (cancelled by the drop)
+
+    def _fault(self, client: Client, msg: Any, atoms: Any, exc: Exception, log: Any) -> None:
+        """Handling ``msg`` failed in the server: the client is answered (see
+        :func:`fault_answer`); the first such fault of a connection is logged, the rest counted
+        (in its "disconnected" line)."""
+        if client.faults == 0:
+            log.error("message failed", message=type(msg).__name__, **describe(exc))
+        self.answer_fault(client, msg, atoms)
+
+    def answer_fault(self, client: Client, msg: Any, atoms: Any) -> None:
+        """Answer a message the server failed to handle (:func:`fault_answer`; the connection
+        is closed when nothing can answer it), and count the fault."""
+        client.faults += 1
+        answer = fault_answer(client.link, msg, atoms)
+        self._queue(client, _CLOSE if answer is None else answer)
+
+    def reload(self, master: GameMaster) -> GameMaster:
+        """A fresh master for a game under way, from the store (what was last committed), with
+        the clients connected to ``master`` back in their seats and its watchers kept."""
+        now = trio.current_time()
+        fresh = GameMaster.restore(self.store.saved(master.id), now, self.rejoin_grace)
+        fresh.patient = set(master.patient)
+        fresh.rejoin_until = master.rejoin_until
+        for cid, power in master.clients.items():
+            fresh.clients[cid] = power
+            if power is not None and power in fresh.seats:
+                fresh.seats[power].client = cid
+                fresh.seats[power].status = master.seats[power].status
+        return fresh
 
     def _drop(self, client: Client, reason: str) -> None:
         if client.dropped is None:
@@ -846,9 +934,11 @@ class Server:
         table = table_for_map(runner.master.map)
 
         async def handler(stream: trio.SocketStream) -> None:
-            link = await accept_link(stream, self.im_timeout, table)
-            if link is not None:
-                await self.serve_link(link, (runner, None, None))
+            with _boundary(self.log.bind(game=runner.id), "connection failed"):
+                link = await accept_link(stream, self.im_timeout, table)
+                if link is not None:
+                    await self.serve_link(link, (runner, None, None))
+            await _aclose(stream)
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(trio.serve_listeners, handler, listeners)
@@ -889,4 +979,37 @@ class Server:
         return proc.returncode
 
 
-__all__ = ["_CLOSE", "Client", "GameRunner", "Server"]
+@contextlib.contextmanager
+def _boundary(log: Any, event: str) -> Iterator[None]:
+    """Whatever fails inside ends here, with one log line (the exception's type and where),
+    never the server (cancellation passes through: it is no fault)."""
+    try:
+        yield
+    except Exception as exc:
+        log.error(event, **describe(exc))
+
+
+async def _aclose(stream: trio.abc.AsyncResource) -> None:
+    """Close a client's stream whatever state it is in (a boundary's last step)."""
+    with trio.CancelScope(shield=True), contextlib.suppress(Exception):
+        await stream.aclose()
+
+
+def fault_answer(link: Link, msg: Any, atoms: Any) -> bytes | None:
+    """The bytes that answer a message the server failed to handle: ``REJ (message)`` (it was
+    DAIDE; the request is refused), else ``HUH (ERR message)`` from the words as received when
+    the message cannot be written back, else None (close the connection)."""
+    for reply in (lambda: m.Rej(msg), lambda: m.Huh(("ERR", *_words(link, atoms)))):
+        try:
+            return link.encode(reply())
+        except Exception:
+            continue
+    return None
+
+
+def _words(link: Link, atoms: Any) -> tuple[str, ...]:
+    table = link.conn.codec.table
+    return tuple(word_of(a, table) for a in atoms)
+
+
+__all__ = ["_CLOSE", "Client", "GameRunner", "Server", "fault_answer"]
