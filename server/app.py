@@ -38,11 +38,15 @@ from server.links import Link, accept_link, answer_http, refuse
 from server.logs import get_logger
 from server.seating import JoinRefused
 from server.settings import (
+    BYTE_BURST,
+    BYTE_RATE,
     DEFAULT_PORT,
     IAM_FREE_GUESSES,
     IM_TIMEOUT,
     JOIN_TIMEOUT,
     LOBBY_TIMEOUT,
+    MAX_CONNECTIONS,
+    MAX_REFUSING,
     MESSAGE_BURST,
     MESSAGE_RATE,
     PER_ADDRESS,
@@ -79,7 +83,9 @@ class Client:
     queued_bytes: int = 0  # encoded replies waiting for the writer
     drained: trio.Event | None = None  # set by the writer when the backlog falls
     tokens: float = MESSAGE_BURST  # the message budget (a token bucket)
+    byte_tokens: float = BYTE_BURST  # the byte budget (another)
     tokens_at: float = 0.0
+    bytes_charged: int = 0  # of the link's bytes_in
     dropped: str | None = None  # why the server is dropping it
     undelivered: int = 0  # messages it was owed when dropped
     received: int = 0
@@ -87,6 +93,7 @@ class Client:
     unparsed: int = 0  # messages that were not DAIDE (the first is logged, the rest counted)
     refused: int = 0  # NMEs a game refused (likewise)
     faults: int = 0  # messages whose handling failed in the server (likewise)
+    unsendable: int = 0  # messages to it that its wire form cannot carry (likewise)
 
 
 class _Nobody:
@@ -359,6 +366,9 @@ class Server:
         join_timeout: float = JOIN_TIMEOUT,
         message_rate: float = MESSAGE_RATE,
         message_burst: int = MESSAGE_BURST,
+        byte_rate: float = BYTE_RATE,
+        byte_burst: int = BYTE_BURST,
+        max_connections: int = MAX_CONNECTIONS,
         lobby_timeout: float = LOBBY_TIMEOUT,
         per_address: int = PER_ADDRESS,
     ) -> None:
@@ -368,6 +378,11 @@ class Server:
         self._refusals: dict[str, tuple[int, float]] = {}  # address -> (refused, logged at)
         self.message_rate = message_rate  # each connection's budget (see _reader)
         self.message_burst = message_burst
+        self.byte_rate = byte_rate
+        self.byte_burst = byte_burst
+        self.max_connections = max_connections  # connections at once on our port, in all
+        self._open = 0  # connections on our port now (refused ones included)
+        self._refusing = 0  # of which being turned away
         self.join_timeout = join_timeout  # seconds a joined client has to accept the map
         self.resume = resume  # pick up the database's unfinished games at start
         self.im_timeout = im_timeout  # spec: 30 s; shorter in tests
@@ -554,24 +569,39 @@ class Server:
     async def _serve_address(self, stream: trio.SocketStream, address: str) -> None:
         count = self._connections.get(address, 0)
         self._connections[address] = count + 1
+        self._open += 1
         try:
             if count >= self.per_address:
-                self._refused(address)
-                link = await accept_link(stream, min(self.im_timeout, REFUSE_WAIT), self.table)
-                if link is not None:
-                    await refuse(link, REFUSE_WAIT)
-                return
-            await self._serve_accepted(stream)
+                await self._refuse(stream, address, self.per_address, "from this address")
+            elif self._open > self.max_connections:
+                await self._refuse(stream, "*", self.max_connections, "in all")
+            else:
+                await self._serve_accepted(stream)
         finally:
+            self._open -= 1
             left = self._connections[address] - 1
             if left:
                 self._connections[address] = left
             else:
                 del self._connections[address]
 
-    def _refused(self, address: str) -> None:
-        """Count a connection turned away; log it once an hour per address at most (how many
-        were turned away since)."""
+    async def _refuse(self, stream: trio.SocketStream, key: str, limit: int, what: str) -> None:
+        """Turn a connection away (OFF in its own wire form, after its IM); at most
+        MAX_REFUSING at once wait for their IM, the rest are closed at once."""
+        self._refused(key, limit, what)
+        if self._refusing >= MAX_REFUSING:
+            return
+        self._refusing += 1
+        try:
+            link = await accept_link(stream, min(self.im_timeout, REFUSE_WAIT), self.table)
+            if link is not None:
+                await refuse(link, REFUSE_WAIT)
+        finally:
+            self._refusing -= 1
+
+    def _refused(self, address: str, limit: int, what: str) -> None:
+        """Count a connection turned away; log it once an hour per address (``"*"``: for the
+        limit in all) at most (how many were turned away since)."""
         now = trio.current_time()
         refused, logged = self._refusals.get(address, (0, -math.inf))
         refused += 1
@@ -579,9 +609,9 @@ class Server:
             self.log.warning(
                 "connections refused",
                 address=address,
-                limit=self.per_address,
+                limit=limit,
                 refused=refused,
-                note="too many at once from this address; counted, logged hourly",
+                note=f"too many at once {what}; counted, logged hourly",
             )
             refused, logged = 0, now
         self._refusals[address] = (refused, logged)
@@ -639,6 +669,7 @@ class Server:
                 unparsed=client.unparsed,
                 joins_refused=client.refused,
                 faults=client.faults,
+                unsendable=client.unsendable,
             )
 
     async def _lobby(self, client: Client, log: Any) -> None:
@@ -694,10 +725,12 @@ class Server:
     async def _reader(self, client: Client, log: Any) -> None:
         """Read the client's messages one at a time, yielding to every other task between
         two of them (a bounded amount of work per connection before the others get a turn),
-        within its budget: ``message_rate`` a second after a burst of ``message_burst``,
+        within its budget: ``message_rate`` a second after a burst of ``message_burst``, and
+        ``byte_rate`` bytes a second after a burst of ``byte_burst``,
         and no new request read while its replies back up (it is throttled; it is dropped
         only if its replies do not drain for the IM timeout)."""
         client.tokens, client.tokens_at = float(self.message_burst), trio.current_time()
+        client.byte_tokens = float(self.byte_burst)
         async for event in client.link.events():
             if isinstance(event, Send):
                 self._queue(client, event.data)
@@ -722,17 +755,25 @@ class Server:
             await trio.lowlevel.checkpoint()
 
     async def _budget(self, client: Client) -> None:
-        """Wait until the client may send one more message."""
+        """Wait until the client may send one more message: both its buckets are charged
+        (one message; the bytes read from it since the last charge), and when either is in
+        debt its reading waits until that is paid off."""
         now = trio.current_time()
-        rate = self.message_rate
-        client.tokens = min(
-            float(self.message_burst), client.tokens + (now - client.tokens_at) * rate
-        )
+        elapsed = now - client.tokens_at
         client.tokens_at = now
-        if client.tokens < 1:
-            await trio.sleep((1 - client.tokens) / rate)
-            client.tokens, client.tokens_at = 1.0, trio.current_time()
-        client.tokens -= 1
+        spent = client.link.bytes_in - client.bytes_charged
+        client.bytes_charged = client.link.bytes_in
+        rate, byte_rate = self.message_rate, self.byte_rate
+        client.tokens = min(float(self.message_burst), client.tokens + elapsed * rate) - 1
+        client.byte_tokens = (
+            min(float(self.byte_burst), client.byte_tokens + elapsed * byte_rate) - spent
+        )
+        wait = max(-client.tokens / rate, -client.byte_tokens / byte_rate)
+        if wait > 0:
+            await trio.sleep(wait)
+            client.tokens = max(client.tokens, 0.0)
+            client.byte_tokens = max(client.byte_tokens, 0.0)
+            client.tokens_at = trio.current_time()
         while self._backlogged(client):
             client.drained = trio.Event()
             with trio.move_on_after(self.im_timeout) as waited:
@@ -784,7 +825,7 @@ class Server:
             try:
                 item = client.link.encode(item)
             except Exception as exc:  # a message this wire form cannot carry
-                self.log.warning("cannot send", client=client.id, error=repr(exc))
+                self._unsendable(client, exc)
                 return
         try:
             client.send.send_nowait(item)
@@ -796,6 +837,13 @@ class Server:
             return
         if isinstance(item, bytes):
             client.queued_bytes += len(item)
+
+    def _unsendable(self, client: Client, exc: Exception) -> None:
+        """A message its wire form cannot carry: the first of a connection is logged, the rest
+        counted (in its "disconnected" line)."""
+        client.unsendable += 1
+        if client.unsendable == 1:
+            self.log.warning("cannot send", client=client.id, **describe(exc))
 
     def deliver(self, cid: ClientId, message: Any) -> None:
         self.deliver_many([Tell(cid, message)])
@@ -826,7 +874,7 @@ class Server:
                 try:
                     data = encoded[key] = client.link.encode(msg)
                 except Exception as exc:  # a message this wire form cannot carry
-                    self.log.warning("cannot send", client=cid, error=repr(exc))
+                    self._unsendable(client, exc)
                     continue
                 if lasting:
                     self._lasting[key] = (msg, data)

@@ -828,7 +828,7 @@ def _huh_for(codec: Codec, msg: Any) -> m.Huh:
     """HUH for a message that is valid DAIDE but not allowed here: ERR before its first token,
     as the AiServer answers an observer's DRW."""
     try:
-        words = codec.text(msg).split()
+        words = codec.words(msg)  # token by token: a string with spaces in it stays one word
     except (ValueError, ParseError):
-        words = []
+        words = ()
     return m.Huh(("ERR", *words))

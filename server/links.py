@@ -48,6 +48,7 @@ class Link:
         self.peer = peer
         self._first = first
         self.closed = False
+        self.bytes_in = 0  # read from the client so far (its byte budget is charged for them)
         self._sending = trio.Lock()  # the writer, and OFF/FM at shutdown, take turns
 
     def encode(self, message: Any) -> bytes:
@@ -72,6 +73,7 @@ class Link:
         exists, the connection is closed)."""
         if self._first:
             first, self._first = self._first, b""
+            self.bytes_in += len(first)
             for ev in self._feed(first):
                 yield ev
                 if isinstance(ev, Closed):
@@ -97,6 +99,7 @@ class Link:
                 else:
                     evs = [Closed(None, by_peer=True, reason="connection closed")]
             else:
+                self.bytes_in += len(data)
                 evs = self._feed(bytes(data))
             for ev in evs:
                 yield ev
