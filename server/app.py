@@ -25,7 +25,7 @@ import trio
 
 from engine.map import load_map
 from protocol import messages as m
-from protocol.connection import Closed, Received, Send, Unparsed
+from protocol.connection import Closed, ConnectionClosedError, Received, Send, Unparsed
 from protocol.lines import TextConnection
 from protocol.mdf import table_for_map
 from protocol.text import word_of
@@ -840,7 +840,10 @@ class Server:
 
     def _unsendable(self, client: Client, exc: Exception) -> None:
         """A message its wire form cannot carry: the first of a connection is logged, the rest
-        counted (in its "disconnected" line)."""
+        counted (in its "disconnected" line). A connection closed meanwhile is no fault."""
+        if isinstance(exc, ConnectionClosedError):
+            client.undelivered += 1
+            return
         client.unsendable += 1
         if client.unsendable == 1:
             self.log.warning("cannot send", client=client.id, **describe(exc))
