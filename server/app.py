@@ -220,7 +220,7 @@ class GameRunner:
         :data:`GAME_FAULTS` times in a row (the game stays in the store, and the next start
         of the server resumes it)."""
         kind = item[0] if item is not None else "time"
-        self.log.error("game event failed", event=kind, faults=faults, **describe(exc))
+        self.log.error("game event failed", during=kind, faults=faults, **describe(exc))
         client = item[1] if item is not None and len(item) > 2 else None
         if kind == "message" and isinstance(client, Client):
             self.server.answer_fault(client, item[2], None)  # type: ignore[index]

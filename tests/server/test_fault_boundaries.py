@@ -5,6 +5,7 @@ goes on serving."""
 from __future__ import annotations
 
 import socket
+import sqlite3
 import struct
 
 import trio
@@ -16,6 +17,7 @@ from protocol.frames import dm_frame
 from protocol.syntax import FROM_CLIENT
 from protocol.text import quote
 from protocol.tokens import STANDARD
+from server.settings import GameSettings
 
 from .daide_client import PATIENCE, MakeServer, WireClient
 
@@ -138,3 +140,44 @@ async def test_a_client_s_bytes_are_budgeted_as_well_as_its_messages(
     assert record.received == 3 and record.byte_tokens < 0  # still waiting its turn
     await light.aclose()
     await heavy.aclose()
+
+
+async def test_a_game_whose_event_fails_is_reloaded_and_plays_on(
+    make_server: MakeServer,
+) -> None:
+    # A real fault: another process holds the database's write lock, so storing France's
+    # order fails (after SQLite's 5 s busy timeout). France is answered REJ, the game is
+    # reloaded from the store with France still in its seat, and once the lock is gone the
+    # same orders are taken and the phase is played.
+    server = await make_server(GameSettings(max_year=1901))
+    port = server.address[1]
+    player = await WireClient.connect(port, text=False)
+    await player.join("steady")
+    runner = server.open_game
+    assert runner is not None
+    with trio.fail_after(PATIENCE):
+        while None not in runner.joined():
+            await trio.sleep(0.01)
+    runner.start_without([(p, None) for p in runner.master.map.powers if p != "FRA"])
+    assert (await player.expect(m.Hlo)).power == "FRA"
+    await player.expect(m.Now)
+    holds = "SUB ((FRA AMY PAR) HLD) ((FRA AMY MAR) HLD) ((FRA FLT BRE) HLD)"
+
+    def broken_watcher(status: object, now: float) -> None:
+        raise ZeroDivisionError("a watcher's own bug")
+
+    runner.watch("broken", broken_watcher)  # dropped at its first failure; the game goes on
+    lock = sqlite3.connect(server.store.path, isolation_level=None)
+    lock.execute("BEGIN IMMEDIATE")
+    try:
+        await player.send(holds)
+        refused = await player.expect(m.Rej)
+        assert refused == m.Rej(CODEC.parse_text(holds))
+    finally:
+        lock.execute("ROLLBACK")
+        lock.close()
+    await player.send(holds)
+    assert (await player.expect(m.Thx)).note.value == "MBV"
+    now = await player.expect(m.Now)
+    assert now.turn is not None and now.turn.name == "F1901M"
+    await _still_serving(port)
