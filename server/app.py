@@ -171,31 +171,39 @@ class GameRunner:
 
     async def run(self) -> None:
         try:
-            faults = 0  # in a row: a fault that recurs however often the game is reloaded
-            while not self.master.finished and not self.reaped:
-                wake = self.master.next_wakeup()
-                item = None
-                with trio.move_on_at(wake if wake is not None else math.inf):
-                    item = await self.inbox.receive()
-                try:
-                    self._step(item)
-                    faults = 0
-                except Exception as exc:
-                    faults += 1
-                    if not self._recover(item, exc, faults):
-                        break
-                await trio.lowlevel.checkpoint()  # (a phase after a phase: others get a turn)
-            master = self.master
-            if self.reaped:
-                self.log.info("forming game abandoned", players=len(master.lobby.joiners))
-                self.server.store.set_status(self.id, "abandoned")
-                self.server.deliver_many([Tell(cid, m.Off()) for cid in master.clients])
-            elif master.finished:
-                self.log.info("game over", result=master.result)
-            await self._close_clients()
+            # (each event has a boundary of its own, in _loop; this one is for the end)
+            with _boundary(self.log, "game task failed"):
+                await self._loop()
+                await self._end()
         finally:
             self.done.set()
             self.server.game_over(self)
+
+    async def _loop(self) -> None:
+        faults = 0  # in a row: a fault that recurs however often the game is reloaded
+        while not self.master.finished and not self.reaped:
+            item = None
+            try:
+                wake = self.master.next_wakeup()
+                with trio.move_on_at(wake if wake is not None else math.inf):
+                    item = await self.inbox.receive()
+                self._step(item)
+                faults = 0
+            except Exception as exc:
+                faults += 1
+                if not self._recover(item, exc, faults):
+                    return
+            await trio.lowlevel.checkpoint()  # (a phase after a phase: others get a turn)
+
+    async def _end(self) -> None:
+        master = self.master
+        if self.reaped:
+            self.log.info("forming game abandoned", players=len(master.lobby.joiners))
+            self.server.store.set_status(self.id, "abandoned")
+            self.server.deliver_many([Tell(cid, m.Off()) for cid in master.clients])
+        elif master.finished:
+            self.log.info("game over", result=master.result)
+        await self._close_clients()
 
     def _step(self, item: tuple[Any, ...] | None) -> None:
         """One event: a posted item, or the time (None)."""
