@@ -60,6 +60,7 @@ from server.store import Store
 
 INFLIGHT = 64  # messages a client may have waiting for its game
 GAME_FAULTS = 3  # failures in a row after which a game's task stops (the server goes on)
+_ANSWERED = ("message", "nme", "obs", "iam")  # items that carry a client's message (item[2])
 REFUSE_WAIT = 5.0  # seconds a client turned away has to send its IM (to be answered in kind)
 _CLOSE = object()  # queue item: send FM and close
 # Messages kept in the game's memory and sent again on request (the map's MDF, the ORDs of
@@ -230,7 +231,7 @@ class GameRunner:
         kind = item[0] if item is not None else "time"
         self.log.error("game event failed", during=kind, faults=faults, **describe(exc))
         client = item[1] if item is not None and len(item) > 2 else None
-        if kind == "message" and isinstance(client, Client):
+        if kind in _ANSWERED and isinstance(client, Client):
             self.server.answer_fault(client, item[2], None)  # type: ignore[index]
         if faults >= GAME_FAULTS:
             self.log.error("game stopped", reason=f"{faults} faults in a row")
