@@ -770,8 +770,9 @@ class Server:
         now = trio.current_time()
         elapsed = now - client.tokens_at
         client.tokens_at = now
-        spent = client.link.bytes_in - client.bytes_charged
-        client.bytes_charged = client.link.bytes_in
+        # (a link that is no byte stream, a web page's seat, has no bytes to charge here)
+        read = getattr(client.link, "bytes_in", 0)
+        spent, client.bytes_charged = read - client.bytes_charged, read
         rate, byte_rate = self.message_rate, self.byte_rate
         client.tokens = min(float(self.message_burst), client.tokens + elapsed * rate) - 1
         client.byte_tokens = (
