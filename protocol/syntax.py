@@ -622,18 +622,10 @@ def _balanced(atoms: Atoms) -> bool:
 
 def _beyond(atoms: Atoms, bounds: Bounds) -> tuple[int, int, str] | None:
     """Where ``atoms`` first go past ``bounds``: (position, brackets open there, reason), or
-    None when they stay within them. One flat pass, before any recursive work."""
-    if len(atoms) > bounds.atoms:
-        depth = 0
-        for atom in atoms[: bounds.atoms]:
-            if type(atom) is int:
-                if atom == BRA:
-                    depth += 1
-                elif atom == KET and depth:
-                    depth -= 1
-        return bounds.atoms, depth, f"longer than {bounds.atoms} tokens"
+    None when they stay within them. One flat pass, before any recursive work; the part
+    before the position is within both bounds (an echo of it is too)."""
     depth, limit = 0, bounds.depth
-    for i, atom in enumerate(atoms):
+    for i, atom in enumerate(atoms[: bounds.atoms]):
         if type(atom) is int:
             if atom == BRA:
                 depth += 1
@@ -641,6 +633,8 @@ def _beyond(atoms: Atoms, bounds: Bounds) -> tuple[int, int, str] | None:
                     return i, depth - 1, f"nested deeper than {limit} brackets"
             elif atom == KET and depth:
                 depth -= 1
+    if len(atoms) > bounds.atoms:
+        return bounds.atoms, depth, f"longer than {bounds.atoms} tokens"
     return None
 
 
