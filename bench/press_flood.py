@@ -5,16 +5,19 @@
 
 A real server (in this process) hosts one game at press level 8000 without deadlines: six
 subprocess bots on pipes and one player of ours on TCP, who orders holds each phase. For
-``--seconds`` the player only plays; then, for as long again, it also sends free-text press to
-the six others as fast as the server reads it (its message and byte budgets decide), reading
-everything it is sent. Printed for each half: phases played, the flood's messages sent, and
-the press the bots sent back (every bot answers press it does not understand with HUH and TRY;
-it must not multiply a flood).
+``--seconds`` from its start the player only plays; then, in a new game with the same seeds,
+it also sends free-text press to
+the six others as fast as the server reads it (its budget: 100 messages a second, a press
+message costing one per recipient) to the powers still in the game, reading everything it is
+sent. Printed for each half: phases played, the flood's messages sent, and the press the bots
+sent back (every bot answers press it does not understand with HUH and TRY; it must not
+multiply a flood).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -41,6 +44,7 @@ class Player:
         self.sent = 0
         self.received_press = 0
         self.flooding = False
+        self.others: tuple[str, ...] = ()  # the other powers that own centres (SCO)
         self._sending = trio.Lock()  # (the flood and the orders share the stream)
 
     async def send(self, msg: m.Message) -> None:
@@ -57,21 +61,39 @@ class Player:
                 ours = [u for u in msg.units if isinstance(u, Unit) and u.power == self.power]
                 if msg.turn.kind == "movement":
                     await self.send(m.Sub(tuple(Hold(u) for u in ours)))
+            elif isinstance(msg, m.Sco):
+                owners = {owner for owner, _ in msg.owners}
+                self.others = tuple(sorted(owners - {"UNO", self.power}))
             elif isinstance(msg, m.Frm):
                 self.received_press += 1
+
             elif isinstance(msg, (m.Off, m.Smr)):
                 return
 
-    async def flood(self, others: tuple[str, ...]) -> None:
+    async def flood(self, budget: float) -> None:
+        """Press to the others while :attr:`flooding`, at the most the server's ``budget``
+        (messages a second) reads: faster, the flood would only queue in our own socket, and
+        our own orders behind it."""
+        start, sent = trio.current_time(), 0
         while True:
-            if self.flooding:
-                await self.send(m.Snd(others, m.FreeText(f"flood {self.sent}")))
-                self.sent += 1
-            else:
+            if not self.flooding:
+                start, sent = trio.current_time(), 0
                 await trio.sleep(0.05)
+                continue
+            others = self.others
+            rate = budget / max(1, len(others))  # a press message costs one per recipient
+            due = (trio.current_time() - start) * rate
+            if sent >= due or not others:
+                await trio.sleep((sent + 1 - due) / rate)
+                continue
+            await self.send(m.Snd(others, m.FreeText(f"flood {self.sent}")))
+            self.sent += 1
+            sent += 1
 
 
-async def main(seconds: float, bot: str) -> None:
+async def one_game(seconds: float, bot: str, flooding: bool) -> tuple[int, int, int, float]:
+    """A fresh game (the same seeds each time) played for ``seconds`` from its start, with or
+    without the flood: (phases played, flood messages sent, press received, seconds)."""
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "db.sqlite")
         server = Server(store, GameSettings(level=8000), port=0, seed=1)
@@ -85,31 +107,26 @@ async def main(seconds: float, bot: str) -> None:
             client = await WireClient.connect(server.address[1], text=False)
             await client.join("flooder")
             player = Player(client)
+            player.flooding = flooding
             nursery.start_soon(player.play)
             while not player.phases:
                 await trio.sleep(0.05)
-            others = tuple(p for p in runner.master.map.powers if p != player.power)
-            nursery.start_soon(player.flood, others)
-            rows = []
-            for flooding in (False, True):
-                player.flooding = flooding
-                p0, s0, r0, t0 = player.phases, player.sent, player.received_press, time.time()
-                await trio.sleep(seconds)
-                rows.append(
-                    (
-                        "flooded" if flooding else "quiet",
-                        player.phases - p0,
-                        player.sent - s0,
-                        player.received_press - r0,
-                        time.time() - t0,
-                    )
-                )
+            nursery.start_soon(player.flood, server.message_rate)
+            t0 = time.time()
+            await trio.sleep(seconds)
+            row = (player.phases, player.sent, player.received_press, time.time() - t0)
             nursery.cancel_scope.cancel()
         store.close()
-    for name, phases, sent, back, took in rows:
+    return row
+
+
+async def main(seconds: float, bot: str) -> None:
+    for flooding in (False, True):
+        phases, sent, back, took = await one_game(seconds, bot, flooding)
         print(
-            f"{name:8} {phases:4} phases in {took:.1f} s; flood messages sent {sent:,}; "
-            f"press the bots sent back {back:,}"
+            f"{'flooded' if flooding else 'quiet':8} {phases:4} phases in {took:.1f} s; "
+            f"flood messages sent {sent:,}; press the bots sent back {back:,}; "
+            f"load {os.getloadavg()[0]:.1f}"
         )
 
 

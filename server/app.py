@@ -745,7 +745,7 @@ class Server:
                 self._queue(client, event.data)
             elif isinstance(event, Received):
                 client.received += 1
-                await self._budget(client)
+                await self._budget(client, _cost(event.message))
                 try:
                     await self._route(client, event.message, log)
                 except Exception as exc:
@@ -763,10 +763,10 @@ class Server:
                 return
             await trio.lowlevel.checkpoint()
 
-    async def _budget(self, client: Client) -> None:
+    async def _budget(self, client: Client, cost: int = 1) -> None:
         """Wait until the client may send one more message: both its buckets are charged
-        (one message; the bytes read from it since the last charge), and when either is in
-        debt its reading waits until that is paid off."""
+        (``cost`` messages; the bytes read from it since the last charge), and when either is
+        in debt its reading waits until that is paid off."""
         now = trio.current_time()
         elapsed = now - client.tokens_at
         client.tokens_at = now
@@ -774,7 +774,7 @@ class Server:
         read = getattr(client.link, "bytes_in", 0)
         spent, client.bytes_charged = read - client.bytes_charged, read
         rate, byte_rate = self.message_rate, self.byte_rate
-        client.tokens = min(float(self.message_burst), client.tokens + elapsed * rate) - 1
+        client.tokens = min(float(self.message_burst), client.tokens + elapsed * rate) - cost
         client.byte_tokens = (
             min(float(self.byte_burst), client.byte_tokens + elapsed * byte_rate) - spent
         )
@@ -1054,6 +1054,14 @@ async def _aclose(stream: trio.abc.AsyncResource) -> None:
     """Close a client's stream whatever state it is in (a boundary's last step)."""
     with trio.CancelScope(shield=True), contextlib.suppress(Exception):
         await stream.aclose()
+
+
+def _cost(msg: Any) -> int:
+    """What a message costs its sender's budget: one, and press one per recipient (the server
+    relays it that many times; a flood to six powers costs six times a flood to one)."""
+    if type(msg) is m.Snd:
+        return max(1, len(msg.recipients))
+    return 1
 
 
 def fault_answer(link: Link, msg: Any, atoms: Any) -> bytes | None:
