@@ -13,10 +13,12 @@ import trio
 from protocol import messages as m
 from protocol.atoms import payload_from_atoms
 from protocol.codec import codec_for
+from protocol.connection import Closed
 from protocol.frames import dm_frame
 from protocol.syntax import FROM_CLIENT
 from protocol.text import quote
 from protocol.tokens import STANDARD
+from server.app import GAME_FAULTS, GameRunner, Server
 from server.settings import GameSettings
 
 from .daide_client import PATIENCE, MakeServer, WireClient
@@ -142,16 +144,13 @@ async def test_a_client_s_bytes_are_budgeted_as_well_as_its_messages(
     await heavy.aclose()
 
 
-async def test_a_game_whose_event_fails_is_reloaded_and_plays_on(
-    make_server: MakeServer,
-) -> None:
-    # A real fault: another process holds the database's write lock, so storing France's
-    # order fails (after SQLite's 5 s busy timeout). France is answered REJ, the game is
-    # reloaded from the store with France still in its seat, and once the lock is gone the
-    # same orders are taken and the phase is played.
-    server = await make_server(GameSettings(max_year=1901))
-    port = server.address[1]
-    player = await WireClient.connect(port, text=False)
+HOLDS = "SUB ((FRA AMY PAR) HLD) ((FRA AMY MAR) HLD) ((FRA FLT BRE) HLD)"
+
+
+async def _france(server: Server) -> tuple[WireClient, GameRunner]:
+    """A player of ours given France in the open game, started with the six others in civil
+    disorder; after its first NOW."""
+    player = await WireClient.connect(server.address[1], text=False)
     await player.join("steady")
     runner = server.open_game
     assert runner is not None
@@ -161,23 +160,58 @@ async def test_a_game_whose_event_fails_is_reloaded_and_plays_on(
     runner.start_without([(p, None) for p in runner.master.map.powers if p != "FRA"])
     assert (await player.expect(m.Hlo)).power == "FRA"
     await player.expect(m.Now)
-    holds = "SUB ((FRA AMY PAR) HLD) ((FRA AMY MAR) HLD) ((FRA FLT BRE) HLD)"
+    return player, runner
+
+
+def _lock(server: Server) -> sqlite3.Connection:
+    """Another process's hold on the database's write lock: every write of the server fails
+    (after SQLite's 5 s busy timeout), a real fault that is not the message's."""
+    lock = sqlite3.connect(server.store.path, isolation_level=None)
+    lock.execute("BEGIN IMMEDIATE")
+    return lock
+
+
+async def test_a_game_whose_event_fails_is_reloaded_and_plays_on(
+    make_server: MakeServer,
+) -> None:
+    # France is answered REJ, the game is reloaded from the store with France still in its
+    # seat, and once the lock is gone the same orders are taken and the phase is played.
+    server = await make_server(GameSettings(max_year=1901))
+    player, runner = await _france(server)
 
     def broken_watcher(status: object, now: float) -> None:
         raise ZeroDivisionError("a watcher's own bug")
 
     runner.watch("broken", broken_watcher)  # dropped at its first failure; the game goes on
-    lock = sqlite3.connect(server.store.path, isolation_level=None)
-    lock.execute("BEGIN IMMEDIATE")
+    lock = _lock(server)
     try:
-        await player.send(holds)
-        refused = await player.expect(m.Rej)
-        assert refused == m.Rej(CODEC.parse_text(holds))
+        await player.send(HOLDS)
+        assert await player.expect(m.Rej) == m.Rej(CODEC.parse_text(HOLDS))
     finally:
         lock.execute("ROLLBACK")
         lock.close()
-    await player.send(holds)
+    await player.send(HOLDS)
     assert (await player.expect(m.Thx)).note.value == "MBV"
     now = await player.expect(m.Now)
     assert now.turn is not None and now.turn.name == "F1901M"
-    await _still_serving(port)
+    await _still_serving(server.address[1])
+
+
+async def test_a_game_that_keeps_failing_stops_alone(make_server: MakeServer) -> None:
+    # Three failures in a row (GAME_FAULTS): the game's players are told OFF and closed; the
+    # game stays in the database, active, for the next start; the server serves on.
+    server = await make_server(GameSettings(max_year=1901))
+    player, runner = await _france(server)
+    lock = _lock(server)
+    try:
+        for _ in range(GAME_FAULTS):
+            await player.send(HOLDS)
+        assert await player.expect(m.Off) == m.Off()
+        assert isinstance(await player.event(), Closed)
+        await runner.done.wait()
+    finally:
+        lock.execute("ROLLBACK")
+        lock.close()
+    assert runner.id not in server.games
+    assert [g.status for g in server.store.games() if g.id == runner.id] == ["active"]
+    await _still_serving(server.address[1])
