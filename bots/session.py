@@ -39,6 +39,10 @@ log = logging.getLogger("bots")
 _MAP_NAME = re.compile(r"[A-Za-z0-9_-]+")
 READY_POLL = 0.05  # seconds between asking a talking bot whether it is ready to order
 MAX_MIS_ANSWERS = 3  # per turn: a server that keeps saying MIS must not keep us busy forever
+# Press we do not understand is answered HUH at most this many times per sender and phase, and
+# TRY once per sender (what we understand does not change): a flood of press must not make
+# every bot send as much again.
+MAX_HUH_ANSWERS = 1
 
 # Press that is itself an answer: answering it again could start an endless exchange.
 _REPLIES = (m.Huh, m.Prn, m.Try, m.Yes, m.Rej, m.Bwx, m.Idk, m.Sry, m.Why, m.Pob)
@@ -108,6 +112,9 @@ class Session:
         self.press_sent = 0
         self.press_dropped: list[m.Snd] = []  # above the game's level, or no press allowed
         self.press_refused: list[Any] = []  # the server's HUH or REJ to our SND
+        self.puzzled: dict[str, int] = {}  # sender -> press not understood, this phase
+        self.puzzled_turn: Phase | None = None
+        self.told_try: set[str] = set()  # senders we have sent TRY
 
     # -- the outcome -----------------------------------------------------------------------
 
@@ -538,10 +545,23 @@ class Session:
             return out
         if isinstance(msg.press, _REPLIES):
             return []
-        return [
-            m.Snd((msg.sender,), m.Huh(("ERR", *words))),
-            m.Snd((msg.sender,), m.Try(())),
-        ]
+        return self._not_understood(msg.sender, words)
+
+    def _not_understood(self, sender: str, words: tuple[str, ...]) -> list[Any]:
+        """HUH to press we cannot answer (spec §4.2), then TRY () the first time a sender is
+        told so; beyond :data:`MAX_HUH_ANSWERS` a phase, silence."""
+        turn = self.state.phase if self.state is not None else None
+        if turn != self.puzzled_turn:
+            self.puzzled, self.puzzled_turn = {}, turn
+        told = self.puzzled.get(sender, 0)
+        self.puzzled[sender] = told + 1
+        if told >= MAX_HUH_ANSWERS:
+            return []
+        out: list[Any] = [m.Snd((sender,), m.Huh(("ERR", *words)))]
+        if sender not in self.told_try:
+            self.told_try.add(sender)
+            out.append(m.Snd((sender,), m.Try(())))
+        return out
 
     def _huh(self, msg: m.Huh | m.Prn, atoms: Atoms | None) -> list[Any]:
         log.warning("the server did not understand us: %s", self.codec.text(msg))

@@ -42,7 +42,7 @@ from protocol.frames import (
     table_from_rm,
 )
 from protocol.numbering import DEFAULT_CCL_NAR, CclNar
-from protocol.syntax import ParseError
+from protocol.syntax import WIRE, Bounds, ParseError
 from protocol.tokens import STANDARD, TableError, TokenTable
 
 
@@ -108,6 +108,9 @@ class _Connection:
         self.state = State.HANDSHAKE
         self.strict_tokens = strict_tokens
         self._reader = FrameReader()
+        # The most a message may hold (atoms, bracket depth); a server tightens it for its
+        # clients (protocol.syntax.FROM_CLIENT).
+        self.bounds: Bounds = WIRE
 
     @property
     def table(self) -> TokenTable:
@@ -210,7 +213,7 @@ class _Connection:
             if unknown is not None:
                 return self._error(ErrorCode.INVALID_TOKEN, f"unknown token 0x{unknown:04X}")
         try:
-            message = self.codec.parse_atoms(atoms)
+            message = self.codec.parser.parse(atoms, self.bounds)
         except ParseError as exc:
             return [Unparsed(atoms, exc.reply, exc.reason)]
         return [Received(message, atoms)]

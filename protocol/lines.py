@@ -22,7 +22,7 @@ from protocol.connection import (
     State,
     Unparsed,
 )
-from protocol.syntax import ParseError
+from protocol.syntax import WIRE, Bounds, ParseError
 from protocol.tokens import STANDARD, TokenTable
 
 MAX_LINE = 1 << 16  # bytes; a DM cannot be longer either
@@ -55,6 +55,7 @@ class TextConnection:
         self.state = State.OPEN
         self._buf = bytearray()
         self._first = True
+        self.bounds: Bounds = WIRE  # (as in protocol.connection)
 
     @property
     def waiting(self) -> bool:
@@ -118,7 +119,7 @@ class TextConnection:
             return []
         atoms = self.codec.text_atoms(line)
         try:
-            message = self.codec.parse_atoms(atoms)
+            message = self.codec.parser.parse(atoms, self.bounds)
         except ParseError as exc:
             return [Unparsed(atoms, exc.reply, exc.reason)]
         return [Received(message, atoms)]

@@ -39,12 +39,18 @@ class RenderError(ValueError):
     """A typed value that has no DAIDE spelling (an unknown token, a CTO without VIA ...)."""
 
 
+# How deep messages may nest inside one another when rendered: deeper than anything parsed can be
+# (protocol.syntax.MAX_DEPTH brackets) with the wrapping of replies, and far short of Python's
+# recursion limit (each level is a few frames). A message built deeper in code is a RenderError,
+# not a RecursionError in whoever renders it.
+RENDER_DEPTH = 100
+
 # A mark: (atom index where a construct starts, press level it needs, is it AND/ORR).
 Mark = tuple[int, int, bool]
 
 
 class Renderer:
-    __slots__ = ("_v", "marks", "out", "press", "table")
+    __slots__ = ("_v", "depth", "marks", "out", "press", "table")
 
     def __init__(self, table: TokenTable, marks: list[Mark] | None = None) -> None:
         self.table = table
@@ -52,6 +58,7 @@ class Renderer:
         self.out: list[Atom] = []
         self.marks = marks
         self.press = False  # inside SND/FRM: constructs shared with level 0 cost press levels
+        self.depth = 0  # messages open around the one being written
 
     # -- primitives
     def tok(self, name: str) -> None:
@@ -219,9 +226,13 @@ class Renderer:
         handler(self, msg)
 
     def inner(self, msg: Any) -> None:
+        if self.depth >= RENDER_DEPTH:
+            raise RenderError(f"a message nested more than {RENDER_DEPTH} deep")
+        self.depth += 1
         self.out.append(BRA)
         self.message(msg)
         self.out.append(KET)
+        self.depth -= 1
 
 
 # -- one function per class --------------------------------------------------------------------

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Any, cast
@@ -47,6 +48,30 @@ from protocol.tokens import BRA, COAST_NAME, KET, UNIT_TYPE, TokenTable, decode_
 
 HUH_TOKEN = 0x4806
 PRN_TOKEN = 0x4813
+
+# Bounds checked on the atoms before the parser or anything recursive sees them (a message nested
+# a thousand deep would end the process with a RecursionError in whatever walks it next). The
+# deepest message a bot composes is about a dozen brackets (a forwarded FRM holding a PRP of an
+# AND of XDOs), at most a few more in nested multipart press (level 50 and up); 64 leaves ample
+# slack, while every recursive walk (rendering, English, the negotiators) stays a few hundred
+# frames deep. Any message fits the binary limit of 32767 tokens.
+MAX_DEPTH = 64
+MAX_ATOMS = 0x7FFF
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """The most atoms and the deepest bracket nesting a parser takes in one message."""
+
+    atoms: int = MAX_ATOMS
+    depth: int = MAX_DEPTH
+
+
+WIRE = Bounds()
+# What a server takes from a client: a SUB of every unit or a PRP of twenty XDOs is a few hundred
+# atoms; and a few levels fewer than WIRE, so that the server's answers wrapping the message
+# (YES (SND ...), FRM) stay within every reader's WIRE bounds.
+FROM_CLIENT = Bounds(atoms=4096, depth=MAX_DEPTH - 4)
 
 
 class ParseError(Exception):
@@ -595,6 +620,24 @@ def _balanced(atoms: Atoms) -> bool:
     return depth == 0
 
 
+def _beyond(atoms: Atoms, bounds: Bounds) -> tuple[int, int, str] | None:
+    """Where ``atoms`` first go past ``bounds``: (position, brackets open there, reason), or
+    None when they stay within them. One flat pass, before any recursive work; the part
+    before the position is within both bounds (an echo of it is too)."""
+    depth, limit = 0, bounds.depth
+    for i, atom in enumerate(atoms[: bounds.atoms]):
+        if type(atom) is int:
+            if atom == BRA:
+                depth += 1
+                if depth > limit:
+                    return i, depth - 1, f"nested deeper than {limit} brackets"
+            elif atom == KET and depth:
+                depth -= 1
+    if len(atoms) > bounds.atoms:
+        return bounds.atoms, depth, f"longer than {bounds.atoms} tokens"
+    return None
+
+
 class Parser:
     """Parses atoms against one token table (whose powers and provinces it knows)."""
 
@@ -603,8 +646,15 @@ class Parser:
         self._lark = _lark()
         self._tokens = {v: Token(t, table.name_of[v]) for v, t in table.terminal_of.items()}
 
-    def parse(self, atoms: Atoms) -> m.Message:
-        """The typed message, or :class:`ParseError` with the reply to send."""
+    def parse(self, atoms: Atoms, bounds: Bounds = WIRE) -> m.Message:
+        """The typed message, or :class:`ParseError` with the reply to send. A message past
+        ``bounds`` is refused before it is parsed."""
+        over = _beyond(atoms, bounds)
+        if over is not None:
+            pos, depth, reason = over
+            head = atoms[0] if atoms and type(atoms[0]) is int else None
+            cut = self.cut(atoms, pos, depth) if head not in (HUH_TOKEN, PRN_TOKEN) else None
+            raise ParseError(reason, pos, cut)
         feed = _Feed(atoms, self._tokens)
         try:
             # The tree transformer (_Build) makes the parse a typed message.
@@ -625,6 +675,12 @@ class Parser:
 
     def words(self, atoms: Atoms) -> tuple[str, ...]:
         return tuple(word_of(a, self.table) for a in atoms)
+
+    def cut(self, atoms: Atoms, pos: int, depth: int) -> m.Huh:
+        """``HUH`` for a message past its bounds: the message up to atom ``pos``, ERR, then
+        the ``depth`` brackets still open closed (the echo stays within the bounds too)."""
+        words = [*self.words(atoms[:pos]), "ERR", *(")",) * depth]
+        return m.Huh(tuple(words))
 
     def huh(self, atoms: Atoms, pos: int) -> m.Huh:
         """``HUH`` echoing ``atoms`` with ERR before atom ``pos``."""

@@ -17,7 +17,7 @@ import random
 import shlex
 import subprocess
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -26,10 +26,12 @@ import trio
 
 from engine.map import load_map
 from protocol import messages as m
-from protocol.connection import Closed, Received, Send, Unparsed
+from protocol.connection import Closed, ConnectionClosedError, Received, Send, Unparsed
 from protocol.lines import TextConnection
 from protocol.mdf import table_for_map
+from protocol.text import word_of
 from server.effects import ClientId, Close, Effects, Tell, split
+from server.faults import describe
 from server.forming import Waiting, plan
 from server.game import GameMaster, mdf_for
 from server.guard import PasscodeGuard, peer_key
@@ -37,11 +39,15 @@ from server.links import Link, accept_link, answer_http, refuse
 from server.logs import get_logger
 from server.seating import JoinRefused
 from server.settings import (
+    BYTE_BURST,
+    BYTE_RATE,
     DEFAULT_PORT,
     IAM_FREE_GUESSES,
     IM_TIMEOUT,
     JOIN_TIMEOUT,
     LOBBY_TIMEOUT,
+    MAX_CONNECTIONS,
+    MAX_REFUSING,
     MESSAGE_BURST,
     MESSAGE_RATE,
     PER_ADDRESS,
@@ -54,6 +60,8 @@ from server.status import MasterStatus
 from server.store import Store
 
 INFLIGHT = 64  # messages a client may have waiting for its game
+GAME_FAULTS = 3  # failures in a row after which a game's task stops (the server goes on)
+_ANSWERED = ("message", "nme", "obs", "iam")  # items that carry a client's message (item[2])
 REFUSE_WAIT = 5.0  # seconds a client turned away has to send its IM (to be answered in kind)
 _CLOSE = object()  # queue item: send FM and close
 # Messages kept in the game's memory and sent again on request (the map's MDF, the ORDs of
@@ -77,7 +85,9 @@ class Client:
     queued_bytes: int = 0  # encoded replies waiting for the writer
     drained: trio.Event | None = None  # set by the writer when the backlog falls
     tokens: float = MESSAGE_BURST  # the message budget (a token bucket)
+    byte_tokens: float = BYTE_BURST  # the byte budget (another)
     tokens_at: float = 0.0
+    bytes_charged: int = 0  # of the link's bytes_in
     dropped: str | None = None  # why the server is dropping it
     undelivered: int = 0  # messages it was owed when dropped
     received: int = 0
@@ -89,6 +99,8 @@ class Client:
     settled: trio.Event = field(default_factory=trio.Event)  # set when ``posted`` falls to 0
     unparsed: int = 0  # messages that were not DAIDE (the first is logged, the rest counted)
     refused: int = 0  # NMEs a game refused (likewise)
+    faults: int = 0  # messages whose handling failed in the server (likewise)
+    unsendable: int = 0  # messages to it that its wire form cannot carry (likewise)
 
 
 class _Nobody:
@@ -173,31 +185,11 @@ class GameRunner:
         self.post("watch", None, key, look)
 
     async def run(self) -> None:
-        master = self.master
         try:
-            while not master.finished and not self.reaped:
-                wake = master.next_wakeup()
-                item = None
-                with trio.move_on_at(wake if wake is not None else math.inf):
-                    item = await self.inbox.receive()
-                now = trio.current_time()
-                done = len(master.history)
-                forming = not master.started
-                self._carry_out(master.on_time(now) if item is None else self._handle(item, now))
-                if forming and master.started:
-                    self._started()
-                self._watch(now)
-                for p in master.history.since(done):
-                    self.log.info("phase processed", phase=p.phase.name, next=p.after.phase.name)
-                if self.open and not master.started:
-                    self.server.refill(now)
-            if self.reaped:
-                self.log.info("forming game abandoned", players=len(master.lobby.joiners))
-                self.server.store.set_status(self.id, "abandoned")
-                self.server.deliver_many([Tell(cid, m.Off()) for cid in master.clients])
-            else:
-                self.log.info("game over", result=master.result)
-            await self._close_clients()
+            # (each event has a boundary of its own, in _loop; this one is for the end)
+            with _boundary(self.log, "game task failed"):
+                await self._loop()
+                await self._end()
         finally:
             self.done.set()
             self.server.game_over(self)
@@ -222,12 +214,87 @@ class GameRunner:
                 self.server.deliver(client.id, m.Rej(item[2]))
             self.server.handled(client)
 
+    async def _loop(self) -> None:
+        faults = 0  # in a row: a fault that recurs however often the game is reloaded
+        while not self.master.finished and not self.reaped:
+            item = None
+            try:
+                wake = self.master.next_wakeup()
+                with trio.move_on_at(wake if wake is not None else math.inf):
+                    item = await self.inbox.receive()
+                self._step(item)
+                faults = 0
+            except Exception as exc:
+                faults += 1
+                if not self._recover(item, exc, faults):
+                    return
+            await trio.lowlevel.checkpoint()  # (a phase after a phase: others get a turn)
+
+    async def _end(self) -> None:
+        master = self.master
+        if self.reaped:
+            self.log.info("forming game abandoned", players=len(master.lobby.joiners))
+            self.server.store.set_status(self.id, "abandoned")
+            self.server.deliver_many([Tell(cid, m.Off()) for cid in master.clients])
+        elif master.finished:
+            self.log.info("game over", result=master.result)
+        await self._close_clients()
+
+    def _step(self, item: tuple[Any, ...] | None) -> None:
+        """One event: a posted item, or the time (None)."""
+        master = self.master
+        now = trio.current_time()
+        done = len(master.history)
+        forming = not master.started
+        self._carry_out(master.on_time(now) if item is None else self._handle(item, now))
+        if forming and master.started:
+            self._started()
+        self._watch(now)
+        for p in master.history.since(done):
+            self.log.info("phase processed", phase=p.phase.name, next=p.after.phase.name)
+        if self.open and not master.started:
+            self.server.refill(now)
+
+    def _recover(self, item: tuple[Any, ...] | None, exc: Exception, faults: int) -> bool:
+        """Handling one event failed: one log line; a client whose message it was is answered
+        (:func:`fault_answer`); a game under way is reloaded from the store (its last
+        committed state: what failed half-way is forgotten), its connected players kept in
+        their seats. False when the game must stop: the same failure came back
+        :data:`GAME_FAULTS` times in a row (the game stays in the store, and the next start
+        of the server resumes it)."""
+        kind = item[0] if item is not None else "time"
+        self.log.error("game event failed", during=kind, faults=faults, **describe(exc))
+        client = item[1] if item is not None and len(item) > 2 else None
+        if kind in _ANSWERED and isinstance(client, Client):
+            self.server.answer_fault(client, item[2], None)  # type: ignore[index]
+        if faults >= GAME_FAULTS:
+            self.log.error("game stopped", reason=f"{faults} faults in a row")
+            self.server.deliver_many([Tell(cid, m.Off()) for cid in self.master.clients])
+            return False
+        if self.master.started and not self.master.finished:
+            try:
+                self.master = self.server.reload(self.master)
+            except Exception as again:
+                self.log.error("game reload failed", **describe(again))
+                return faults + 1 < GAME_FAULTS
+            self.log.info("game reloaded", phase=self.master.state.phase.name)
+        return True
+
     def _watch(self, now: float) -> None:
         if not self.watchers:
             return
         status = self.master.status()
-        for look in list(self.watchers.values()):
-            look(status, now)
+        for key, look in list(self.watchers.items()):
+            self._look(key, look, status, now)
+
+    def _look(
+        self, key: object, look: Callable[[MasterStatus, float], None], st: MasterStatus, now: float
+    ) -> None:
+        try:
+            look(st, now)
+        except Exception as exc:  # the watcher's fault: it is dropped, the game goes on
+            self.watchers.pop(key, None)
+            self.log.error("watcher failed", **describe(exc))
 
     def _handle(self, item: tuple[Any, ...], now: float) -> Effects:
         kind, client = item[0], item[1]
@@ -237,7 +304,7 @@ class GameRunner:
                 self.watchers.pop(item[2], None)
             else:
                 self.watchers[item[2]] = item[3]
-                item[3](master.status(), now)
+                self._look(item[2], item[3], master.status(), now)
             return []
         if kind == "patient":  # ("patient", None, power, on)
             return master.wait_for(item[2], item[3], now)
@@ -342,6 +409,9 @@ class Server:
         join_timeout: float = JOIN_TIMEOUT,
         message_rate: float = MESSAGE_RATE,
         message_burst: int = MESSAGE_BURST,
+        byte_rate: float = BYTE_RATE,
+        byte_burst: int = BYTE_BURST,
+        max_connections: int = MAX_CONNECTIONS,
         lobby_timeout: float = LOBBY_TIMEOUT,
         per_address: int = PER_ADDRESS,
     ) -> None:
@@ -351,6 +421,11 @@ class Server:
         self._refusals: dict[str, tuple[int, float]] = {}  # address -> (refused, logged at)
         self.message_rate = message_rate  # each connection's budget (see _reader)
         self.message_burst = message_burst
+        self.byte_rate = byte_rate
+        self.byte_burst = byte_burst
+        self.max_connections = max_connections  # connections at once on our port, in all
+        self._open = 0  # connections on our port now (refused ones included)
+        self._refusing = 0  # of which being turned away
         self.join_timeout = join_timeout  # seconds a joined client has to accept the map
         self.resume = resume  # pick up the database's unfinished games at start
         self.im_timeout = im_timeout  # spec: 30 s; shorter in tests
@@ -538,31 +613,52 @@ class Server:
 
     async def _serve_tcp(self, stream: trio.SocketStream) -> None:
         """A client of the server's port: at most :attr:`per_address` at once from one
-        address (IPv6: one /64); one more is turned away in its own wire form (OFF)."""
+        address (IPv6: one /64); one more is turned away in its own wire form (OFF). Whatever
+        goes wrong with one connection ends that connection alone (:func:`_boundary`)."""
         try:
-            address = peer_key("{}:{}".format(*stream.socket.getpeername()[:2]))
+            peer = "{}:{}".format(*stream.socket.getpeername()[:2])
         except OSError:
-            address = "?"
+            peer = "?"
+        with _boundary(self.log.bind(peer=peer), "connection failed"):
+            await self._serve_address(stream, peer_key(peer) if peer != "?" else "?")
+        await _aclose(stream)
+
+    async def _serve_address(self, stream: trio.SocketStream, address: str) -> None:
         count = self._connections.get(address, 0)
         self._connections[address] = count + 1
+        self._open += 1
         try:
             if count >= self.per_address:
-                self._refused(address)
-                link = await accept_link(stream, min(self.im_timeout, REFUSE_WAIT), self.table)
-                if link is not None:
-                    await refuse(link, REFUSE_WAIT)
-                return
-            await self._serve_accepted(stream)
+                await self._refuse(stream, address, self.per_address, "from this address")
+            elif self._open > self.max_connections:
+                await self._refuse(stream, "*", self.max_connections, "in all")
+            else:
+                await self._serve_accepted(stream)
         finally:
+            self._open -= 1
             left = self._connections[address] - 1
             if left:
                 self._connections[address] = left
             else:
                 del self._connections[address]
 
-    def _refused(self, address: str) -> None:
-        """Count a connection turned away; log it once an hour per address at most (how many
-        were turned away since)."""
+    async def _refuse(self, stream: trio.SocketStream, key: str, limit: int, what: str) -> None:
+        """Turn a connection away (OFF in its own wire form, after its IM); at most
+        MAX_REFUSING at once wait for their IM, the rest are closed at once."""
+        self._refused(key, limit, what)
+        if self._refusing >= MAX_REFUSING:
+            return
+        self._refusing += 1
+        try:
+            link = await accept_link(stream, min(self.im_timeout, REFUSE_WAIT), self.table)
+            if link is not None:
+                await refuse(link, REFUSE_WAIT)
+        finally:
+            self._refusing -= 1
+
+    def _refused(self, address: str, limit: int, what: str) -> None:
+        """Count a connection turned away; log it once an hour per address (``"*"``: for the
+        limit in all) at most (how many were turned away since)."""
         now = trio.current_time()
         refused, logged = self._refusals.get(address, (0, -math.inf))
         refused += 1
@@ -570,9 +666,9 @@ class Server:
             self.log.warning(
                 "connections refused",
                 address=address,
-                limit=self.per_address,
+                limit=limit,
                 refused=refused,
-                note="too many at once from this address; counted, logged hourly",
+                note=f"too many at once {what}; counted, logged hourly",
             )
             refused, logged = 0, now
         self._refusals[address] = (refused, logged)
@@ -600,7 +696,7 @@ class Server:
         log = self.log.bind(client=client.id, peer=link.peer, kind=link.kind)
         log.info("connected")
         try:
-            with client.scope:
+            with client.scope, _boundary(log, "connection failed"):
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(self._writer, client, nursery.cancel_scope)
                     nursery.start_soon(self._lobby, client, log)
@@ -629,6 +725,8 @@ class Server:
                 received=client.received,
                 unparsed=client.unparsed,
                 joins_refused=client.refused,
+                faults=client.faults,
+                unsendable=client.unsendable,
             )
 
     async def _lobby(self, client: Client, log: Any) -> None:
@@ -684,17 +782,22 @@ class Server:
     async def _reader(self, client: Client, log: Any) -> None:
         """Read the client's messages one at a time, yielding to every other task between
         two of them (a bounded amount of work per connection before the others get a turn),
-        within its budget: ``message_rate`` a second after a burst of ``message_burst``,
+        within its budget: ``message_rate`` a second after a burst of ``message_burst``, and
+        ``byte_rate`` bytes a second after a burst of ``byte_burst``,
         and no new request read while its replies back up (it is throttled; it is dropped
         only if its replies do not drain for the IM timeout)."""
         client.tokens, client.tokens_at = float(self.message_burst), trio.current_time()
+        client.byte_tokens = float(self.byte_burst)
         async for event in client.link.events():
             if isinstance(event, Send):
                 self._queue(client, event.data)
             elif isinstance(event, Received):
                 client.received += 1
-                await self._budget(client)
-                await self._route(client, event.message, log)
+                await self._budget(client, _cost(event.message))
+                try:
+                    await self._route(client, event.message, log)
+                except Exception as exc:
+                    self._fault(client, event.message, event.atoms, exc, log)
             elif isinstance(event, Unparsed):
                 client.received += 1
                 client.unparsed += 1
@@ -708,18 +811,27 @@ class Server:
                 return
             await trio.lowlevel.checkpoint()
 
-    async def _budget(self, client: Client) -> None:
-        """Wait until the client may send one more message."""
+    async def _budget(self, client: Client, cost: int = 1) -> None:
+        """Wait until the client may send one more message: both its buckets are charged
+        (``cost`` messages; the bytes read from it since the last charge), and when either is
+        in debt its reading waits until that is paid off."""
         now = trio.current_time()
-        rate = self.message_rate
-        client.tokens = min(
-            float(self.message_burst), client.tokens + (now - client.tokens_at) * rate
-        )
+        elapsed = now - client.tokens_at
         client.tokens_at = now
-        if client.tokens < 1:
-            await trio.sleep((1 - client.tokens) / rate)
-            client.tokens, client.tokens_at = 1.0, trio.current_time()
-        client.tokens -= 1
+        # (a link that is no byte stream, a web page's seat, has no bytes to charge here)
+        read = getattr(client.link, "bytes_in", 0)
+        spent, client.bytes_charged = read - client.bytes_charged, read
+        rate, byte_rate = self.message_rate, self.byte_rate
+        client.tokens = min(float(self.message_burst), client.tokens + elapsed * rate) - cost
+        client.byte_tokens = (
+            min(float(self.byte_burst), client.byte_tokens + elapsed * byte_rate) - spent
+        )
+        wait = max(-client.tokens / rate, -client.byte_tokens / byte_rate)
+        if wait > 0:
+            await trio.sleep(wait)
+            client.tokens = max(client.tokens, 0.0)
+            client.byte_tokens = max(client.byte_tokens, 0.0)
+            client.tokens_at = trio.current_time()
         while self._backlogged(client):
             client.drained = trio.Event()
             with trio.move_on_after(self.im_timeout) as waited:
@@ -728,6 +840,35 @@ class Server:
             if waited.cancelled_caught:
                 self._drop(client, f"its replies did not drain for {self.im_timeout:g} s")
                 await trio.sleep_forever()  # (cancelled by the drop)
+
+    def _fault(self, client: Client, msg: Any, atoms: Any, exc: Exception, log: Any) -> None:
+        """Handling ``msg`` failed in the server: the client is answered (see
+        :func:`fault_answer`); the first such fault of a connection is logged, the rest counted
+        (in its "disconnected" line)."""
+        if client.faults == 0:
+            log.error("message failed", message=type(msg).__name__, **describe(exc))
+        self.answer_fault(client, msg, atoms)
+
+    def answer_fault(self, client: Client, msg: Any, atoms: Any) -> None:
+        """Answer a message the server failed to handle (:func:`fault_answer`; the connection
+        is closed when nothing can answer it), and count the fault."""
+        client.faults += 1
+        answer = fault_answer(client.link, msg, atoms)
+        self._queue(client, _CLOSE if answer is None else answer)
+
+    def reload(self, master: GameMaster) -> GameMaster:
+        """A fresh master for a game under way, from the store (what was last committed), with
+        the clients connected to ``master`` back in their seats and its watchers kept."""
+        now = trio.current_time()
+        fresh = GameMaster.restore(self.store.saved(master.id), now, self.rejoin_grace)
+        fresh.patient = set(master.patient)
+        fresh.rejoin_until = master.rejoin_until
+        for cid, power in master.clients.items():
+            fresh.clients[cid] = power
+            if power is not None and power in fresh.seats:
+                fresh.seats[power].client = cid
+                fresh.seats[power].status = master.seats[power].status
+        return fresh
 
     def _drop(self, client: Client, reason: str) -> None:
         if client.dropped is None:
@@ -742,7 +883,7 @@ class Server:
             try:
                 item = client.link.encode(item)
             except Exception as exc:  # a message this wire form cannot carry
-                self.log.warning("cannot send", client=client.id, error=repr(exc))
+                self._unsendable(client, exc)
                 return
         try:
             client.send.send_nowait(item)
@@ -754,6 +895,16 @@ class Server:
             return
         if isinstance(item, bytes):
             client.queued_bytes += len(item)
+
+    def _unsendable(self, client: Client, exc: Exception) -> None:
+        """A message its wire form cannot carry: the first of a connection is logged, the rest
+        counted (in its "disconnected" line). A connection closed meanwhile is no fault."""
+        if isinstance(exc, ConnectionClosedError):
+            client.undelivered += 1
+            return
+        client.unsendable += 1
+        if client.unsendable == 1:
+            self.log.warning("cannot send", client=client.id, **describe(exc))
 
     def deliver(self, cid: ClientId, message: Any) -> None:
         self.deliver_many([Tell(cid, message)])
@@ -784,7 +935,7 @@ class Server:
                 try:
                     data = encoded[key] = client.link.encode(msg)
                 except Exception as exc:  # a message this wire form cannot carry
-                    self.log.warning("cannot send", client=cid, error=repr(exc))
+                    self._unsendable(client, exc)
                     continue
                 if lasting:
                     self._lasting[key] = (msg, data)
@@ -919,9 +1070,11 @@ class Server:
         table = table_for_map(runner.master.map)
 
         async def handler(stream: trio.SocketStream) -> None:
-            link = await accept_link(stream, self.im_timeout, table)
-            if link is not None:
-                await self.serve_link(link, (runner, None, None))
+            with _boundary(self.log.bind(game=runner.id), "connection failed"):
+                link = await accept_link(stream, self.im_timeout, table)
+                if link is not None:
+                    await self.serve_link(link, (runner, None, None))
+            await _aclose(stream)
 
         # Only the accepting stops when the game ends: its clients' connections end as any
         # client's do, once the game's SMR and OFF are sent (cancelled, they would be cut
@@ -974,4 +1127,45 @@ class Server:
         return proc.returncode
 
 
-__all__ = ["_CLOSE", "Client", "GameRunner", "Server"]
+@contextlib.contextmanager
+def _boundary(log: Any, event: str) -> Iterator[None]:
+    """Whatever fails inside ends here, with one log line (the exception's type and where),
+    never the server (cancellation passes through: it is no fault)."""
+    try:
+        yield
+    except Exception as exc:
+        log.error(event, **describe(exc))
+
+
+async def _aclose(stream: trio.abc.AsyncResource) -> None:
+    """Close a client's stream whatever state it is in (a boundary's last step)."""
+    with trio.CancelScope(shield=True), contextlib.suppress(Exception):
+        await stream.aclose()
+
+
+def _cost(msg: Any) -> int:
+    """What a message costs its sender's budget: one, and press one per recipient (the server
+    relays it that many times; a flood to six powers costs six times a flood to one)."""
+    if type(msg) is m.Snd:
+        return max(1, len(msg.recipients))
+    return 1
+
+
+def fault_answer(link: Link, msg: Any, atoms: Any) -> bytes | None:
+    """The bytes that answer a message the server failed to handle: ``REJ (message)`` (it was
+    DAIDE; the request is refused), else ``HUH (ERR message)`` from the words as received when
+    the message cannot be written back, else None (close the connection)."""
+    for reply in (lambda: m.Rej(msg), lambda: m.Huh(("ERR", *_words(link, atoms)))):
+        try:
+            return link.encode(reply())
+        except Exception:
+            continue
+    return None
+
+
+def _words(link: Link, atoms: Any) -> tuple[str, ...]:
+    table = link.conn.codec.table
+    return tuple(word_of(a, table) for a in atoms)
+
+
+__all__ = ["_CLOSE", "Client", "GameRunner", "Server", "fault_answer"]

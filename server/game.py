@@ -19,6 +19,7 @@ page and the tournament need to know (who owes orders, who is ready or away, the
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
@@ -421,9 +422,13 @@ class GameMaster:
 
     def next_wakeup(self) -> float | None:
         """When :meth:`on_time` must next be called (a deadline, a TME notice, a join
-        timeout, the end of the grace period after a restart)."""
+        timeout, the end of the grace period after a restart; at once when the phase may be
+        processed already: a new phase owed only by powers in civil disorder is played at
+        once, not when some player next happens to send a message). Never, once halted."""
         if self.halted:
             return None
+        if self.ready_to_process():
+            return -math.inf
         times = self.clock.wakeups()
         if not self.started:
             times += self.lobby.wakeups()
@@ -444,12 +449,11 @@ class GameMaster:
             out += self._grace_over()
             out += self.maybe_process(now)
         deadline = self.clock.deadline
-        if deadline is None:
-            return out
-        if now >= deadline:
+        if deadline is not None and now >= deadline:
             return out + self.process_phase(now)
-        out += [Tell(client, m.Tme(s)) for client, s in self.clock.due(now)]
-        return out
+        if deadline is not None:
+            out += [Tell(client, m.Tme(s)) for client, s in self.clock.due(now)]
+        return out + self.maybe_process(now)
 
     # -- messages from clients -------------------------------------------------------------
 
@@ -855,7 +859,7 @@ def _huh_for(codec: Codec, msg: Any) -> m.Huh:
     """HUH for a message that is valid DAIDE but not allowed here: ERR before its first token,
     as the AiServer answers an observer's DRW."""
     try:
-        words = codec.text(msg).split()
+        words = codec.words(msg)  # token by token: a string with spaces in it stays one word
     except (ValueError, ParseError):
-        words = []
+        words = ()
     return m.Huh(("ERR", *words))

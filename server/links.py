@@ -19,9 +19,13 @@ from protocol import messages as m
 from protocol.connection import Closed, Event, Ready, Send, ServerConnection
 from protocol.frames import ErrorCode, em_frame
 from protocol.lines import TextConnection, classify_first_bytes
+from protocol.syntax import FROM_CLIENT
 from protocol.tokens import STANDARD, TokenTable
 from server.settings import IM_TIMEOUT
 
+# What a peer that has gone raises on a write (a reset, a closed pipe): the end of that
+# connection, not a fault.
+_GONE = (trio.BrokenResourceError, trio.ClosedResourceError, OSError)
 READ_SIZE = 65536
 SLICE = 512  # bytes parsed at a time (a 17-order SUB is about 300)
 
@@ -39,10 +43,12 @@ class Link:
         self.timeout = timeout
         self.stream = stream
         self.conn = conn
+        conn.bounds = FROM_CLIENT  # every link is the server's side of a client
         self.kind = kind  # "tcp", "text", "pipe"
         self.peer = peer
         self._first = first
         self.closed = False
+        self.bytes_in = 0  # read from the client so far (its byte budget is charged for them)
         self._sending = trio.Lock()  # the writer, and OFF/FM at shutdown, take turns
 
     def encode(self, message: Any) -> bytes:
@@ -67,6 +73,7 @@ class Link:
         exists, the connection is closed)."""
         if self._first:
             first, self._first = self._first, b""
+            self.bytes_in += len(first)
             for ev in self._feed(first):
                 yield ev
                 if isinstance(ev, Closed):
@@ -92,6 +99,7 @@ class Link:
                 else:
                     evs = [Closed(None, by_peer=True, reason="connection closed")]
             else:
+                self.bytes_in += len(data)
                 evs = self._feed(bytes(data))
             for ev in evs:
                 yield ev
@@ -132,9 +140,7 @@ def binary_link(
     return Link(stream, ServerConnection(table), kind, peer)
 
 
-def text_link(
-    stream: trio.abc.Stream, kind: str, peer: str, table: TokenTable = STANDARD
-) -> Link:
+def text_link(stream: trio.abc.Stream, kind: str, peer: str, table: TokenTable = STANDARD) -> Link:
     """A link for a client that speaks DAIDE text lines on ``stream`` (e.g. a pipe bot)."""
     return Link(stream, TextConnection(table), kind, peer)
 
@@ -181,7 +187,8 @@ async def accept_link(
 async def answer_http(link: Link, status: str, text: str) -> None:
     """Answer an HTTP request on the DAIDE port with ``status`` and a line of text, and close."""
     head = f"HTTP/1.0 {status}\r\nContent-Type: text/plain\r\n\r\n{text}\r\n"
-    await link.write(head.encode())
+    with contextlib.suppress(*_GONE):  # (the client may have gone, e.g. with a reset)
+        await link.write(head.encode())
     await link.close(final=False)
 
 
@@ -193,7 +200,7 @@ async def refuse(link: Link, wait: float) -> None:
         await answer_http(link, "503 Service Unavailable", why)
         return
     if isinstance(link.conn, ServerConnection):
-        with trio.move_on_after(wait):
+        with trio.move_on_after(wait), contextlib.suppress(*_GONE):
             async for ev in link.events():
                 if isinstance(ev, Send):
                     await link.write(ev.data)

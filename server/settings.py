@@ -104,6 +104,11 @@ class GameSettings(BaseModel):
 # own requests stop being read while more than QUEUE_BYTES of replies wait to go out to it.
 MESSAGE_RATE = 100.0
 MESSAGE_BURST = 200
+# Its bytes are budgeted too (what parsing, checking and relaying cost grows with them): BYTE_RATE
+# a second after a burst of BYTE_BURST, which holds the largest message either wire form allows
+# (64 KiB) twice over. A bot's phase is a few kilobytes; a press-heavy one's, tens.
+BYTE_RATE = 16384.0
+BYTE_BURST = 1 << 17
 QUEUE_BYTES = 1 << 20
 SEND_QUEUE = 2048  # messages a client may have waiting before it counts as not reading
 JOIN_TIMEOUT = 60.0  # seconds a joined client has to accept the map before it is dropped
@@ -112,6 +117,11 @@ JOIN_TIMEOUT = 60.0  # seconds a joined client has to accept the map before it i
 # (IPv6: one /64) on the server's port, beyond which a new one is turned away (OFF).
 LOBBY_TIMEOUT = 60.0
 PER_ADDRESS = 32
+# Connections at once on the server's port in all (beyond it a new one is turned away with OFF,
+# as beyond PER_ADDRESS), well under the descriptors a process is usually allowed (1024); and
+# how many of those being turned away may wait for their IM at once (more are closed at once).
+MAX_CONNECTIONS = 512
+MAX_REFUSING = 64
 TEXT_LINE_TIMEOUT = IM_TIMEOUT  # seconds a text client may leave a line unfinished
 
 # Passcode guesses (IAM, see server.guard): after IAM_FREE_GUESSES wrong ones for a power (from
@@ -125,6 +135,8 @@ IAM_LOCKOUT_CAP = 1800.0
 IAM_TRUSTED_CAP = 300.0
 
 __all__ = [
+    "BYTE_BURST",
+    "BYTE_RATE",
     "DEFAULT_PORT",
     "IAM_FREE_GUESSES",
     "IAM_LOCKOUT",
@@ -133,6 +145,8 @@ __all__ = [
     "IM_TIMEOUT",
     "JOIN_TIMEOUT",
     "LOBBY_TIMEOUT",
+    "MAX_CONNECTIONS",
+    "MAX_REFUSING",
     "MESSAGE_BURST",
     "MESSAGE_RATE",
     "PER_ADDRESS",
