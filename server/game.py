@@ -636,14 +636,15 @@ class GameMaster:
     def ready_to_process(self) -> bool:
         """Every power that owes orders has given them all and is ready (GOF). Powers in
         civil disorder are not waited for, except during the grace period after a restart,
-        in DSD games, and in a phase without a deadline when the power is one the game waits
-        for (:attr:`patient`) or when no surviving power has its player connected: a game
-        without deadlines whose players are all away waits for them, however long."""
+        in DSD games, in a phase without a deadline when the power is one the game waits for
+        (:attr:`patient`), and when no surviving power has its player connected: a game whose
+        players are all away is not played out phase after phase with everyone holding; it
+        waits for its deadline, or, without deadlines, for its players, however long."""
         if not self.started or self.finished or self.halted:  # (halted: the server stops)
             return False
         alive = self._alive()
         untimed = self.settings.deadline_for(self.state.phase.kind) is None
-        if untimed and all(self._in_disorder(p) for p in alive):
+        if all(self._in_disorder(p) for p in alive):
             return False
         for power in alive:
             if not self.book.needs_orders(power):
