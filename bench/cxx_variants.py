@@ -33,6 +33,7 @@ from server.logs import configure_logging
 from server.settings import GameSettings
 from server.store import Store
 from tournament.runner import Tournament, parse_lineup
+from tournament.scoring import scored
 
 ENV = "DIPLOMAT_CXX_DUMBBOT"
 DEFAULT_MAPS = ("hundred3", "sailho", "chromatic", "african2", "standard", "americas4", "world3")
@@ -70,7 +71,8 @@ def play(binary: str, name: str, games: int, years: int, parallel: int) -> str:
         start = time.perf_counter()
         trio.run(t.run)
         wall = time.perf_counter() - start
-        results = t.results()
+        everything = t.results()
+        results = scored(everything)  # a game that lost a player before it started says nothing
         ends = []
         for row in store.games(tournament=t.key):
             if row.result is not None:
@@ -88,6 +90,7 @@ def play(binary: str, name: str, games: int, years: int, parallel: int) -> str:
         store.close()
     return (
         f"{name:17} {len(gmap.powers):2} powers: {len(results)}/{games} games finished "
+        f"(incomplete, left out: {len(everything) - len(results)}) "
         f"({'; '.join(ends)}); C++ seats {len(cxx)}, mean centres {centres:.1f}, "
         f"solos {solos}, crashed {crashed}, hung {hung}; {wall:.1f} s"
     )
