@@ -66,7 +66,7 @@ def match(folder: Path, cluster: Cluster) -> dict[str, Any]:
         t = Tournament(
             store,
             parse_lineup(["dumbbot:2", "randombot:3", "holdbot:2"]),
-            GameSettings(max_year=1903),
+            GameSettings(max_year=1903, map="standard"),
             games=4,
             parallel=2,
             seed=11,
