@@ -58,12 +58,12 @@ except ImportError:  # run from a venv without the project installed
 
 from engine.compiled import describe
 from engine.legal import legal_orders
-from engine.map import province_of
+from engine.map import load_map, province_of
 from engine.notation import parse_order
 from engine.orderset import OrderSet
 from engine.search import Position
 from engine.simulate import random_game
-from engine.state import GameState
+from engine.state import GameState, initial_state
 from engine.turn import process
 from replay.games import read_saved_game, replay_game
 
@@ -81,7 +81,7 @@ def play(games: int, seed: int, max_year: int) -> list[Sample]:
     return [
         Sample(step.state, {p: [str(o) for o in os] for p, os in step.orders.items()})
         for g in range(games)
-        for step in random_game(seed + g, max_year)
+        for step in random_game(initial_state(load_map("standard")), seed + g, max_year)
     ]
 
 
@@ -329,7 +329,7 @@ def report(samples: list[Sample], clocks: dict[str, Clock]) -> tuple[list[str], 
 
 
 def our_game(seed: int, max_year: int) -> int:
-    return sum(1 for _ in random_game(seed, max_year))
+    return sum(1 for _ in random_game(initial_state(load_map("standard")), seed, max_year))
 
 
 def package_game(game_class: Any, seed: int, max_year: int) -> int:

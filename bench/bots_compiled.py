@@ -38,6 +38,7 @@ from bots.bordeaux.bot import Bordeaux
 from bots.compiled import BOTS
 from bots.dumbbot import DumbBot
 from engine import compiled
+from engine.map import load_map
 from engine.state import initial_state
 from engine.turn import process
 
@@ -45,7 +46,7 @@ games, think, nodes = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
 positions = []
 for seed in range(1, games + 1):
     rng = random.Random(seed)
-    state = initial_state()
+    state = initial_state(load_map("standard"))
     while state.phase.year <= 1906 and state.winner() is None:
         if state.phase.kind == "movement" and state.phase.year >= 1902:
             positions.append(state)

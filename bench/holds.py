@@ -34,6 +34,8 @@ from typing import Any
 
 import trio
 
+from protocol.tokens import STANDARD
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from protocol import messages as m
@@ -53,7 +55,7 @@ class Client:
     def __init__(self, stream: trio.SocketStream, text: bool) -> None:
         self.stream = stream
         self.conn: ClientConnection | TextConnection = (
-            TextConnection() if text else ClientConnection()
+            TextConnection(STANDARD) if text else ClientConnection()
         )
         self.pending: list[Any] = []
 
@@ -66,7 +68,9 @@ class Client:
         return client
 
     async def send(self, msg: Any) -> None:
-        await self.stream.send_all(self.conn.send(parse_text(msg) if isinstance(msg, str) else msg))
+        await self.stream.send_all(
+            self.conn.send(parse_text(msg, STANDARD) if isinstance(msg, str) else msg)
+        )
 
     async def next(self) -> Any:
         """The next message, or None once the server has closed the connection."""
@@ -242,8 +246,8 @@ async def forming(server: Server) -> None:
 async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as d:
         store = Store(Path(d) / "bench.sqlite")
-        server = Server(store, GameSettings(max_year=1901), port=0, resume=False, seed=1,
-                        lobby_timeout=args.lobby)  # fmt: skip
+        server = Server(store, GameSettings(map="standard", max_year=1901), port=0,
+                        resume=False, seed=1, lobby_timeout=args.lobby)  # fmt: skip
         async with trio.open_nursery() as nursery:
             await nursery.start(server.run)
             if "guess" in args.only:

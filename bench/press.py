@@ -179,6 +179,7 @@ def run_figure(figure: str, args: argparse.Namespace) -> None:
         move_time=args.mtl,
         retreat_time=args.rtl,
         build_time=args.rtl,
+        map="standard",
     )
     load_before = os.getloadavg()[0]
     start = time.perf_counter()

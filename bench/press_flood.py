@@ -96,7 +96,7 @@ async def one_game(seconds: float, bot: str, flooding: bool) -> tuple[int, int, 
     without the flood: (phases played, flood messages sent, press received, seconds)."""
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "db.sqlite")
-        server = Server(store, GameSettings(level=8000), port=0, seed=1)
+        server = Server(store, GameSettings(level=8000, map="standard"), port=0, seed=1)
         async with trio.open_nursery() as nursery:
             await nursery.start(server.run)
             runner = server.open_game

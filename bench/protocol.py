@@ -27,6 +27,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from protocol.tokens import STANDARD
+
 # This script has the name of the package it measures: keep its own folder off the path so
 # that "protocol" is the package, and find the project from here if it is not installed.
 _HERE = Path(__file__).resolve().parent
@@ -37,7 +39,7 @@ from engine.map import load_map  # noqa: E402 (after the path fix above)
 from protocol.atoms import atoms_from_payload  # noqa: E402
 from protocol.codec import codec_for  # noqa: E402
 
-CODEC = codec_for()
+CODEC = codec_for(STANDARD)
 
 SUB_17 = (
     "SUB ( SPR 1902 ) "

@@ -54,10 +54,11 @@ except ImportError:  # run from a venv without the project installed
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.compiled import describe
+from engine.map import load_map
 from engine.orderset import OrderSet
 from engine.search import Position
 from engine.simulate import random_game
-from engine.state import GameState
+from engine.state import GameState, initial_state
 from engine.turn import process
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,7 +119,7 @@ def movement_states(games: int, seed: int, max_year: int) -> list[GameState]:
     return [
         step.state
         for g in range(games)
-        for step in random_game(seed + g, max_year)
+        for step in random_game(initial_state(load_map("standard")), seed + g, max_year)
         if step.state.phase.kind == "movement"
     ]
 

@@ -38,6 +38,8 @@ from typing import Any
 import trio
 import trio.testing
 
+from protocol.tokens import STANDARD
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots.client import play
@@ -86,17 +88,17 @@ async def in_process_bot(
     server: Server, runner: GameRunner, power: str, bot: Any, seed: int, log: dict[str, Any]
 ) -> None:
     client_end, server_end = trio.testing.memory_stream_pair()
-    link = Link(server_end, TextConnection(), "memory", f"bot {power}")
-    session = Session(bot, seed=seed)
+    link = Link(server_end, TextConnection(STANDARD), "memory", f"bot {power}")
+    session = Session(bot, seed=seed, table=STANDARD)
     async with trio.open_nursery() as n:
         n.start_soon(server.serve_link, link, (runner, power, bot.name))
-        await play(session, Stamped(client_end, log), TextConnection())
+        await play(session, Stamped(client_end, log), TextConnection(STANDARD))
 
 
 async def throughput(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as d:
         store = Store(Path(d) / "bench.sqlite")
-        settings = GameSettings(max_year=args.max_year)
+        settings = GameSettings(max_year=args.max_year, map="standard")
         server = Server(store, settings, port=0, open_games=False, resume=False, seed=1)
         latencies: list[float] = []
         phases = 0
@@ -151,7 +153,7 @@ async def line_client(
     """A client that costs next to nothing: DAIDE text lines on a memory stream. It joins,
     accepts the map, and sends whatever ``answer`` returns for each line, until OFF."""
     client_end, server_end = trio.testing.memory_stream_pair()
-    link = Link(server_end, TextConnection(), "memory", f"light {power}")
+    link = Link(server_end, TextConnection(STANDARD), "memory", f"light {power}")
     async with trio.open_nursery() as n:
         n.start_soon(server.serve_link, link, (runner, power, "light"))
         await client_end.send_all(b"NME ( 'light' ) ( '1' )\n")
@@ -192,7 +194,7 @@ def holder(power: str, log: list[tuple[float, float]]) -> Callable[[bytes], byte
 async def latency(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as d:
         store = Store(Path(d) / "bench.sqlite")
-        settings = GameSettings(max_year=args.max_year)
+        settings = GameSettings(max_year=args.max_year, map="standard")
         server = Server(store, settings, port=0, open_games=False, resume=False, seed=1)
         out: list[float] = []
         async with trio.open_nursery() as nursery:
@@ -245,7 +247,9 @@ async def capacity(args: argparse.Namespace) -> None:
     for k in args.concurrency:
         with tempfile.TemporaryDirectory() as d:
             store = Store(Path(d) / "bench.sqlite")
-            settings = GameSettings(max_year=1902, move_time=1, retreat_time=1, build_time=1)
+            settings = GameSettings(
+                max_year=1902, move_time=1, retreat_time=1, build_time=1, map="standard"
+            )
             server = Server(store, settings, port=0, open_games=False, resume=False, seed=1)
             late: list[float] = []
             async with trio.open_nursery() as nursery:
@@ -398,7 +402,7 @@ async def attack(args: argparse.Namespace) -> None:
     one client flooding MDF requests (reading the answers) and ten that never read."""
     with tempfile.TemporaryDirectory() as d:
         store = Store(Path(d) / "bench.sqlite")
-        settings = GameSettings(max_year=1915)
+        settings = GameSettings(max_year=1915, map="standard")
         server = Server(store, settings, port=0, resume=False, seed=1)
         lanes = _Lanes(server, settings, args.attack_bot)
         async with trio.open_nursery() as nursery:

@@ -195,7 +195,7 @@ def run_lineup(lineup: str, args: argparse.Namespace) -> None:
     pool = lineup == "pool"
     seats = parse_lineup(words, pool=pool)
     settings = GameSettings(max_year=args.max_year, move_time=args.mtl, retreat_time=args.rtl,
-                            build_time=args.rtl)  # fmt: skip
+                            build_time=args.rtl, map="standard")  # fmt: skip
     load_before = os.getloadavg()
     # The bot hosts import the same builds (or none).
     engine = f"{engine_path()}; {engine_path(BOTS)}"

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace, ray: str | None = None) -> dict[str, float]:
     configure_logging("error")
     with tempfile.TemporaryDirectory() as d:
         store = Store(Path(d) / "bench.sqlite")
-        settings = GameSettings(max_year=args.max_year)
+        settings = GameSettings(max_year=args.max_year, map="standard")
         t = Tournament(
             store,
             parse_lineup([args.bots]),

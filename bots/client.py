@@ -40,6 +40,7 @@ from protocol.connection import (
 )
 from protocol.frames import DEFAULT_PORT
 from protocol.lines import TextConnection
+from protocol.tokens import STANDARD
 
 log = logging.getLogger("bots")
 
@@ -245,7 +246,7 @@ async def play_stdio(session: Session) -> int:
     reader = trio.lowlevel.FdStream(os.dup(sys.stdin.fileno()))
     writer = trio.lowlevel.FdStream(os.dup(sys.stdout.fileno()))
     stream = trio.StapledStream(writer, reader)
-    return await play(session, stream, TextConnection())
+    return await play(session, stream, TextConnection(session.codec.table))
 
 
 # -- the command line --------------------------------------------------------------------------
@@ -325,6 +326,8 @@ def start_session(bot: type[Bot], args: argparse.Namespace) -> Session:
         passcode=args.passcode,
         seed=args.seed,
         always_mdf=args.mdf,
+        # DAIDE's table until the game says otherwise (its RM, or the MAP on a text line).
+        table=STANDARD,
     )
 
 

@@ -94,11 +94,12 @@ def parts(arrangement: Arrangement) -> tuple[Arrangement, ...]:
     return (arrangement,)
 
 
-def level_of(message: m.Snd | m.Press) -> int:
+def level_of(message: m.Snd | m.Press, table: TokenTable) -> int:
     """The lowest press level at which ``message`` (an SND, or press to put in one) is
-    legal."""
-    snd = message if isinstance(message, m.Snd) else m.Snd(("ENG",), message)
-    return press_level(snd)
+    legal, in the game whose token table is ``table``."""
+    # The recipient does not change the level; any power of the game will do to render it.
+    snd = message if isinstance(message, m.Snd) else m.Snd((table.powers[0][0],), message)
+    return press_level(snd, table)
 
 
 # -- what comes in ---------------------------------------------------------------------------

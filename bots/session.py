@@ -32,7 +32,7 @@ from protocol.atoms import Atoms
 from protocol.codec import Codec, codec_for
 from protocol.mdf import table_for_map
 from protocol.text import word_of
-from protocol.tokens import BRA, KET, STANDARD, TokenTable
+from protocol.tokens import BRA, KET, TokenTable
 
 log = logging.getLogger("bots")
 
@@ -61,7 +61,7 @@ class Session:
         passcode: int | None = None,
         seed: int | None = None,
         always_mdf: bool = False,
-        table: TokenTable = STANDARD,
+        table: TokenTable,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.bot = bot
@@ -231,7 +231,8 @@ class Session:
         if msg.definition is None or self.map_name is None:
             return []
         if self.map is None:
-            names = _bundled_map("standard")
+            # An MDF has no names: a bundled map of that name lends its own, else tokens stand.
+            names = _bundled_map(self.map_name)
             self.map = msg.definition.to_map(self.map_name.lower(), names)
             log.info("map %s built from its MDF", self.map_name)
         return self._map_ready()
@@ -382,7 +383,7 @@ class Session:
                 continue
             if not isinstance(snd, m.Snd) or not snd.recipients:
                 continue
-            need = level_of(snd)
+            need = level_of(snd, self.codec.table)
             if self.press_level < 10 or need > self.press_level or not self._press_open():
                 log.error(
                     "not sent (press level %d, game level %d): %s",

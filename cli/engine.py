@@ -98,7 +98,7 @@ def _demo(args: argparse.Namespace) -> int:
         return 2
     max_year = args.max_year if args.max_year is not None else gmap.start_year + 9
     final = None
-    for step in random_game(args.seed, max_year, initial_state(gmap)):
+    for step in random_game(initial_state(gmap), args.seed, max_year):
         res = step.result
         counts = " ".join(f"{p}:{n}" for p, n in res.state.centre_counts().items())
         print(f"{res.phase.name:8} -> {res.state.phase.name:8} centres {counts}")

@@ -53,7 +53,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from engine.map import GameMap, load_map, province_of
+from engine.map import GameMap, province_of
 from engine.notation import NotationError, parse_location, parse_order
 from engine.orders import (
     Build,
@@ -478,8 +478,7 @@ def _fmt(units: set[UnitLine]) -> str:
     return ", ".join(f"{p} {t} {loc}" for p, t, loc in sorted(units))
 
 
-def run_file(path: str | Path, gmap: GameMap | None = None) -> list[CaseResult]:
-    gmap = gmap or load_map("standard")
+def run_file(path: str | Path, gmap: GameMap) -> list[CaseResult]:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")

@@ -389,10 +389,16 @@ def bundled_maps() -> tuple[str, ...]:
     return tuple(sorted(names, key=lambda n: (n != "standard", n)))
 
 
-@cache
-def load_map(name: str = "standard") -> GameMap:
+def load_map(name: str) -> GameMap:
     """Load a bundled map by name (``engine/maps/NAME.json``) or from a path to a JSON file.
     Maps are immutable, so one instance per name is shared."""
+    return _load_map(name)
+
+
+# Behind a typed function: mypy does not check the arguments of a cached one, and every
+# caller must name its game's map.
+@cache
+def _load_map(name: str) -> GameMap:
     path = Path(name)
     if path.suffix != ".json":
         path = MAPS_DIR / f"{name}.json"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from engine.legal import WAIVE_KEY, legal_orders
 from engine.orders import Order, Remove, order_power
-from engine.state import GameState, initial_state
+from engine.state import GameState
 from engine.turn import PhaseResult, process
 
 
@@ -45,11 +45,9 @@ class Step:
     result: PhaseResult
 
 
-def random_game(seed: int, max_year: int = 1930, state: GameState | None = None) -> Iterator[Step]:
-    """Play random legal orders from ``state`` (default: the standard opening) until a power
-    wins or ``max_year`` ends."""
+def random_game(state: GameState, seed: int, max_year: int) -> Iterator[Step]:
+    """Play random legal orders from ``state`` until a power wins or ``max_year`` ends."""
     rng = random.Random(seed)
-    state = state or initial_state()
     while state.phase.year <= max_year and state.winner() is None:
         orders = random_orders(state, rng)
         result = process(state, orders)

@@ -394,10 +394,9 @@ def make_state(
     return GameState(gmap, phase, FrozenDict(by_prov), FrozenDict(centres), FrozenDict(disl))
 
 
-def initial_state(gmap: GameMap | None = None) -> GameState:
+def initial_state(gmap: GameMap) -> GameState:
     """The map's starting position (its first phase: Spring, or Winter for a variant that
     opens with builds, as Chaos does)."""
-    gmap = gmap or load_map("standard")
     units = [Unit(p, t, loc) for p, us in gmap.start_units.items() for t, loc in us]
     centres = {c: p for p, cs in gmap.start_centres.items() for c in cs}
     return make_state(gmap, Phase(gmap.start_season, gmap.start_year), units, centres)

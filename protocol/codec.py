@@ -1,11 +1,12 @@
 """Parse and render messages in either wire form, for one token table.
 
     >>> from protocol.codec import parse_text, render_text
-    >>> render_text(parse_text("not(gof)"))
+    >>> from protocol.tokens import STANDARD
+    >>> render_text(parse_text("not(gof)", STANDARD), STANDARD)
     'NOT ( GOF )'
 
-A :class:`Codec` ties a token table (standard, or from an RM) to its parser. The module-level
-functions use the standard table unless given another.
+A :class:`Codec` ties a token table (the game's: standard, a variant's, or from an RM) to its
+parser. Every function here takes the table: a default map would be wrong for every variant.
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ from protocol.levels import level_error, press_level
 from protocol.render import render_atoms
 from protocol.syntax import Parser
 from protocol.text import atoms_from_text, text_from_atoms, word_of
-from protocol.tokens import STANDARD, TokenTable
+from protocol.tokens import TokenTable
 
 
 class Codec:
-    def __init__(self, table: TokenTable = STANDARD) -> None:
+    def __init__(self, table: TokenTable) -> None:
         self.table = table
         self.parser = Parser(table)
 
@@ -71,29 +72,35 @@ class Codec:
         return press_level(message, self.table)
 
     def level_error(self, message: Any, level: int, atoms: Atoms | None = None) -> m.Huh | None:
-        return level_error(message, level, atoms, self.table)
+        return level_error(message, level, atoms, table=self.table)
 
 
+def codec_for(table: TokenTable) -> Codec:
+    """The shared codec of ``table`` (a parser is costly to build)."""
+    return _codec(table)
+
+
+# Behind a typed function: mypy does not check the arguments of a cached one.
 @lru_cache(maxsize=16)
-def codec_for(table: TokenTable = STANDARD) -> Codec:
+def _codec(table: TokenTable) -> Codec:
     return Codec(table)
 
 
-def parse_text(text: str, table: TokenTable = STANDARD) -> m.Message:
+def parse_text(text: str, table: TokenTable) -> m.Message:
     return codec_for(table).parse_text(text)
 
 
-def render_text(message: Any, table: TokenTable = STANDARD) -> str:
+def render_text(message: Any, table: TokenTable) -> str:
     return codec_for(table).text(message)
 
 
-def parse_payload(payload: bytes, table: TokenTable = STANDARD) -> m.Message:
+def parse_payload(payload: bytes, table: TokenTable) -> m.Message:
     return codec_for(table).parse_payload(payload)
 
 
-def render_payload(message: Any, table: TokenTable = STANDARD) -> bytes:
+def render_payload(message: Any, table: TokenTable) -> bytes:
     return codec_for(table).payload(message)
 
 
-def encode_dm(message: Any, table: TokenTable = STANDARD) -> bytes:
+def encode_dm(message: Any, table: TokenTable) -> bytes:
     return codec_for(table).dm(message)

@@ -2,7 +2,7 @@
 
 A connection takes bytes as they arrive and returns events; the transport acts on them::
 
-    conn = ServerConnection()
+    conn = ServerConnection(table_for_map(gmap))   # the game's token table: its RM
     for event in conn.receive_bytes(data):
         match event:
             case Send(data):              socket.send(data)      # RM, or an EM before closing
@@ -43,7 +43,7 @@ from protocol.frames import (
 )
 from protocol.numbering import DEFAULT_CCL_NAR, CclNar
 from protocol.syntax import WIRE, Bounds, ParseError
-from protocol.tokens import STANDARD, TableError, TokenTable
+from protocol.tokens import TableError, TokenTable
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +230,7 @@ class ServerConnection(_Connection):
 
     def __init__(
         self,
-        table: TokenTable = STANDARD,
+        table: TokenTable,
         *,
         full_rm: bool = False,
         strict_tokens: bool = False,

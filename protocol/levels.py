@@ -21,7 +21,7 @@ from protocol.atoms import Atoms
 from protocol.press_levels import LEVELS, TOKEN_LEVEL
 from protocol.render import render_marked
 from protocol.text import word_of
-from protocol.tokens import STANDARD, TokenTable
+from protocol.tokens import TokenTable
 
 __all__ = ["LEVELS", "TOKEN_LEVEL", "level_error", "press_level", "trim_try"]
 
@@ -36,7 +36,7 @@ def _effective(marks: list[tuple[int, int, bool]]) -> list[tuple[int, int]]:
 _PRESS_HOLDERS = (m.Snd, m.Frm, m.Drw, m.Yes, m.Rej, m.Not)
 
 
-def press_level(message: Any, table: TokenTable = STANDARD) -> int:
+def press_level(message: Any, table: TokenTable) -> int:
     """The lowest press level at which ``message`` is legal."""
     if not isinstance(message, _PRESS_HOLDERS):
         return 0  # nothing else can hold press
@@ -45,7 +45,7 @@ def press_level(message: Any, table: TokenTable = STANDARD) -> int:
 
 
 def level_error(
-    message: Any, level: int, atoms: Atoms | None = None, table: TokenTable = STANDARD
+    message: Any, level: int, atoms: Atoms | None = None, *, table: TokenTable
 ) -> m.Huh | None:
     """None if ``message`` is legal at press ``level``; else the HUH to answer, echoing
     ``atoms`` (the message as received, if given) with ERR before the first construct above

@@ -23,7 +23,7 @@ from protocol.connection import (
     Unparsed,
 )
 from protocol.syntax import WIRE, Bounds, ParseError
-from protocol.tokens import STANDARD, TokenTable
+from protocol.tokens import TokenTable
 
 MAX_LINE = 1 << 16  # bytes; a DM cannot be longer either
 
@@ -48,7 +48,7 @@ def classify_first_bytes(data: bytes) -> Literal["binary", "text", "http"] | Non
 class TextConnection:
     """Either side of a text-line connection (the two sides behave alike)."""
 
-    def __init__(self, table: TokenTable = STANDARD, *, max_line: int = MAX_LINE) -> None:
+    def __init__(self, table: TokenTable, *, max_line: int = MAX_LINE) -> None:
         self.codec: Codec = codec_for(table)
         self.max_line = max_line
         self.newline = b"\n"

@@ -650,7 +650,7 @@ class Server:
             return
         self._refusing += 1
         try:
-            link = await accept_link(stream, min(self.im_timeout, REFUSE_WAIT), self.table)
+            link = await accept_link(stream, min(self.im_timeout, REFUSE_WAIT), table=self.table)
             if link is not None:
                 await refuse(link, REFUSE_WAIT)
         finally:
@@ -676,7 +676,7 @@ class Server:
             self._refusals = {a: v for a, v in self._refusals.items() if now - v[1] < 3600}
 
     async def _serve_accepted(self, stream: trio.SocketStream) -> None:
-        link = await accept_link(stream, self.im_timeout, self.table)
+        link = await accept_link(stream, self.im_timeout, table=self.table)
         if link is None:
             return
         if link.kind == "http":
@@ -1071,7 +1071,7 @@ class Server:
 
         async def handler(stream: trio.SocketStream) -> None:
             with _boundary(self.log.bind(game=runner.id), "connection failed"):
-                link = await accept_link(stream, self.im_timeout, table)
+                link = await accept_link(stream, self.im_timeout, table=table)
                 if link is not None:
                     await self.serve_link(link, (runner, None, None))
             await _aclose(stream)

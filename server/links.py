@@ -20,7 +20,7 @@ from protocol.connection import Closed, Event, Ready, Send, ServerConnection
 from protocol.frames import ErrorCode, em_frame
 from protocol.lines import TextConnection, classify_first_bytes
 from protocol.syntax import FROM_CLIENT
-from protocol.tokens import STANDARD, TokenTable
+from protocol.tokens import TokenTable
 from server.settings import IM_TIMEOUT
 
 # What a peer that has gone raises on a write (a reset, a closed pipe): the end of that
@@ -132,21 +132,19 @@ class Link:
             await self.stream.aclose()
 
 
-def binary_link(
-    stream: trio.abc.Stream, kind: str, peer: str, table: TokenTable = STANDARD
-) -> Link:
+def binary_link(stream: trio.abc.Stream, kind: str, peer: str, table: TokenTable) -> Link:
     """A link for a client that speaks DAIDE binary on ``stream`` (e.g. a bot forked by a bot
     host, on a Unix socket); ``table`` is the map's token table (its RM)."""
     return Link(stream, ServerConnection(table), kind, peer)
 
 
-def text_link(stream: trio.abc.Stream, kind: str, peer: str, table: TokenTable = STANDARD) -> Link:
+def text_link(stream: trio.abc.Stream, kind: str, peer: str, table: TokenTable) -> Link:
     """A link for a client that speaks DAIDE text lines on ``stream`` (e.g. a pipe bot)."""
     return Link(stream, TextConnection(table), kind, peer)
 
 
 async def accept_link(
-    stream: trio.SocketStream, timeout: float = IM_TIMEOUT, table: TokenTable = STANDARD
+    stream: trio.SocketStream, timeout: float = IM_TIMEOUT, *, table: TokenTable
 ) -> Link | None:
     """Read the first bytes of a TCP client and choose its wire form. None if it sent
     nothing within the IM timeout or closed. ``table`` is the map's token table: the RM a

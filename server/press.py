@@ -8,6 +8,7 @@ from typing import Any
 from engine.state import GameState
 from protocol import messages as m
 from protocol.levels import level_error, trim_try
+from protocol.mdf import table_for_map
 from server.settings import GameSettings
 
 
@@ -25,7 +26,7 @@ def refusal(
     or after it ends (``playing`` false), out of turn, to itself, in a phase without press or
     past the press deadline; OUT or CCD for a recipient
     eliminated or away), or None when it may go."""
-    huh = level_error(msg, settings.level)
+    huh = level_error(msg, settings.level, table=table_for_map(state.map))
     if huh is not None:
         return huh
     kind = state.phase.kind

@@ -44,7 +44,7 @@ class GameSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    map: str = "standard"
+    map: str = Field(description="the map: a bundled map's name or a JSON file")
     level: int = Field(0, description="press level (LVL): 0 is no press (gunboat)")
     move_time: int | None = Field(None, ge=1, le=8191, description="MTL seconds")
     retreat_time: int | None = Field(None, ge=1, le=8191, description="RTL seconds")

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.map import load_map
-from engine.state import Dislodged, GameState, Phase, make_state, parse_unit
+from engine.state import Dislodged, GameState, Phase, initial_state, make_state, parse_unit
 
 GMAP = load_map("standard")
+STANDARD_START = initial_state(GMAP)  # the standard map's opening position
 HOMES = {c: p for p, cs in GMAP.start_centres.items() for c in cs}  # centre -> its home power
 
 

@@ -646,7 +646,7 @@ class WebHub:
         if runner is not None:
             gmap = runner.master.map
         else:
-            gmap = self.map_named(self.store.game(seat.game_id).settings.get("map", "standard"))
+            gmap = self.map_named(self.store.game(seat.game_id).settings["map"])
         session = WebSession(self, seat, runner, gmap)
         self.sessions[seat.token] = session
         self.spawn(self._run_session, session)

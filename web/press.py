@@ -140,7 +140,7 @@ class PressDesk:
         for r in snd.recipients:
             if r == self.power or r not in reachable:
                 return f"{self.names.power(r)} cannot receive press now."
-        if level_error(snd, self.level) is not None:
+        if level_error(snd, self.level, table=self.table) is not None:
             return "The game's press level does not allow that message."
         return None
 

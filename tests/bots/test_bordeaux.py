@@ -43,7 +43,7 @@ from engine.simulate import random_game, random_orders
 from engine.state import Dislodged, GameState, Unit, initial_state, make_state, parse_unit
 from engine.turn import process
 from protocol import messages as m
-from tests.boards import HOMES
+from tests.boards import HOMES, STANDARD_START
 from tests.boards import board as shared_board
 
 G = load_map("standard")
@@ -99,8 +99,8 @@ def check_complete_and_legal(state: GameState, power: str, given: list[Order]) -
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10_000), st.integers(0, 40), st.sampled_from(sorted(G.powers)))
 def test_complete_legal_orders_in_random_positions(seed: int, steps: int, power: str) -> None:
-    state = initial_state()
-    for i, step in enumerate(random_game(seed, max_year=1912)):
+    state = initial_state(load_map("standard"))
+    for i, step in enumerate(random_game(STANDARD_START, seed, max_year=1912)):
         state = step.result.state
         if i >= steps:
             break
@@ -114,7 +114,7 @@ def test_every_phase_kind_of_a_game() -> None:
     # Along a game of random play (which dislodges units often), every power that owes
     # orders asks Bordeaux: every phase kind comes up, and every order set is complete and
     # legal. Bordeaux plays Russia, so its own orders shape the game too.
-    state = initial_state()
+    state = initial_state(load_map("standard"))
     rng = random.Random(3)
     kinds: set[str] = set()
     while state.phase.year <= 1903:
@@ -134,7 +134,7 @@ def test_every_phase_kind_of_a_game() -> None:
 
 
 def test_the_think_budget_is_respected() -> None:
-    state = initial_state()
+    state = initial_state(load_map("standard"))
     for _ in range(6):  # a middle-game position, with many units and options
         state = process(state, {}).state
     start = time.perf_counter()
@@ -148,16 +148,18 @@ def test_the_think_budget_is_respected() -> None:
 def test_the_budget_stays_inside_the_servers_deadline() -> None:
     bot = Bordeaux(think=10.0)
     variant = m.Variant(mtl=4, rtl=2, btl=2)
-    budget = bot.budget(View(initial_state(), "FRA", random.Random(0), variant=variant))
+    budget = bot.budget(
+        View(initial_state(load_map("standard")), "FRA", random.Random(0), variant=variant)
+    )
     assert budget.hard <= 4 * 0.5 and budget.seconds <= 4 - 1.0
     nodes = Bordeaux(nodes=10**9).budget(
-        View(initial_state(), "FRA", random.Random(0), (), frozenset(), variant)
+        View(initial_state(load_map("standard")), "FRA", random.Random(0), (), frozenset(), variant)
     )
     assert nodes.hard <= 2.0
 
 
 def test_a_node_budget_repeats_exactly() -> None:
-    state = initial_state()
+    state = initial_state(load_map("standard"))
     runs = [texts(decide(state, "ITA", seed=5, nodes=300)) for _ in range(2)]
     assert runs[0] == runs[1]
 
@@ -166,8 +168,10 @@ REPEAT = """
 import random
 from bots.base import View
 from bots.bordeaux import Bordeaux
+from engine.map import load_map
 from engine.simulate import random_game
-for i, step in enumerate(random_game(5, max_year=1904)):
+from engine.state import initial_state
+for i, step in enumerate(random_game(initial_state(load_map("standard")), 5, max_year=1904)):
     state = step.result.state
     if i >= 12:
         break
@@ -195,7 +199,7 @@ def test_a_node_budget_repeats_across_processes() -> None:
 
 
 def test_demilitarised_zone_required_and_forbidden_orders() -> None:
-    state = initial_state()
+    state = initial_state(load_map("standard"))
     forbid = Move(parse_unit("FRA F BRE", G), "MAO")
     require = Move(parse_unit("FRA A PAR", G), "PIC")
     c = Constraints(

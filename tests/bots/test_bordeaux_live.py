@@ -13,6 +13,7 @@ import trio
 from bots.client import play_tcp
 from bots.dumbbot import DumbBot
 from bots.session import Session
+from protocol.tokens import STANDARD
 from server.app import Server
 from server.settings import GameSettings
 
@@ -23,7 +24,9 @@ DECISION = re.compile(r"(\w\d{4}\w): (\d+) nodes in ([0-9.]+) s")
 async def test_a_full_game_against_dumbbots(make_server: MakeServer, tmp_path: Path) -> None:
     # Deadlines of 4 s (2 s for retreats and builds) and a think time far above them: the bot
     # must cut its search to the deadline's share and still submit every phase.
-    settings = GameSettings(max_year=1902, move_time=4, retreat_time=2, build_time=2)
+    settings = GameSettings(
+        max_year=1902, move_time=4, retreat_time=2, build_time=2, map="standard"
+    )
     server = await make_server(settings)
     port = str(server.address[1])
     logs = [tmp_path / "tcp.log", tmp_path / "pipe.log"]
@@ -42,7 +45,7 @@ async def test_a_full_game_against_dumbbots(make_server: MakeServer, tmp_path: P
         with logs[1].open("w") as err:
             codes["pipe"] = await server.run_pipe_bot(pipe, stderr=err)
 
-    sessions = [Session(DumbBot(), seed=i) for i in range(5)]
+    sessions = [Session(DumbBot(), seed=i, table=STANDARD) for i in range(5)]
 
     async def dumb(s: Session) -> None:
         await play_tcp(s, *server.address)

@@ -20,7 +20,7 @@ from bots.bordeaux.models import (
     starting_orders,
 )
 from bots.dumbbot import WEIGHT_SETS, evaluate, movement_orders, weights_for
-from engine.map import province_of
+from engine.map import load_map, province_of
 from engine.orders import Hold, Order
 from engine.simulate import random_orders
 from engine.state import GameState, initial_state
@@ -55,7 +55,7 @@ def learn(
     (everyone else holds; adjustments skipped)."""
     params = params or Params(model_nodes=60)
     est = Estimator()
-    state = initial_state()
+    state = initial_state(load_map("standard"))
     rng = random.Random(4)
     seen = 0
     while seen < phases:
@@ -79,7 +79,9 @@ def test_with_no_history_every_model_weighs_the_same() -> None:
     assert set(w) == set(NAMES) and max(w.values()) - min(w.values()) < 1e-12
     assert abs(sum(w.values()) - 1) < 1e-12
     # A forecast of a phase never expected teaches nothing.
-    assert not est.observe("S1901M", {"FRA": holds(initial_state(), "FRA", random.Random(0))})
+    assert not est.observe(
+        "S1901M", {"FRA": holds(initial_state(load_map("standard")), "FRA", random.Random(0))}
+    )
     assert est.weights("FRA") == w
 
 
@@ -122,7 +124,7 @@ def test_the_floor_keeps_every_model_in_play() -> None:
 
 
 def forecast_now() -> tuple[GameState, dict[str, dict[str, list[list[Order]]]]]:
-    state = initial_state()
+    state = initial_state(load_map("standard"))
     fc = forecasts(state, list(state.map.powers), random.Random(1), Position(state), Params())
     return state, fc
 
@@ -161,7 +163,7 @@ def test_scenarios_follow_the_weights() -> None:
 
 def test_bordeaux_learns_from_the_movement_results_it_is_shown() -> None:
     bot = Bordeaux(Params(model_nodes=40), nodes=80)
-    state = initial_state()
+    state = initial_state(load_map("standard"))
     rng = random.Random(6)
     for _ in range(3):
         results: tuple[m.Ord, ...] = ()
@@ -183,7 +185,7 @@ def test_short_of_time_only_the_cheap_models_forecast_and_the_rest_score_as_rand
     from bots.bordeaux.budget import Budget
     from bots.bordeaux.models import ALWAYS
 
-    state = initial_state()
+    state = initial_state(load_map("standard"))
     position = Position(state)
     spent = Budget(0.0)  # no time at all: only the blueprints that cost next to nothing
     fc = forecasts(state, ["AUS"], random.Random(1), position, Params(), spent)

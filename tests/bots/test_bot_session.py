@@ -19,8 +19,9 @@ from protocol import messages as m
 from protocol.connection import Received, Unparsed
 from protocol.lines import TextConnection
 from protocol.mdf import MapDefinition
+from protocol.tokens import STANDARD
 
-STANDARD = load_map("standard")
+STANDARD_MAP = load_map("standard")
 
 OPENING_SCO = (
     "SCO ( AUS BUD TRI VIE ) ( ENG EDI LON LVP ) ( FRA BRE MAR PAR ) ( GER BER KIE MUN ) "
@@ -42,8 +43,8 @@ class Link:
 
     def __init__(self, session: Any) -> None:
         self.session = session
-        self.server = TextConnection()
-        self.client = TextConnection()
+        self.server = TextConnection(STANDARD)
+        self.client = TextConnection(STANDARD)
         self.sent: list[Any] = []  # everything the session sent, as the server parsed it
         self.unparsed: list[Unparsed] = []
         self._take(session.start())
@@ -73,7 +74,7 @@ def joined(bot: Bot | None = None, power: str = "FRA", **kwargs: Any) -> Link:
     """A session that has joined, accepted the standard map and been given ``power``."""
     from bots.session import Session
 
-    link = Link(Session(bot or HoldBot(), seed=1, **kwargs))
+    link = Link(Session(bot or HoldBot(), seed=1, table=STANDARD, **kwargs))
     link.feed("YES ( NME ( 'HoldBot' ) ( '1.0' ) )")
     assert link.feed("MAP ( 'STANDARD' )") == [m.Yes(m.Map("STANDARD"))]
     assert link.feed(f"HLO ( {power} ) ( 1234 ) ( ( LVL 0 ) )") == []
@@ -83,7 +84,7 @@ def joined(bot: Bot | None = None, power: str = "FRA", **kwargs: Any) -> Link:
 def test_handshake_asks_for_the_power_with_the_name() -> None:
     from bots.session import Session
 
-    link = Link(Session(DumbBot(), power="fra", name="Dumb", version="7"))
+    link = Link(Session(DumbBot(), power="fra", name="Dumb", version="7", table=STANDARD))
     assert link.sent == [m.Nme("FRA:Dumb", "7")]
     assert link.feed("YES ( NME ( 'FRA:Dumb' ) ( '7' ) )") == []
     # The standard map is bundled: accepted without asking for its MDF.
@@ -93,7 +94,7 @@ def test_handshake_asks_for_the_power_with_the_name() -> None:
 def test_a_plain_nme_without_power_request() -> None:
     from bots.session import Session
 
-    assert Link(Session(HoldBot())).sent == [m.Nme("HoldBot", "1.0")]
+    assert Link(Session(HoldBot(), table=STANDARD)).sent == [m.Nme("HoldBot", "1.0")]
 
 
 def test_a_game_from_start_to_end() -> None:
@@ -109,7 +110,7 @@ def test_a_game_from_start_to_end() -> None:
         "MAR",
         "PAR",
     ]
-    assert session.state == initial_state()
+    assert session.state == initial_state(load_map("standard"))
     assert link.feed(*(link.text(m.Thx(o, Note.MBV)) for o in sub.orders)) == []
     assert session.bad_notes == []
     # Results, then the next position: the bot is asked again, for the new turn.
@@ -240,14 +241,14 @@ def test_a_position_with_retreats_our_engine_refuses_is_still_played(
 def test_an_unknown_map_is_asked_for_and_built_from_its_mdf() -> None:
     from bots.session import Session
 
-    link = Link(Session(HoldBot()))
+    link = Link(Session(HoldBot(), table=STANDARD))
     link.feed("YES ( NME ( 'HoldBot' ) ( '1.0' ) )")
     assert link.feed("MAP ( 'mymap' )") == [m.Mdf()]
-    mdf = link.text(m.Mdf(MapDefinition.from_map(STANDARD)))
+    mdf = link.text(m.Mdf(MapDefinition.from_map(STANDARD_MAP)))
     assert link.feed(mdf) == [m.Yes(m.Map("mymap"))]
     gmap = link.session.map
     assert gmap is not None and gmap.name == "mymap"
-    assert gmap.army_adj == STANDARD.army_adj and gmap.fleet_adj == STANDARD.fleet_adj
+    assert gmap.army_adj == STANDARD_MAP.army_adj and gmap.fleet_adj == STANDARD_MAP.fleet_adj
     assert link.feed("HLO ( ENG ) ( 1 ) ( ( LVL 0 ) )", OPENING_SCO) == []
     (sub,) = link.feed(OPENING_NOW)
     assert len(sub.orders) == 3
@@ -256,12 +257,12 @@ def test_an_unknown_map_is_asked_for_and_built_from_its_mdf() -> None:
 def test_always_mdf_and_a_position_before_the_map() -> None:
     from bots.session import Session
 
-    link = Link(Session(HoldBot(), always_mdf=True))
+    link = Link(Session(HoldBot(), always_mdf=True, table=STANDARD))
     link.feed("YES ( NME ( 'HoldBot' ) ( '1.0' ) )")
     assert link.feed("MAP ( 'standard' )") == [m.Mdf()]
     # A position that arrives before the map is kept until the map is known.
     assert link.feed("HLO ( ENG ) ( 1 ) ( ( LVL 0 ) )", OPENING_SCO, OPENING_NOW) == []
-    out = link.feed(link.text(m.Mdf(MapDefinition.from_map(STANDARD))))
+    out = link.feed(link.text(m.Mdf(MapDefinition.from_map(STANDARD_MAP))))
     assert out[0] == m.Yes(m.Map("standard"))
     assert isinstance(out[1], m.Sub) and len(out[1].orders) == 3
 
@@ -269,7 +270,7 @@ def test_always_mdf_and_a_position_before_the_map() -> None:
 def test_rejoining_with_a_passcode() -> None:
     from bots.session import Session
 
-    link = Link(Session(HoldBot(), power="GER", passcode=4321))
+    link = Link(Session(HoldBot(), power="GER", passcode=4321, table=STANDARD))
     assert link.sent == [m.Iam("GER", 4321)]
     # No MAP or HLO follows an IAM: the session asks for all it needs.
     assert link.feed("YES ( IAM ( GER ) ( 4321 ) )") == [m.Map(), m.Hlo(), m.Sco(), m.Now()]
@@ -282,10 +283,10 @@ def test_rejoining_with_a_passcode() -> None:
 def test_a_refused_join_ends_with_failure() -> None:
     from bots.session import Session
 
-    link = Link(Session(HoldBot(), power="GER", passcode=1))
+    link = Link(Session(HoldBot(), power="GER", passcode=1, table=STANDARD))
     link.feed("REJ ( IAM ( GER ) ( 1 ) )")
     assert link.session.done and link.session.exit_status == 1
-    link = Link(Session(HoldBot()))
+    link = Link(Session(HoldBot(), table=STANDARD))
     link.feed("REJ ( NME ( 'HoldBot' ) ( '1.0' ) )")
     assert link.session.done and link.session.exit_status == 1
 
@@ -322,7 +323,7 @@ def test_save_and_load() -> None:
 
 
 def test_view_helpers() -> None:
-    state = initial_state()
+    state = initial_state(load_map("standard"))
     import random
 
     view = View(state, "RUS", random.Random(0))

@@ -16,6 +16,7 @@ from bots.holdbot import HoldBot
 from bots.randombot import RandomBot
 from bots.session import Session
 from engine.orders import Order
+from protocol.tokens import STANDARD
 from server.app import Server
 from server.settings import GameSettings
 
@@ -34,7 +35,7 @@ def bot_command(name: str, *args: str) -> list[str]:
 async def test_seven_subprocess_bots_over_tcp_and_pipes(
     make_server: MakeServer, tmp_path: Path
 ) -> None:
-    server = await make_server(GameSettings(max_year=1902))
+    server = await make_server(GameSettings(max_year=1902, map="standard"))
     port = str(server.address[1])
     # (bot, transport, extra options): every bundled bot, both transports, a power request
     # and a bot that insists on the MDF.
@@ -96,10 +97,10 @@ async def play_all(server: Server, sessions: list[Session]) -> list[int]:
 
 
 async def test_a_longer_game_every_order_accepted(make_server: MakeServer) -> None:
-    server = await make_server(GameSettings(max_year=1906))
+    server = await make_server(GameSettings(max_year=1906, map="standard"))
     bots: list[Bot] = [DumbBot(), DumbBot(), DumbBot(collapse_ties=False), DumbBot()]
     bots += [RandomBot(), RandomBot(), HoldBot()]
-    sessions = [Session(b, seed=i) for i, b in enumerate(bots)]
+    sessions = [Session(b, seed=i, table=STANDARD) for i, b in enumerate(bots)]
     with trio.fail_after(GAME_PATIENCE):
         codes = await play_all(server, sessions)
     assert codes == [0] * 7
@@ -127,10 +128,10 @@ class Leaver(HoldBot):
 
 async def test_rejoin_with_iam_after_losing_the_connection(make_server: MakeServer) -> None:
     # DSD: the game waits for a player who owes orders and is away.
-    server = await make_server(GameSettings(max_year=1902, dsd=True))
+    server = await make_server(GameSettings(max_year=1902, dsd=True, map="standard"))
     asked = trio.Event()
-    leaver = Session(Leaver(asked), seed=0)
-    others = [Session(HoldBot(), seed=i) for i in range(6)]
+    leaver = Session(Leaver(asked), seed=0, table=STANDARD)
+    others = [Session(HoldBot(), seed=i, table=STANDARD) for i in range(6)]
     rejoined: list[Session] = []
 
     async def leave_then_rejoin() -> None:
@@ -144,7 +145,9 @@ async def test_rejoin_with_iam_after_losing_the_connection(make_server: MakeServ
                 n.start_soon(cut)
                 await play_tcp(leaver, *server.address)
         assert leaver.power is not None and leaver.passcode is not None
-        back = Session(HoldBot(), power=leaver.power, passcode=leaver.passcode, seed=9)
+        back = Session(
+            HoldBot(), power=leaver.power, passcode=leaver.passcode, seed=9, table=STANDARD
+        )
         rejoined.append(back)
         assert await play_tcp(back, *server.address) == 0
 

@@ -33,11 +33,12 @@ from bots.bordeaux.bot import Bordeaux
 from bots.compiled import BOTS
 from bots.dumbbot import DumbBot
 from engine import compiled
+from engine.map import load_map
 from engine.state import initial_state
 from engine.turn import process
 
 rng = random.Random(5)
-state = initial_state()
+state = initial_state(load_map("standard"))
 digest = hashlib.sha256()
 while state.phase.year <= 1903:
     orders = {p: DumbBot().orders(View(state, p, rng)) for p in state.alive()}

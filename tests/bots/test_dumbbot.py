@@ -42,11 +42,11 @@ from engine.orders import (
 from engine.orderset import OrderSet
 from engine.simulate import random_game
 from engine.state import Dislodged, GameState, Phase, initial_state, make_state, parse_unit
-from tests.boards import HOMES
+from tests.boards import HOMES, STANDARD_START
 from tests.boards import board as shared_board
 
 G = load_map("standard")
-START = initial_state()
+START = initial_state(load_map("standard"))
 
 
 class Best(random.Random):
@@ -364,7 +364,7 @@ def own_orders_are_consistent(state: GameState, power: str, given: list[Order]) 
 
 
 def game_states(seed: int, years: int) -> Iterator[GameState]:
-    for step in random_game(seed, max_year=1900 + years):
+    for step in random_game(STANDARD_START, seed, max_year=1900 + years):
         yield step.state
 
 

@@ -18,6 +18,7 @@ from bots.dumbbot import (
     movement_orders,
     weights_for,
 )
+from engine.map import load_map
 from engine.state import initial_state
 
 
@@ -29,7 +30,7 @@ def bot_from(*argv: str) -> DumbBot:
 
 
 def test_the_defaults_are_the_originals() -> None:
-    state = initial_state()
+    state = initial_state(load_map("standard"))
     assert bot_from().params == STANDARD == WEIGHT_SETS["standard"]
     assert weights_for(state, "FRA", DumbParams()) is SPRING  # the very constants
     assert STANDARD.size(3) == 3 * 3 + 4 * 3 + 16
@@ -39,8 +40,9 @@ def test_weights_and_params_set_the_constants() -> None:
     bot = bot_from("--weights", "aggressive", "--param", "fall_attack=800", "--param", "far=2")
     assert bot.params.spring_attack == WEIGHT_SETS["aggressive"].spring_attack == 950
     assert bot.params.fall_attack == 800 and bot.params.far == 2.0
-    fall = weights_for(initial_state().__class__.from_json(
-        {**initial_state().to_json(), "phase": "F1901M"}), "FRA", bot.params)  # fmt: skip
+    start = initial_state(load_map("standard"))
+    fall = weights_for(start.__class__.from_json(
+        {**start.to_json(), "phase": "F1901M"}), "FRA", bot.params)  # fmt: skip
     assert fall.attack == 800 and fall.proximity[2:] == tuple(2 * w for w in FALL.proximity[2:])
 
 
@@ -64,7 +66,7 @@ def test_bad_parameters_are_refused(
 def test_another_weight_set_plays_otherwise() -> None:
     # Over a few seeds, the greedy set never takes a next best: the same orders every time,
     # where the standard set's randomness gives several.
-    state = initial_state()
+    state = initial_state(load_map("standard"))
     for name, distinct in (("greedy", 1), ("standard", 2)):
         p = WEIGHT_SETS[name]
         ev = evaluate(state, "RUS", weights_for(state, "RUS", p), True, p)

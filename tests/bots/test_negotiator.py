@@ -18,6 +18,7 @@ from bots.session import Session
 from engine.map import province_of
 from engine.orders import Move, SupportMove
 from protocol import messages as m
+from protocol.tokens import STANDARD
 from tests.bots.test_bot_session import OPENING_NOW, OPENING_SCO, Link
 
 
@@ -40,7 +41,7 @@ def negotiator(core: str = "dumb", clock: Clock | None = None, **personality: An
 
 def playing(bot: Any, power: str = "FRA", level: int = 30, clock: Clock | None = None) -> Link:
     """A session of ``bot`` that has joined a game of press ``level`` as ``power``."""
-    link = Link(Session(bot, seed=1, clock=clock or Clock()))
+    link = Link(Session(bot, seed=1, clock=clock or Clock(), table=STANDARD))
     link.feed("YES ( NME ( 'Negotiator' ) ( '1.0' ) )")
     link.feed("MAP ( 'STANDARD' )")
     assert link.feed(f"HLO ( {power} ) ( 1234 ) ( ( LVL {level} ) ( MTL 60 ) )") == []
@@ -120,7 +121,9 @@ def test_it_says_what_it_discusses_and_allies_with_a_talker_that_answers(level: 
     assert set(tried.recipients) == {"AUS", "ENG", "GER", "ITA", "RUS", "TUR"}
     assert isinstance(tried.press, m.Try) and "ALY" in tried.press.tokens
     assert ("XDO" in tried.press.tokens) == (level >= 20)
-    assert all(level_of(m.Snd(("GER",), m.Try((t,)))) <= level for t in tried.press.tokens)
+    assert all(
+        level_of(m.Snd(("GER",), m.Try((t,))), STANDARD) <= level for t in tried.press.tokens
+    )
     # England comes before France in the map's order: France waits for England's proposal.
     assert replies(link.feed("FRM ( ENG ) ( FRA ) ( TRY ( PRP ALY VSS YES REJ ) )")) == []
     # Germany comes after: France proposes the alliance at once, and only once.
@@ -176,7 +179,7 @@ def test_nothing_is_sent_above_the_games_level(level: int) -> None:
         "( GER AMY RUH ) ( GER FLT HOL ) ( ENG FLT ECH ) ( ITA AMY PIE )"
     )
     sent = [s for s in link.sent if isinstance(s, m.Snd)]
-    assert sent and all(level_of(s) <= level for s in sent)
+    assert sent and all(level_of(s, STANDARD) <= level for s in sent)
     assert link.session.press_dropped == []
 
 

@@ -49,7 +49,7 @@ async def test_two_negotiators_ally_and_support_each_other(
     make_server: MakeServer, tmp_path: Path
 ) -> None:
     # No deadlines: the talk window alone bounds how long a phase waits on talk.
-    server = await make_server(GameSettings(level=30, max_year=1905))
+    server = await make_server(GameSettings(level=30, max_year=1905, map="standard"))
     port = str(server.address[1])
     talk = ["--negotiate", "--initiative", "1", "--think", "0.1", "-v"]
     argvs = [
@@ -107,7 +107,7 @@ async def test_two_negotiators_ally_and_support_each_other(
 
 
 async def test_the_readme_example_bot_talks(make_server: MakeServer, tmp_path: Path) -> None:
-    server = await make_server(GameSettings(level=10, max_year=1902))
+    server = await make_server(GameSettings(level=10, max_year=1902, map="standard"))
     port = str(server.address[1])
     example = [sys.executable, "-m", "bots.examples.peacebot", "--port", port, "--power", "ITA"]
     argvs = [[*example, "-v", "--seed", "1"]]

@@ -49,7 +49,7 @@ def test_built_press_is_the_daide_a_server_reads_and_back() -> None:
         wire = CODEC.text(snd)
         assert wire == f"SND ( GER ) ( {text} )"
         assert CODEC.parse_text(wire) == snd
-        assert level_of(snd) == level == level_of(press)
+        assert level_of(snd, STANDARD) == level == level_of(press, STANDARD)
     assert parts(both(peace("FRA", "GER"), draw())) == (peace("FRA", "GER"), draw())
     assert both(draw()) == draw()
 

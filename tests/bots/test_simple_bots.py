@@ -16,15 +16,17 @@ from engine.simulate import random_game
 from engine.state import Dislodged, Phase, initial_state, make_state, parse_unit
 from protocol import messages as m
 from protocol.codec import render_text
+from protocol.tokens import STANDARD
+from tests.boards import STANDARD_START
 
 G = load_map("standard")
-HOMES = dict(initial_state().centres)
+HOMES = dict(initial_state(load_map("standard")).centres)
 
 
 def test_holdbot() -> None:
     bot = HoldBot()
     rng = random.Random(0)
-    start = initial_state()
+    start = initial_state(load_map("standard"))
     assert {type(o) for o in bot.orders(View(start, "ENG", rng))} == {Hold}
     a = parse_unit("FRA A BUR", G)
     retreat = make_state(G, Phase.parse("S1901R"), [], HOMES, [Dislodged(a, "MUN", ("PAR",))])
@@ -39,13 +41,13 @@ def test_randombot_draws_every_kind_of_legal_order_and_all_are_accepted() -> Non
     bot = RandomBot()
     rng = random.Random(3)
     kinds: set[str] = set()
-    for step in random_game(8, max_year=1912):
+    for step in random_game(STANDARD_START, 8, max_year=1912):
         state = step.state
         for power in G.powers:
             orders = bot.orders(View(state, power, rng))
             full = daide_orders(state, complete_orders(state, power, orders))
             if full:
-                render_text(m.Sub(tuple(full), state.phase))  # every order is DAIDE
+                render_text(m.Sub(tuple(full), state.phase), STANDARD)  # every order is DAIDE
             book = OrderSet(state)
             for o in full:
                 assert book.submit(power, o).note.accepted, (state.phase.name, str(o))
@@ -58,7 +60,7 @@ def test_randombot_draws_every_kind_of_legal_order_and_all_are_accepted() -> Non
 
 
 def test_randombot_is_uniform_over_a_units_orders() -> None:
-    state = initial_state()
+    state = initial_state(load_map("standard"))
     counts: dict[str, int] = {}
     rng = random.Random(1)
     for _ in range(3000):
@@ -112,10 +114,10 @@ def test_the_readme_example_bot_plays() -> None:
     exec(compile(code, "README.md", "exec"), namespace)
     grabber = namespace["Grabber"]()
     rng = random.Random(0)
-    start = initial_state()
+    start = initial_state(load_map("standard"))
     orders = grabber.orders(View(start, "TUR", rng))
     assert {str(o) for o in orders} >= {"A CON - BUL"}
-    for step in random_game(2, max_year=1903):
+    for step in random_game(STANDARD_START, 2, max_year=1903):
         for power in G.powers:
             given = grabber.orders(View(step.state, power, rng))
             book = OrderSet(step.state)

@@ -90,7 +90,7 @@ def test_runner_reads_godip_ids_and_reports_failures(
 ) -> None:
     path = tmp_path / "cases.txt"
     path.write_text(GODIP_STYLE)
-    results = run_file(path)
+    results = run_file(path, load_map("standard"))
     assert [r.passed for r in results] == [True, False]
     assert main(["datc", str(path)]) == 1
     out = capsys.readouterr().out.splitlines()
@@ -283,7 +283,7 @@ def test_a_file_without_markers_is_judged_on_positions(
     assert "=>" not in text
     path = tmp_path / f"{chapter}.txt"
     path.write_text(text)
-    results = run_file(path)
+    results = run_file(path, load_map("standard"))
     assert results and all(r.passed for r in results), [r.problems for r in results]
     assert main(["datc", str(path)]) == 0
     out, err = capsys.readouterr()
@@ -306,6 +306,6 @@ def test_a_file_without_markers_still_fails_on_positions(tmp_path: Path) -> None
     block = "\n".join(lines[case.line - 1 : end + 1])
     path = tmp_path / "wrong.txt"
     path.write_text(block.replace("POSTSTATE\n\tFrance: A PAR", "POSTSTATE\n\tFrance: A PIC"))
-    (result,) = run_file(path)
+    (result,) = run_file(path, load_map("standard"))
     assert result.case.name == "6.J.1" and not result.passed
     assert any("units missing: FRA A PIC" in p for p in result.problems), result.problems

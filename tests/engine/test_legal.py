@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.legal import legal_orders
-from engine.map import province_of
+from engine.map import load_map, province_of
 from engine.orders import (
     Build,
     Convoy,
@@ -25,14 +25,15 @@ from engine.orderset import OrderSet
 from engine.simulate import random_game
 from engine.state import GameState, Unit, initial_state
 from engine.validate import Position, check_order
+from tests.boards import STANDARD_START
 
 from .helpers import GMAP, board
 
 
 def _sample_states() -> list[GameState]:
-    states = [initial_state()]
+    states = [initial_state(load_map("standard"))]
     for seed in (3, 11):
-        for i, step in enumerate(random_game(seed, 1906)):
+        for i, step in enumerate(random_game(STANDARD_START, seed, 1906)):
             if i % 2 == 0 or step.state.phase.kind != "movement":
                 states.append(step.state)
     return states
@@ -53,7 +54,7 @@ def test_every_listed_order_is_accepted_as_it_stands() -> None:
 
 
 def test_opening_position_lists() -> None:
-    state = initial_state()
+    state = initial_state(load_map("standard"))
     legal = legal_orders(state, "ENG")
     assert set(legal) == {"EDI", "LON", "LVP"}
     lon = {str(o) for o in legal["LON"]}
@@ -122,11 +123,11 @@ def candidate_orders(draw: st.DrawFn) -> tuple[GameState, str, Order]:
         other = draw(st.sampled_from(list(state.units.values())))
         dest = draw(st.sampled_from(LOCS))
         choices: list[Order] = [
-                    Move(unit, dest),
-                    Move(unit, dest, convoy=True),
-                    SupportHold(unit, other),
-                    SupportMove(unit, other, dest),
-                    Convoy(unit, other, province_of(dest)),
+            Move(unit, dest),
+            Move(unit, dest, convoy=True),
+            SupportHold(unit, other),
+            SupportMove(unit, other, dest),
+            Convoy(unit, other, province_of(dest)),
         ]
         order = draw(st.sampled_from(choices))
         return state, unit.power, order

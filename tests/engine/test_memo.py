@@ -10,6 +10,7 @@ from engine.map import Distances, load_map
 from engine.simulate import random_game
 from engine.state import initial_state
 from engine.turn import process
+from tests.boards import STANDARD_START
 
 VARIANT = "sailho"  # four powers, its own provinces
 
@@ -19,12 +20,12 @@ def test_each_map_keeps_its_own_memos() -> None:
     assert standard.memo is not variant.memo
     standard.memo.clear()
     variant.memo.clear()
-    for _ in random_game(1, 1903):  # the standard map only
+    for _ in random_game(STANDARD_START, 1, 1903):  # the standard map only
         pass
     assert Codes in standard.memo.kinds()
     assert variant.memo.kinds() == ()
     start = initial_state(variant)
-    for _ in random_game(1, start.phase.year + 2, start):
+    for _ in random_game(start, 1, start.phase.year + 2):
         pass
     assert Codes in variant.memo.kinds()
     standard.memo.clear()
@@ -38,7 +39,7 @@ def test_no_result_depends_on_what_the_memos_hold() -> None:
     games = []
     for name in ("standard", VARIANT):
         start = initial_state(load_map(name))
-        games.append(list(random_game(7, start.phase.year + 3, start)))
+        games.append(list(random_game(start, 7, start.phase.year + 3)))
     for steps in zip(*games, strict=False):
         for step in steps:
             state = step.state

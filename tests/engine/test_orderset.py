@@ -9,6 +9,7 @@ from engine.orders import Waive
 from engine.orderset import OrderSet, owes_orders
 from engine.simulate import random_game
 from engine.state import Dislodged
+from tests.boards import STANDARD_START
 
 from .helpers import GMAP, board
 
@@ -55,7 +56,7 @@ def test_who_owes_orders_and_what_the_defaults_fill_agree() -> None:
     # once the defaults are given, the order set has them all.
     seen = set()
     for seed in (3, 4):
-        for step in random_game(seed, max_year=1910):
+        for step in random_game(STANDARD_START, seed, max_year=1910):
             state = step.state
             for power in GMAP.powers:
                 fill = missing_orders(state, power, [])

@@ -13,6 +13,7 @@ from engine.map import province_of
 from engine.orderset import owes_orders
 from engine.simulate import random_game
 from engine.state import GameState
+from tests.boards import STANDARD_START
 
 from .helpers import GMAP
 
@@ -71,7 +72,7 @@ def check_step(before: GameState, after: GameState, centres_updated: bool) -> No
 @given(seed=st.integers(min_value=0, max_value=2**32 - 1))
 def test_random_games_keep_the_invariants(seed: int) -> None:
     last = None
-    for step in random_game(seed, max_year=1912):
+    for step in random_game(STANDARD_START, seed, max_year=1912):
         after = step.result.state
         check_invariants(after, step.state.phase.kind == "adjustment")
         check_step(step.state, after, step.result.centres_updated)
@@ -81,7 +82,7 @@ def test_random_games_keep_the_invariants(seed: int) -> None:
 
 
 def test_a_long_game_plays_on_from_where_each_phase_left_it_to_its_end() -> None:
-    steps = list(random_game(7, max_year=1960))
+    steps = list(random_game(STANDARD_START, 7, max_year=1960))
     for a, b in pairwise(steps):
         assert b.state == a.result.state
     final = steps[-1].result.state

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 import pytest
 
 from engine.legal import legal_orders
+from engine.map import load_map
 from engine.notation import parse_order
 from engine.orders import (
     WAIVE_KEY,
@@ -26,14 +27,15 @@ from engine.search import Position
 from engine.simulate import random_game, random_orders
 from engine.state import GameState, Unit, initial_state
 from engine.turn import process
+from tests.boards import STANDARD_START
 
 from .helpers import GMAP, board
 
 
 def _sample_states() -> list[GameState]:
-    states = [initial_state()]
+    states = [initial_state(load_map("standard"))]
     for seed in (1, 2):  # games with retreat phases by 1908
-        states += [step.state for step in random_game(seed, 1908)]
+        states += [step.state for step in random_game(STANDARD_START, seed, 1908)]
     return states
 
 
@@ -161,7 +163,7 @@ def test_adjustments_count_listed_builds() -> None:
 def test_a_listed_order_cannot_be_changed_and_a_fresh_position_lists_the_same() -> None:
     # Listings share order objects between positions (per-map memos): before orders were
     # immutable, setting ``dest`` on one listed move changed what every later position listed.
-    state = initial_state()
+    state = initial_state(load_map("standard"))
     first = Position(state).legal("FRA")
     move = next(o for o in first["PAR"] if isinstance(o, Move) and o.dest == "BUR")
     with pytest.raises(AttributeError):

@@ -11,7 +11,9 @@ from engine.simulate import random_game
 from engine.state import GameState, Phase
 from protocol import messages as m
 from protocol.codec import render_text
+from protocol.tokens import STANDARD
 from server.store import Store
+from tests.boards import STANDARD_START
 
 
 def _ord_text(phase: Phase, order: Order, result: Result, state: GameState) -> str:
@@ -22,16 +24,17 @@ def _ord_text(phase: Phase, order: Order, result: Result, state: GameState) -> s
                 phase,
                 order._replace(via=state.map.seas_near[order.unit.province][:1]),
                 result,
-            )
+            ),
+            STANDARD,
         )
-    return render_text(m.Ord(phase, order, result))
+    return render_text(m.Ord(phase, order, result), STANDARD)
 
 
 def store_random_game(path: Path, max_year: int = 1903) -> Path:
     """Game 1 in a new database at ``path``, played to ``max_year``."""
     store = Store(path)
     game = store.create_game({}, name="random one")
-    for k, step in enumerate(random_game(1, max_year=max_year)):
+    for k, step in enumerate(random_game(STANDARD_START, 1, max_year=max_year)):
         if k == 0:
             store.start(game, step.state.phase.name, step.state.to_json())
         ords = [

@@ -17,7 +17,7 @@ from engine.turn import process
 from mapdraw.geometry import geometry, point_in
 from mapdraw.svg import dom_id, render_map
 from server.store import Store
-from tests.boards import board
+from tests.boards import STANDARD_START, board
 from tests.mapdraw.stored import store_random_game
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -247,7 +247,7 @@ def test_random_game_phases_draw_every_result() -> None:
     """Movement, retreat and adjustment phases of a random game: each order appears once with
     its result, dislodged units are drawn beside their attackers, builds and removals too."""
     kinds_seen: set[str] = set()
-    for step in random_game(1, max_year=1903):
+    for step in random_game(STANDARD_START, 1, max_year=1903):
         state, results = step.state, step.result.results
         svg = render_map(GMAP, state, results=results)
         ids = by_id(parse(svg))

@@ -47,20 +47,20 @@ class TestWorkedExamples:
         assert em_frame(ErrorCode.IM_TIMEOUT) == EM_TIMER
 
     def test_nme(self) -> None:
-        assert encode_dm(m.Nme("Bot", "1")) == NME_DM
-        assert parse_payload(NME_DM[4:]) == m.Nme("Bot", "1")
+        assert encode_dm(m.Nme("Bot", "1"), STANDARD) == NME_DM
+        assert parse_payload(NME_DM[4:], STANDARD) == m.Nme("Bot", "1")
 
     def test_not_gof(self) -> None:
-        assert render_payload(m.Not(m.Gof())) == NOT_GOF
-        assert parse_payload(NOT_GOF) == m.Not(m.Gof())
+        assert render_payload(m.Not(m.Gof()), STANDARD) == NOT_GOF
+        assert parse_payload(NOT_GOF, STANDARD) == m.Not(m.Gof())
 
     def test_hlo(self) -> None:
         hlo = m.Hlo("ENG", 1234, m.Variant(level=0))
-        assert render_payload(hlo) == HLO
-        assert parse_payload(HLO) == hlo
+        assert render_payload(hlo, STANDARD) == HLO
+        assert parse_payload(HLO, STANDARD) == hlo
 
     def test_turn(self) -> None:
-        assert bytes.fromhex("47 00 07 6D") in render_payload(m.Hst(m.Phase("SPR", 1901)))
+        assert bytes.fromhex("47 00 07 6D") in render_payload(m.Hst(m.Phase("SPR", 1901)), STANDARD)
 
 
 def test_full_rm_round_trip() -> None:
@@ -92,14 +92,14 @@ def events_of(conn: ServerConnection | ClientConnection, *chunks: bytes) -> list
 
 
 def open_server(strict_tokens: bool = False) -> ServerConnection:
-    server = ServerConnection(strict_tokens=strict_tokens)
+    server = ServerConnection(STANDARD, strict_tokens=strict_tokens)
     assert events_of(server, IM) == [Send(EMPTY_RM), Ready(STANDARD)]
     return server
 
 
 class TestServer:
     def test_handshake_and_a_message(self) -> None:
-        server = ServerConnection()
+        server = ServerConnection(STANDARD)
         assert server.waiting  # the 30-second IM timer runs
         events = events_of(server, IM + NME_DM)
         assert events[:2] == [Send(EMPTY_RM), Ready(STANDARD)]
@@ -109,7 +109,7 @@ class TestServer:
         assert server.send(m.Yes(m.Nme("Bot", "1")))[:4] == bytes.fromhex("02 00 00 18")
 
     def test_byte_at_a_time_and_garbage_pad(self) -> None:
-        server = ServerConnection()
+        server = ServerConnection(STANDARD)
         stream = bytes.fromhex("00 EC 00 04 00 01 DA 10") + NME_DM[:1] + b"\x4d" + NME_DM[2:]
         events: list[Event] = []
         for b in stream:
@@ -117,7 +117,7 @@ class TestServer:
         assert [type(e) for e in events] == [Send, Ready, Received]
 
     def test_full_rm_on_request(self) -> None:
-        server = ServerConnection(full_rm=True)
+        server = ServerConnection(STANDARD, full_rm=True)
         send = server.receive_bytes(IM)[0]
         assert isinstance(send, Send) and len(send.data) == 4 + 6 * 82
 
@@ -143,7 +143,7 @@ class TestServer:
         ],
     )
     def test_bad_start(self, first: bytes, code: ErrorCode) -> None:
-        server = ServerConnection()
+        server = ServerConnection(STANDARD)
         send, closed = server.receive_bytes(first)
         assert send == Send(em_frame(code))
         assert isinstance(closed, Closed) and closed.error == code and not closed.by_peer
@@ -212,7 +212,7 @@ class TestServer:
         assert server.close() == b""
 
     def test_timeouts(self) -> None:
-        server = ServerConnection()
+        server = ServerConnection(STANDARD)
         assert server.timeout() == [
             Send(EM_TIMER),
             Closed(ErrorCode.IM_TIMEOUT, by_peer=False, reason="no IM within 30 s"),
@@ -226,7 +226,7 @@ class TestServer:
 
     def test_no_dm_before_handshake(self) -> None:
         with pytest.raises(ConnectionClosedError):
-            ServerConnection().send(m.Off())
+            ServerConnection(STANDARD).send(m.Off())
 
 
 class TestClient:
@@ -244,7 +244,7 @@ class TestClient:
         rm = rm_frame(TokenTable.from_records([(0x4100, "ONE"), (0x5000, "AAA")]))
         (ready,) = client.receive_bytes(rm)
         assert isinstance(ready, Ready) and ready.table.value_of["ONE"] == 0x4100
-        (event,) = client.receive_bytes(encode_dm(m.Ccd("ENG")))  # ENG no longer exists
+        (event,) = client.receive_bytes(encode_dm(m.Ccd("ENG"), STANDARD))  # ENG no longer exists
         assert isinstance(event, Unparsed)
         (event,) = client.receive_bytes(bytes.fromhex("02 00 00 08 48 00 40 00 41 00 40 01"))
         assert isinstance(event, Received) and event.message == m.Ccd("ONE")

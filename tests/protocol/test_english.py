@@ -9,9 +9,10 @@ from engine.map import load_map
 from protocol import messages as m
 from protocol.codec import codec_for
 from protocol.english import Names, describe, sentence
+from protocol.tokens import STANDARD
 
 NAMES = Names.of_map(load_map("standard"))
-CODEC = codec_for()
+CODEC = codec_for(STANDARD)
 
 
 def english(press_text: str, sender: str = "ENG", to: str = "FRA") -> str:

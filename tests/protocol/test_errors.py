@@ -9,13 +9,13 @@ from protocol.syntax import ParseError
 from protocol.text import atoms_from_text
 from protocol.tokens import STANDARD
 
-C = codec_for()
+C = codec_for(STANDARD)
 
 
 def reply_to(text: str) -> str | None:
     with pytest.raises(ParseError) as info:
-        parse_text(text)
-    return None if info.value.reply is None else render_text(info.value.reply)
+        parse_text(text, STANDARD)
+    return None if info.value.reply is None else render_text(info.value.reply, STANDARD)
 
 
 @pytest.mark.parametrize(
@@ -67,7 +67,7 @@ def test_reply(text: str, reply: str | None) -> None:
 
 def test_error_position_is_reported() -> None:
     with pytest.raises(ParseError) as info:
-        parse_text("NME ('a') (-3)")
+        parse_text("NME ('a') (-3)", STANDARD)
     assert info.value.position == 5
     assert isinstance(info.value.reply, m.Huh)
 
@@ -92,9 +92,9 @@ def test_unknown_binary_token_is_huh_not_an_exception() -> None:
     # 0x4A0D (the removed IOU) is unassigned: HUH with ERR before it, spelled as a number.
     payload = bytes.fromhex("480D 4000 4A0D 4001")
     with pytest.raises(ParseError) as info:
-        parse_payload(payload)
+        parse_payload(payload, STANDARD)
     assert info.value.reply is not None
-    assert render_text(info.value.reply) == "HUH ( NOT ( ERR 0x4A0D ) )"
+    assert render_text(info.value.reply, STANDARD) == "HUH ( NOT ( ERR 0x4A0D ) )"
     # and the echo goes back on the wire with the same unknown token in it
     assert C.payload(info.value.reply) == bytes.fromhex("4806 4000 480D 4000 4902 4A0D 4001 4001")
 
@@ -102,16 +102,16 @@ def test_unknown_binary_token_is_huh_not_an_exception() -> None:
 def test_control_characters_in_strings_are_refused() -> None:
     payload = bytes.fromhex("480C 4000 4B61 4B0A 4B62 4001 4000 4B31 4001")
     with pytest.raises(ParseError) as info:
-        parse_payload(payload)
+        parse_payload(payload, STANDARD)
     assert info.value.reply is not None
     # the echo cannot carry a newline in the text form, so it shows '?'
-    assert render_text(info.value.reply) == "HUH ( NME ( ERR 'a?b' ) ( '1' ) )"
+    assert render_text(info.value.reply, STANDARD) == "HUH ( NME ( ERR 'a?b' ) ( '1' ) )"
 
 
 def test_undecodable_utf8_is_refused_not_raised() -> None:
     payload = bytes.fromhex("480C 4000 4BFF 4001 4000 4B31 4001")
     with pytest.raises(ParseError):
-        parse_payload(payload)
+        parse_payload(payload, STANDARD)
 
 
 class TestTextForm:
@@ -126,13 +126,13 @@ class TestTextForm:
         ],
     )
     def test_tolerant_input(self, text: str) -> None:
-        assert render_text(parse_text(text)) == "NOT ( GOF )"
+        assert render_text(parse_text(text, STANDARD), STANDARD) == "NOT ( GOF )"
 
     def test_strings(self) -> None:
-        assert parse_text("NME ('it''s') ('1')") == m.Nme("it's", "1")
-        assert parse_text('NME ("say ""hi""") ("\\"1\\"")') == m.Nme('say "hi"', '"1"')
-        assert render_text(m.Nme("it's", "(x)")) == "NME ( 'it''s' ) ( '(x)' )"
-        assert parse_text("NME('a b')('c')") == m.Nme("a b", "c")
+        assert parse_text("NME ('it''s') ('1')", STANDARD) == m.Nme("it's", "1")
+        assert parse_text('NME ("say ""hi""") ("\\"1\\"")', STANDARD) == m.Nme('say "hi"', '"1"')
+        assert render_text(m.Nme("it's", "(x)"), STANDARD) == "NME ( 'it''s' ) ( '(x)' )"
+        assert parse_text("NME('a b')('c')", STANDARD) == m.Nme("a b", "c")
 
     def test_numbers(self) -> None:
         assert atoms_from_text("-8192 8191 0x4A25 1.5", STANDARD) == (0x2000, 0x1FFF, 0x4A25, 1.5)
@@ -144,9 +144,9 @@ class TestTextForm:
 
 
 def test_words_for_a_press_echo() -> None:
-    frm = parse_text("FRM (ENG) (FRA) (PRP (PCE (ENG FRA)))")
+    frm = parse_text("FRM (ENG) (FRA) (PRP (PCE (ENG FRA)))", STANDARD)
     assert isinstance(frm, m.Frm)
     huh = m.Huh(("ERR", *C.words(frm.press)))
-    assert render_text(m.Snd(("ENG",), huh)) == (
+    assert render_text(m.Snd(("ENG",), huh), STANDARD) == (
         "SND ( ENG ) ( HUH ( ERR PRP ( PCE ( ENG FRA ) ) ) )"
     )

@@ -12,7 +12,7 @@ from protocol.text import word_of
 from protocol.tokens import STANDARD
 from tests.protocol.daide_strategies import power_lists, press_messages
 
-C = codec_for()
+C = codec_for(STANDARD)
 
 
 @pytest.mark.parametrize(
@@ -69,13 +69,13 @@ C = codec_for()
     ],
 )
 def test_press_level(text: str, level: int) -> None:
-    message = parse_text(text)
-    assert press_level(message) == level
+    message = parse_text(text, STANDARD)
+    assert press_level(message, STANDARD) == level
     assert level in LEVELS
-    assert level_error(message, level) is None
+    assert level_error(message, level, table=STANDARD) is None
     if level > 0:
         below = max(x for x in LEVELS if x < level)
-        assert level_error(message, below) is not None
+        assert level_error(message, below, table=STANDARD) is not None
 
 
 @pytest.mark.parametrize(
@@ -99,9 +99,9 @@ def test_above_level_is_huh_with_err_at_the_first_construct(
 ) -> None:
     atoms = C.text_atoms(text)
     message = C.parse_atoms(atoms)  # a valid message: not a syntax error
-    huh = level_error(message, level, atoms)
+    huh = level_error(message, level, atoms, table=STANDARD)
     assert huh is not None
-    assert render_text(huh) == reply
+    assert render_text(huh, STANDARD) == reply
 
 
 def test_try_trimming() -> None:
@@ -112,7 +112,7 @@ def test_try_trimming() -> None:
 
 def test_every_try_token_parses_and_has_a_level() -> None:
     text = "SND (FRA) (TRY (" + " ".join(TOKEN_LEVEL) + "))"
-    message = parse_text(text)
+    message = parse_text(text, STANDARD)
     assert isinstance(message, m.Snd) and isinstance(message.press, m.Try)
     assert message.press.tokens == tuple(TOKEN_LEVEL)
 
@@ -143,5 +143,6 @@ def test_every_press_construct_costs_at_least_its_tokens_level(
 def test_the_levels_are_the_tables() -> None:
     assert set(LEVELS) == {0, FREE_TEXT, *TOKEN_LEVEL.values()}
     assert (
-        press_level(parse_text("SND (FRA) (PRP (XDO ((FRA AMY PAR) HLD)))")) == TOKEN_LEVEL["XDO"]
+        press_level(parse_text("SND (FRA) (PRP (XDO ((FRA AMY PAR) HLD)))", STANDARD), STANDARD)
+        == TOKEN_LEVEL["XDO"]
     )

@@ -5,10 +5,11 @@ import pytest
 from protocol import messages as m
 from protocol.connection import Closed, Received, Unparsed
 from protocol.lines import TextConnection, classify_first_bytes
+from protocol.tokens import STANDARD
 
 
 def test_lines_in_and_out() -> None:
-    conn = TextConnection()
+    conn = TextConnection(STANDARD)
     events = conn.receive_bytes(b"NME ('Bot') ('1')\nOBS\r\n\n  \nnot(g")
     assert [type(e) for e in events] == [Received, Received]
     assert isinstance(events[0], Received) and events[0].message == m.Nme("Bot", "1")
@@ -18,7 +19,7 @@ def test_lines_in_and_out() -> None:
 
 
 def test_errors_are_huh_lines() -> None:
-    conn = TextConnection()
+    conn = TextConnection(STANDARD)
     (event,) = conn.receive_bytes(b"REJ\n")
     assert isinstance(event, Unparsed) and event.reply is not None
     assert conn.send(event.reply) == b"HUH ( REJ ERR )\n"
@@ -28,14 +29,14 @@ def test_errors_are_huh_lines() -> None:
 
 
 def test_dpp_greeting_sets_the_line_ending() -> None:
-    conn = TextConnection()
+    conn = TextConnection(STANDARD)
     (event,) = conn.receive_bytes(b"DPP/0.17\r\nOBS\r\n")
     assert isinstance(event, Received)
     assert conn.send(m.Yes(m.Obs())) == b"YES ( OBS )\r\n"
 
 
 def test_utf8_and_bad_bytes() -> None:
-    conn = TextConnection()
+    conn = TextConnection(STANDARD)
     (event,) = conn.receive_bytes("ADM ('Zoë') ('ça va')\n".encode())
     assert isinstance(event, Received) and event.message == m.Adm("Zoë", "ça va")
     (event,) = conn.receive_bytes(b"ADM ('\xff') ('x')\n")
@@ -43,14 +44,14 @@ def test_utf8_and_bad_bytes() -> None:
 
 
 def test_overlong_line_closes() -> None:
-    conn = TextConnection(max_line=100)
+    conn = TextConnection(STANDARD, max_line=100)
     (event,) = conn.receive_bytes(b"X" * 200)
     assert isinstance(event, Closed) and event.reason == "line too long"
     assert conn.receive_bytes(b"OBS\n") == []
 
 
 def test_eof_flushes_the_last_line() -> None:
-    conn = TextConnection()
+    conn = TextConnection(STANDARD)
     assert conn.receive_bytes(b"OBS") == []
     received, closed = conn.receive_eof()
     assert isinstance(received, Received) and isinstance(closed, Closed) and closed.by_peer

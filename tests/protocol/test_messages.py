@@ -21,8 +21,9 @@ from engine.state import Dislodged, Phase, Unit
 from protocol import messages as m
 from protocol.atoms import atoms_from_payload
 from protocol.codec import codec_for, parse_payload, parse_text, render_payload, render_text
+from protocol.tokens import STANDARD
 
-C = codec_for()
+C = codec_for(STANDARD)
 
 # Canonical text of every message form (spec §3 and §4), grouped as the spec lists them.
 LEVEL_0 = [
@@ -219,16 +220,16 @@ TEXT_ONLY = [
 
 @pytest.mark.parametrize("text", LEVEL_0 + PRESS + TEXT_ONLY)
 def test_text_round_trip(text: str) -> None:
-    message = parse_text(text)
-    assert render_text(message) == text
-    assert parse_text(render_text(message)) == message
+    message = parse_text(text, STANDARD)
+    assert render_text(message, STANDARD) == text
+    assert parse_text(render_text(message, STANDARD), STANDARD) == message
 
 
 @pytest.mark.parametrize("text", LEVEL_0 + PRESS)
 def test_binary_round_trip(text: str) -> None:
-    message = parse_text(text)
-    payload = render_payload(message)
-    assert parse_payload(payload) == message
+    message = parse_text(text, STANDARD)
+    payload = render_payload(message, STANDARD)
+    assert parse_payload(payload, STANDARD) == message
     assert C.atoms_text(atoms_from_payload(payload)) == text
 
 
@@ -237,7 +238,7 @@ def test_text_only_press_has_no_binary_form() -> None:
 
     for text in TEXT_ONLY:
         with pytest.raises(EncodeError):
-            render_payload(parse_text(text))
+            render_payload(parse_text(text, STANDARD), STANDARD)
 
 
 ENG_LVP = Unit("ENG", "A", "LVP")
@@ -301,4 +302,4 @@ ENG_LON = Unit("ENG", "F", "LON")
     ],
 )  # fmt: skip
 def test_typed_values(text: str, expected: object) -> None:
-    assert parse_text(text) == expected
+    assert parse_text(text, STANDARD) == expected

@@ -28,7 +28,7 @@ from protocol.syntax import ParseError
 from protocol.tokens import BRA, KET, STANDARD
 from tests.protocol.daide_strategies import messages
 
-C = codec_for()
+C = codec_for(STANDARD)
 PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 IM = bytes.fromhex("00 00 00 04 00 01 DA 10")
 
@@ -36,26 +36,26 @@ IM = bytes.fromhex("00 00 00 04 00 01 DA 10")
 @PROPERTY
 @given(messages(daide_pp=True))
 def test_text_round_trip(message: Any) -> None:
-    text = render_text(message)
-    back = parse_text(text)
+    text = render_text(message, STANDARD)
+    back = parse_text(text, STANDARD)
     assert back == message
-    assert render_text(back) == text
+    assert render_text(back, STANDARD) == text
 
 
 @PROPERTY
 @given(messages())
 def test_binary_round_trip(message: Any) -> None:
-    payload = render_payload(message)
-    assert parse_payload(payload) == message
+    payload = render_payload(message, STANDARD)
+    assert parse_payload(payload, STANDARD) == message
     # both forms spell the same tokens
-    assert C.atoms_text(atoms_from_payload(payload)) == render_text(message)
+    assert C.atoms_text(atoms_from_payload(payload)) == render_text(message, STANDARD)
 
 
 @PROPERTY
 @given(messages(daide_pp=True))
 def test_a_message_is_legal_at_its_level(message: Any) -> None:
-    level = press_level(message)
-    assert level_error(message, level) is None
+    level = press_level(message, STANDARD)
+    assert level_error(message, level, table=STANDARD) is None
 
 
 # -- fuzzing ------------------------------------------------------------------------------
@@ -121,7 +121,7 @@ def test_wrong_brackets_get_prn(atoms: tuple[Any, ...], data: st.DataObject) -> 
 @given(st.text(max_size=60))
 def test_random_text_never_raises(text: str) -> None:
     with contextlib.suppress(ParseError):
-        parse_text(text)
+        parse_text(text, STANDARD)
 
 
 word_soup = st.lists(
@@ -149,7 +149,7 @@ def test_random_payloads_never_raise(payload: bytes) -> None:
 
     payload = payload[: len(payload) // 2 * 2]
     with contextlib.suppress(ParseError, InvalidToken):
-        parse_payload(payload)
+        parse_payload(payload, STANDARD)
 
 
 def check_events(conn: ServerConnection | ClientConnection, events: list[Any]) -> None:
@@ -166,7 +166,7 @@ def check_events(conn: ServerConnection | ClientConnection, events: list[Any]) -
 @PROPERTY
 @given(st.lists(st.binary(max_size=40), max_size=6), st.booleans())
 def test_random_bytes_to_a_server(chunks: list[bytes], greet: bool) -> None:
-    server = ServerConnection()
+    server = ServerConnection(STANDARD)
     events = server.receive_bytes(IM) if greet else []
     for chunk in chunks:
         events.extend(server.receive_bytes(chunk))
@@ -193,14 +193,14 @@ def test_random_bytes_to_a_client(chunks: list[bytes], ready: bool) -> None:
 def test_truncated_frames_wait_then_time_out(message: Any, data: st.DataObject) -> None:
     frame = C.dm(message)
     cut = data.draw(st.integers(1, len(frame) - 1))
-    server = ServerConnection()
+    server = ServerConnection(STANDARD)
     server.receive_bytes(IM)
     assert server.receive_bytes(frame[:cut]) == []
     assert server.waiting
     events = server.timeout()
     assert events[0] == Send(em_frame(ErrorCode.SHORT_MESSAGE))
     # the whole frame, however split, gives back the message
-    server = ServerConnection()
+    server = ServerConnection(STANDARD)
     server.receive_bytes(IM)
     events = server.receive_bytes(frame[:cut]) + server.receive_bytes(frame[cut:])
     assert events == [Received(message, C.atoms(message))]
@@ -209,7 +209,7 @@ def test_truncated_frames_wait_then_time_out(message: Any, data: st.DataObject) 
 @PROPERTY
 @given(st.lists(st.binary(max_size=40), max_size=6))
 def test_random_bytes_to_a_text_connection(chunks: list[bytes]) -> None:
-    conn = TextConnection(max_line=64)
+    conn = TextConnection(STANDARD, max_line=64)
     for chunk in chunks:
         for event in conn.receive_bytes(chunk):
             assert isinstance(event, Received | Unparsed | Closed)
@@ -220,13 +220,13 @@ def test_oversize_messages() -> None:
     # a string that cannot fit in one DM (65535 bytes) cannot be encoded ...
     huge = m.Adm("x", "y" * 40000)
     with pytest.raises(EncodeError):
-        render_payload(huge)
+        render_payload(huge, STANDARD)
     # ... but the text form has no such limit, and the largest DM still parses
-    assert parse_text(render_text(huge)) == huge
+    assert parse_text(render_text(huge, STANDARD), STANDARD) == huge
     largest = m.Adm("x", "y" * 32760)
-    payload = render_payload(largest)
+    payload = render_payload(largest, STANDARD)
     assert len(payload) <= 65535
-    server = ServerConnection()
+    server = ServerConnection(STANDARD)
     server.receive_bytes(IM)
     (event,) = server.receive_bytes(C.dm(largest))
     assert isinstance(event, Received) and event.message == largest

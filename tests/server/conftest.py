@@ -26,7 +26,11 @@ async def make_server(tmp_path: Path) -> AsyncIterator[MakeServer]:
             store = Store(tmp_path / f"db{len(stores)}.sqlite")
             stores.append(store)
             server = Server(
-                store, settings or GameSettings(max_year=1901), port=0, seed=7, **kwargs
+                store,
+                settings or GameSettings(max_year=1901, map="standard"),
+                port=0,
+                seed=7,
+                **kwargs,
             )
             await nursery.start(server.run)
             return server

@@ -413,7 +413,9 @@ class ServerThread:
             with trio.CancelScope() as cancel:
                 self._cancel = cancel
                 async with trio.open_nursery() as nursery:
-                    settings = GameSettings(level=8000)  # (no end: it plays as long as we look)
+                    settings = GameSettings(
+                        level=8000, map="standard"
+                    )  # (no end: it plays as long as we look)
                     server = Server(store, settings, port=0, seed=1, **self.options)
                     self.server = server
                     await nursery.start(server.run)

@@ -26,7 +26,7 @@ def _hlo_power(effects: Effects, client: int) -> str:
 
 
 def test_a_retreat_owed_only_by_an_absent_power_is_played_at_once() -> None:
-    settings = GameSettings(max_year=1902)  # no deadlines
+    settings = GameSettings(max_year=1902, map="standard")  # no deadlines
     master = GameMaster(1, settings)
     codec = codec_for(table_for_map(master.map))
     effects: Effects = []

@@ -17,6 +17,7 @@ from protocol.atoms import payload_from_atoms
 from protocol.codec import codec_for
 from protocol.connection import Closed
 from protocol.frames import dm_frame, im_frame
+from protocol.tokens import STANDARD
 from server.logs import configure_logging
 
 from .daide_client import PATIENCE, MakeServer, WireClient
@@ -123,7 +124,7 @@ async def test_seven_willing_players_start_at_once_whoever_else_waits(
             await c.aclose()
 
 
-STANDARD_CODEC = codec_for()
+STANDARD_CODEC = codec_for(STANDARD)
 STANDARD_POWERS = ["AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR"]
 
 

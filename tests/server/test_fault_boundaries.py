@@ -176,7 +176,7 @@ async def test_a_game_whose_event_fails_is_reloaded_and_plays_on(
 ) -> None:
     # France is answered REJ, the game is reloaded from the store with France still in its
     # seat, and once the lock is gone the same orders are taken and the phase is played.
-    server = await make_server(GameSettings(max_year=1901))
+    server = await make_server(GameSettings(max_year=1901, map="standard"))
     player, runner = await _france(server)
 
     def broken_watcher(status: object, now: float) -> None:
@@ -200,7 +200,7 @@ async def test_a_game_whose_event_fails_is_reloaded_and_plays_on(
 async def test_a_game_that_keeps_failing_stops_alone(make_server: MakeServer) -> None:
     # Three failures in a row (GAME_FAULTS): the game's players are told OFF and closed; the
     # game stays in the database, active, for the next start; the server serves on.
-    server = await make_server(GameSettings(max_year=1901))
+    server = await make_server(GameSettings(max_year=1901, map="standard"))
     player, runner = await _france(server)
     lock = _lock(server)
     try:

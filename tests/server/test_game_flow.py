@@ -50,7 +50,7 @@ async def play_holds(client: WireClient, log: list[Any]) -> None:
 
 
 async def test_seven_clients_play_to_the_year_limit(make_server: MakeServer) -> None:
-    server = await make_server(GameSettings(max_year=1902))
+    server = await make_server(GameSettings(max_year=1902, map="standard"))
     port = server.address[1]
     clients = [await WireClient.connect(port, text=(i % 2 == 1)) for i in range(7)]
     for i, c in enumerate(clients):

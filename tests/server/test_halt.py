@@ -29,7 +29,7 @@ def _kept(store: Store, master: GameMaster, effects: Effects) -> Effects:
 
 def test_after_the_halt_nothing_is_processed_and_nobody_is_away(tmp_path: Path) -> None:
     store = Store(tmp_path / "db.sqlite")
-    master, powers = _started(store, GameSettings(max_year=1901, move_time=900))
+    master, powers = _started(store, GameSettings(max_year=1901, move_time=900, map="standard"))
     assert master.clock.deadline == 900.0
     # Everyone but France has ordered; France has ordered one unit.
     for power, client in powers.items():
@@ -64,7 +64,7 @@ def test_the_time_left_belongs_to_its_phase(tmp_path: Path) -> None:
     """A game stopped in one phase and processed after the restart: the next phase gets its
     full period (the stored time left was for the phase it was stored in)."""
     store = Store(tmp_path / "db.sqlite")
-    master, _ = _started(store, GameSettings(max_year=1902, move_time=900))
+    master, _ = _started(store, GameSettings(max_year=1902, move_time=900, map="standard"))
     _kept(store, master, master.halt(300.0))
     again = GameMaster.restore(store.saved(master.id), now=1000.0, grace=0.0)
     assert again.clock.deadline == 1600.0
@@ -78,7 +78,9 @@ def test_the_time_left_belongs_to_its_phase(tmp_path: Path) -> None:
 def test_a_clock_paused_for_an_absent_player_keeps_its_time(tmp_path: Path) -> None:
     """DSD: the clock was already paused when the server stopped; its time left is stored."""
     store = Store(tmp_path / "db.sqlite")
-    master, powers = _started(store, GameSettings(max_year=1901, move_time=900, dsd=True))
+    master, powers = _started(
+        store, GameSettings(max_year=1901, move_time=900, dsd=True, map="standard")
+    )
     _kept(store, master, master.disconnect(powers["ENG"], 50.0))  # paused with 850 s left
     assert master.clock.paused_remaining == 850.0
     assert _kept(store, master, master.halt(400.0)) == [ClockStopped("S1901M", 850.0)]

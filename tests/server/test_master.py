@@ -10,6 +10,7 @@ from pathlib import Path
 
 from protocol import messages as m
 from protocol.codec import codec_for
+from protocol.tokens import STANDARD
 from server.effects import Effects, Tell, split
 from server.game import GameMaster
 from server.records import GameStarted, OrderGiven, PhaseProcessed, PlayerSeated
@@ -17,7 +18,7 @@ from server.settings import GameSettings
 from server.status import MasterStatus
 from server.store import Store
 
-CODEC = codec_for()
+CODEC = codec_for(STANDARD)
 ROOT = Path(__file__).resolve().parents[2]
 # The game master and the modules it is made of; what none of them may import, even inside a
 # function: a clock, sockets, the database, the async shell.
@@ -63,7 +64,7 @@ def _say(master: GameMaster, store: Store, client: int, text: str, now: float = 
 
 def test_an_order_is_a_record_before_its_thx(tmp_path: Path) -> None:
     store = Store(tmp_path / "db.sqlite")
-    master, powers = _started(store, GameSettings(max_year=1901))
+    master, powers = _started(store, GameSettings(max_year=1901, map="standard"))
     effects = _say(master, store, powers["FRA"], "SUB ((FRA AMY PAR) MTO BUR)")
     kinds = [type(e).__name__ for e in effects]
     assert kinds.index("OrderGiven") < kinds.index("Tell")
@@ -77,7 +78,7 @@ def test_an_order_is_a_record_before_its_thx(tmp_path: Path) -> None:
 
 def test_the_status_says_who_owes_orders_and_who_is_ready(tmp_path: Path) -> None:
     store = Store(tmp_path / "db.sqlite")
-    master, powers = _started(store, GameSettings(max_year=1901, move_time=60))
+    master, powers = _started(store, GameSettings(max_year=1901, move_time=60, map="standard"))
     status = master.status()
     assert status.started and status.phase == "S1901M" and status.deadline == 60.0
     assert status.owed == frozenset(powers) == status.missing
@@ -101,7 +102,7 @@ def test_the_phase_is_recorded_first_and_a_restart_restores_the_same_game(
     tmp_path: Path,
 ) -> None:
     store = Store(tmp_path / "db.sqlite")
-    master, powers = _started(store, GameSettings(max_year=1902, move_time=60))
+    master, powers = _started(store, GameSettings(max_year=1902, move_time=60, map="standard"))
     _say(master, store, powers["FRA"], "SUB ((FRA AMY PAR) MTO BUR)")
     assert master.next_wakeup() == 60.0
     last = master.on_time(60.0)  # the deadline: units without orders hold

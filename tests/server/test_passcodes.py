@@ -182,12 +182,12 @@ async def test_the_trusted_addresses_survive_a_restart(
     store = Store(tmp_path / "game.sqlite")
     try:
         async with trio.open_nursery() as nursery:
-            first = Server(store, GameSettings(max_year=1901), port=0, seed=7)
+            first = Server(store, GameSettings(max_year=1901, map="standard"), port=0, seed=7)
             await nursery.start(first.run)
             _, hlos = await _game(first.address[1])
             nursery.cancel_scope.cancel()
         async with trio.open_nursery() as nursery:
-            second = Server(store, GameSettings(max_year=1901), port=0, seed=7)
+            second = Server(store, GameSettings(max_year=1901, map="standard"), port=0, seed=7)
             await nursery.start(second.run)
             port = second.address[1]
             power, passcode = hlos[0].power or "", hlos[0].passcode or 0

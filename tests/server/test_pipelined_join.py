@@ -102,7 +102,7 @@ async def _round(server: Server) -> None:
 
 
 async def _rounds(make_server: MakeServer) -> None:
-    server = await make_server(GameSettings(max_year=1901))
+    server = await make_server(GameSettings(max_year=1901, map="standard"))
     for _ in range(ROUNDS):
         await _round(server)
 
@@ -119,7 +119,7 @@ async def test_seven_pipelined_joins_under_load(make_server: MakeServer) -> None
 
 
 async def test_pipelined_observer_is_answered_in_order(make_server: MakeServer) -> None:
-    server = await make_server(GameSettings(max_year=1901))
+    server = await make_server(GameSettings(max_year=1901, map="standard"))
     port = server.address[1]
     with cpu_burners(1):
         for _ in range(20):
@@ -141,7 +141,7 @@ async def _wait_away(runner: GameRunner, power: str) -> None:
 
 
 async def test_pipelined_iam_is_answered_in_order(make_server: MakeServer) -> None:
-    server = await make_server(GameSettings(max_year=1901), rejoin_grace=3600)
+    server = await make_server(GameSettings(max_year=1901, map="standard"), rejoin_grace=3600)
     port = server.address[1]
     clients = [await WireClient.connect(port, text=True, table=TABLE) for _ in range(7)]
     for i, c in enumerate(clients):

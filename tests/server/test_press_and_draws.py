@@ -20,7 +20,7 @@ async def _seven(
 
 
 async def test_press_is_relayed_to_recipients_only(make_server: MakeServer) -> None:
-    server = await make_server(GameSettings(level=20, max_year=1901))
+    server = await make_server(GameSettings(level=20, max_year=1901, map="standard"))
     _, by_power, _ = await _seven(server)
     eng, fra, ger = by_power["ENG"], by_power["FRA"], by_power["GER"]
     await eng.send("SND (FRA GER) (PRP (PCE (ENG FRA GER)))")
@@ -47,7 +47,7 @@ async def test_press_is_relayed_to_recipients_only(make_server: MakeServer) -> N
 
 
 async def test_press_to_a_power_in_civil_disorder_is_not_delivered(make_server: MakeServer) -> None:
-    server = await make_server(GameSettings(level=10, max_year=1901))
+    server = await make_server(GameSettings(level=10, max_year=1901, map="standard"))
     _, by_power, _ = await _seven(server)
     await by_power["TUR"].aclose()
     eng = by_power["ENG"]
@@ -57,7 +57,7 @@ async def test_press_to_a_power_in_civil_disorder_is_not_delivered(make_server: 
 
 
 async def test_gunboat_has_no_press_at_all(make_server: MakeServer) -> None:
-    server = await make_server(GameSettings(level=0, max_year=1901))
+    server = await make_server(GameSettings(level=0, max_year=1901, map="standard"))
     _, by_power, _ = await _seven(server, text=True)
     eng = by_power["ENG"]
     await eng.send("SND (FRA) (PRP (PCE (ENG FRA)))")
@@ -68,7 +68,7 @@ async def test_gunboat_has_no_press_at_all(make_server: MakeServer) -> None:
 
 
 async def test_a_draw_needs_every_survivor(make_server: MakeServer) -> None:
-    server = await make_server(GameSettings(max_year=1910))
+    server = await make_server(GameSettings(max_year=1910, map="standard"))
     clients, by_power, _ = await _seven(server)
     for c in list(by_power.values())[:-1]:
         await c.send("DRW")
@@ -87,7 +87,7 @@ async def test_a_draw_needs_every_survivor(make_server: MakeServer) -> None:
 
 
 async def test_partial_draw_with_pda(make_server: MakeServer) -> None:
-    server = await make_server(GameSettings(level=10, pda=True, max_year=1910))
+    server = await make_server(GameSettings(level=10, pda=True, max_year=1910, map="standard"))
     clients, by_power, _ = await _seven(server)
     await by_power["ENG"].send("DRW (ENG FRA)")
     assert isinstance(await by_power["ENG"].expect(m.Yes), m.Yes)
@@ -100,7 +100,7 @@ async def test_partial_draw_with_pda(make_server: MakeServer) -> None:
     result = server.store.games()[0].result
     assert result is not None and result["powers"] == ["ENG", "FRA"]
     # Without PDA a list is refused.
-    server2 = await make_server(GameSettings(level=10, max_year=1910))
+    server2 = await make_server(GameSettings(level=10, max_year=1910, map="standard"))
     _, by_power2, _ = await _seven(server2)
     await by_power2["ENG"].send("DRW (ENG FRA)")
     assert isinstance(await by_power2["ENG"].expect(m.Rej), m.Rej)

@@ -9,6 +9,7 @@ import struct
 
 import trio
 
+from engine.map import load_map
 from protocol import messages as m
 from protocol.frames import ErrorCode
 from server.settings import GameSettings
@@ -132,7 +133,7 @@ async def test_orders_for_another_power_are_refused(make_server: MakeServer) -> 
 
 
 async def test_leaving_and_coming_back(make_server: MakeServer) -> None:
-    server = await make_server(GameSettings(max_year=1901, move_time=600))
+    server = await make_server(GameSettings(max_year=1901, move_time=600, map="standard"))
     port = server.address[1]
     clients = [await WireClient.connect(port, text=True) for _ in range(7)]
     for i, c in enumerate(clients):
@@ -168,7 +169,8 @@ def _units(power: str) -> list[str]:
         return u.loc if "/" not in u.loc else "(" + u.loc.replace("/", " ") + "S)"
 
     return [
-        f"{'AMY' if u.type == 'A' else 'FLT'} {loc(u)}" for u in initial_state().units_of(power)
+        f"{'AMY' if u.type == 'A' else 'FLT'} {loc(u)}"
+        for u in initial_state(load_map("standard")).units_of(power)
     ]
 
 

@@ -29,7 +29,7 @@ async def _hold_all(players: Players) -> None:
 
 
 async def test_history_and_orders_requests(make_server: MakeServer) -> None:
-    server = await make_server(GameSettings(max_year=1902))
+    server = await make_server(GameSettings(max_year=1902, map="standard"))
     players = await _seven(server)
     eng = players["ENG"][0]
     await eng.send("ORD")
@@ -50,7 +50,7 @@ async def test_history_and_orders_requests(make_server: MakeServer) -> None:
 
 
 async def test_withdrawing_orders_and_missing(make_server: MakeServer) -> None:
-    server = await make_server(GameSettings(max_year=1901))
+    server = await make_server(GameSettings(max_year=1901, map="standard"))
     players = await _seven(server)
     fra = players["FRA"][0]
     await fra.send("SUB ((FRA AMY PAR) MTO BUR) ((FRA AMY MAR) HLD)")
@@ -77,7 +77,7 @@ async def test_time_notices_and_dsd(make_server: MakeServer, mock_clock: MockClo
     so the deadline can be long and a loaded machine never reaches it before the test is
     ready, and a stopped clock is shown stopped without waiting for anything."""
     mock_clock.rate = 1.0
-    server = await make_server(GameSettings(max_year=1901, move_time=600, dsd=True))
+    server = await make_server(GameSettings(max_year=1901, move_time=600, dsd=True, map="standard"))
     players = await _seven(server)
     (runner,) = [r for r in server.games.values() if r.master.started]
     clock = runner.master.clock

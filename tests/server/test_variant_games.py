@@ -88,13 +88,13 @@ def test_settings_refuse_an_unknown_map_and_a_year_before_the_start() -> None:
 
 async def test_a_game_whose_map_file_is_gone_is_abandoned_not_fatal(tmp_path: Path) -> None:
     store = Store(tmp_path / "db.sqlite")
-    settings = GameSettings().model_dump() | {"map": str(tmp_path / "gone.json")}
+    settings = GameSettings(map="standard").model_dump() | {"map": str(tmp_path / "gone.json")}
     gid = store.create_game(settings, "g", None)
     store.set_status(gid, "active")
     log = io.StringIO()
     configure_logging("info", json=True, stream=log)
     # The server starts; the game it cannot resume (its map file is gone) is set aside.
-    server = Server(store, GameSettings(), port=0)
+    server = Server(store, GameSettings(map="standard"), port=0)
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
         assert store.game(gid).status == "abandoned"

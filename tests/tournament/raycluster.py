@@ -66,7 +66,7 @@ def match(folder: Path, cluster: Cluster) -> dict[str, Any]:
         t = Tournament(
             store,
             parse_lineup(["dumbbot:2", "randombot:3", "holdbot:2"]),
-            GameSettings(max_year=1903),
+            GameSettings(max_year=1903, map="standard"),
             games=4,
             parallel=2,
             seed=11,
@@ -129,7 +129,9 @@ def incomplete(folder: Path, cluster: Cluster) -> dict[str, Any]:
     store = Store(folder / "incomplete.sqlite")
     code = "import time; print('waiting for a licence server', flush=True); time.sleep(600)"
     never = f'never={sys.executable} -c "{code}" {{port}}'
-    settings = GameSettings(max_year=1901, move_time=5, retreat_time=5, build_time=5)
+    settings = GameSettings(
+        max_year=1901, move_time=5, retreat_time=5, build_time=5, map="standard"
+    )
     t = Tournament(store, parse_lineup(["holdbot:6", never]), settings, games=1, parallel=1,
                    seed=3, ray=cluster.address, join_timeout=5, replays=1)  # fmt: skip
     trio.run(t.run)

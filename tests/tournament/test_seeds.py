@@ -14,7 +14,7 @@ from tournament.runner import Tournament, parse_lineup, seat_seed
 def _seeds(path: Path, seed: int, game: int) -> list[int]:
     store = Store(path)
     try:
-        t = Tournament(store, parse_lineup(["dumbbot:7"]), GameSettings(), games=7,
+        t = Tournament(store, parse_lineup(["dumbbot:7"]), GameSettings(map="standard"), games=7,
                        parallel=1, seed=seed)  # fmt: skip
         return [s.seed for s in t.game_spec(game).seats]
     finally:

@@ -67,7 +67,9 @@ async def test_pipe_and_tcp_bots_play_a_tournament(tmp_path: Path) -> None:
     store = Store(tmp_path / "t.sqlite")
     tcp = f"tcpbot={PY} -m bots.randombot --host {{host}} --port {{port}} --seed {{seed}}"
     seats = parse_lineup(["holdbot:3", "randombot:3", tcp])
-    settings = GameSettings(max_year=1902, move_time=20, retreat_time=10, build_time=10)
+    settings = GameSettings(
+        max_year=1902, move_time=20, retreat_time=10, build_time=10, map="standard"
+    )
     t = Tournament(store, seats, settings, games=2, parallel=2, seed=3)
     await t.run()
     results = t.results()
@@ -99,7 +101,9 @@ async def test_a_crashing_bot_is_recorded_and_the_game_finishes(tmp_path: Path) 
     staller.write_text("import time\nprint(\"NME ('s') ('v1')\", flush=True)\ntime.sleep(600)\n")
     stall = f"staller={PY} {staller}"
     seats = parse_lineup(["holdbot:4", crash, hang, stall])
-    settings = GameSettings(max_year=1901, move_time=5, retreat_time=5, build_time=5)
+    settings = GameSettings(
+        max_year=1901, move_time=5, retreat_time=5, build_time=5, map="standard"
+    )
     # The holdbots are forked by the bot host and join in milliseconds; the hanger never
     # joins, so the game waits the whole join timeout for it (generous, for loaded machines).
     # No replay: the game is played out without them.

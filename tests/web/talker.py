@@ -23,6 +23,7 @@ from bots.holdbot import HoldBot
 from bots.session import Session
 from protocol import messages as m
 from protocol.atoms import Atoms
+from protocol.tokens import STANDARD
 
 
 def answer(press: Any) -> type | None:
@@ -38,7 +39,7 @@ def answer(press: Any) -> type | None:
 
 class Talker(Session):
     def __init__(self, propose_to: str | None) -> None:
-        super().__init__(HoldBot(), name="Talker", version="test")
+        super().__init__(HoldBot(), name="Talker", version="test", table=STANDARD)
         self.propose_to = propose_to
         self.proposed = False
 

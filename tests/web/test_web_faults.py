@@ -231,7 +231,7 @@ from server.store import Store
 from web.hub import WebHub
 
 async def main():
-    srv = Server(Store(sys.argv[1]), GameSettings(), port=0, open_games=False, seed=3)
+    srv = Server(Store(sys.argv[1]), GameSettings(map="standard"), port=0, open_games=False, seed=3)
     async with trio.open_nursery() as n:
         await n.start(srv.run)
         hub = WebHub(srv, max_connections=10_000, connections_per_address=10_000)

@@ -36,7 +36,7 @@ async def make_hub(tmp_path: Path) -> AsyncIterator[MakeHub]:
         async def make(**options: Any) -> WebHub:
             store = Store(tmp_path / f"web{len(stores)}.sqlite")
             stores.append(store)
-            srv = Server(store, GameSettings(max_year=1901), port=0, seed=3)
+            srv = Server(store, GameSettings(max_year=1901, map="standard"), port=0, seed=3)
             await nursery.start(srv.run)
             hub = WebHub(srv, grace=0.5, **options)
             await nursery.start(hub.run, 0)

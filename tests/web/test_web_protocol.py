@@ -26,7 +26,7 @@ from web.hub import WebHub
 @pytest.fixture
 async def web(tmp_path: Path) -> AsyncIterator[WebHub]:
     store = Store(tmp_path / "web.sqlite")
-    srv = Server(store, GameSettings(), port=0, open_games=False, seed=3)
+    srv = Server(store, GameSettings(map="standard"), port=0, open_games=False, seed=3)
     # The server and the hub stop before the store closes: a bot's last message may still
     # be on its way when a test ends.
     async with trio.open_nursery() as nursery:
