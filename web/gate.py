@@ -19,6 +19,7 @@ from typing import Any
 
 import trio
 
+from server.faults import describe
 from server.guard import peer_key
 
 PAUSE_FIRST = 0.1  # seconds before accept is tried again after EMFILE ...
@@ -170,7 +171,7 @@ async def serve_gated(
         try:
             await handler(stream)
         except Exception as exc:  # the boundary: one connection's fault ends only it
-            log.error("web connection failed", peer=peer, error=f"{type(exc).__name__}: {exc}")
+            log.error("web connection failed", peer=peer, **describe(exc))
         finally:
             gate.release(peer)
             await trio.aclose_forcefully(stream)

@@ -25,6 +25,7 @@ import wsproto.events as wse
 from wsproto.utilities import LocalProtocolError as WsLocalError
 from wsproto.utilities import RemoteProtocolError as WsRemoteError
 
+from server.faults import describe
 from server.logs import get_logger
 from web.gate import linger, peer_of
 from web.payloads import MAX_JSON, read_json
@@ -306,7 +307,7 @@ async def answer(req: Request, api: Api) -> Response:
             peer=req.peer,
             method=req.method,
             path=req.path[:200],
-            error=f"{type(exc).__name__}: {str(exc)[:200]}",
+            **describe(exc),
         )
         return Response.error(500, f"The server failed on this request ({type(exc).__name__}).")
 

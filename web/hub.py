@@ -30,6 +30,7 @@ from mapdraw.svg import render_map
 from protocol import messages as m
 from protocol.codec import codec_for
 from protocol.mdf import table_for_map
+from server.faults import describe
 from server.guard import peer_key
 from server.logs import get_logger
 from server.settings import GameSettings
@@ -258,7 +259,7 @@ class WebHub:
             self.log.error(
                 "web task failed",
                 task=getattr(fn, "__qualname__", repr(fn)),
-                error=f"{type(exc).__name__}: {str(exc)[:200]}",
+                **describe(exc),
             )
 
     async def _serve(self, stream: trio.SocketStream) -> None:
@@ -627,7 +628,7 @@ class WebHub:
                 game=session.seat.game_id,
                 power=session.power,
                 request=data["t"],
-                error=f"{type(exc).__name__}: {str(exc)[:200]}",
+                **describe(exc),
             )
             await ws.send(
                 notice(

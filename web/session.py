@@ -47,6 +47,7 @@ from protocol.codec import Codec, codec_for
 from protocol.connection import Closed, Event, Received
 from protocol.mdf import table_for_map
 from protocol.syntax import ParseError
+from server.faults import describe
 from server.links import Link
 from server.logs import get_logger
 from web.builder import Action, OrderBuilder
@@ -270,7 +271,7 @@ class WebSession(Link):
             return
         self._failing = True
         name = type(exc).__name__
-        _log.error("web session failed", peer=self.peer, on=what, error=f"{name}: {str(exc)[:200]}")
+        _log.error("web session failed", peer=self.peer, on=what, **describe(exc))
         self.notice(f"The page could not follow {what} ({name}); the game goes on.", "error")
 
     async def write(self, data: bytes) -> None:
