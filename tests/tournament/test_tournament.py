@@ -480,7 +480,8 @@ def test_a_game_that_lost_a_player_before_its_start_is_replayed_and_left_out_of_
 def test_seats_with_arguments_and_commands_that_do_not_parse(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # The README's form: a bundled bot followed by its arguments, labelled or not.
+    # The documented form (docs/tournaments.md): a bundled bot followed by its arguments,
+    # labelled or not.
     seats = parse_lineup(["talk=bordeaux --negotiate --think 0.25:2", "bordeaux --think 0.25:5"])
     assert [s.label for s in seats] == ["talk"] * 2 + ["bordeaux --think 0.25"] * 5
     assert all(s.bundled and s.command == "bordeaux" for s in seats)
