@@ -329,7 +329,33 @@ def evaluate(
     sizes = {p: params.size(n) for p, n in counts.items()}
     neutral = len(gmap.supply_centres) - len(state.centres)
     sizes["UNO"] = params.size(neutral) if neutral_pool else params.size_constant
+    attack, defence = _attack_and_defence(state, power, sizes, friends)
+    layers = _proximity(g, weights, attack, defence)
+    strength, competition = _strength_and_competition(state, g, power, friends)
+    prov_of = g.province
+    pw = weights.proximity
+    values = []
+    for c in range(len(prov_of)):
+        v = sum(layers[n][c] * pw[n] for n in range(PROXIMITY_DEPTH))
+        p = prov_of[c]
+        if weights.winter:
+            v += weights.winter_defence * defence.get(p, 0)
+        else:
+            v += weights.strength * strength.get(p, 0)
+            v -= weights.competition * competition.get(p, 0)
+        values.append(v)
+    return Evaluation(
+        g, weights, sizes, attack, defence, tuple(layers), strength, competition, tuple(values)
+    )
 
+
+def _attack_and_defence(
+    state: GameState, power: str, sizes: dict[str, int], friends: frozenset[str]
+) -> tuple[dict[str, int], dict[str, int]]:
+    """Each centre's attack value (the size of its owner, if not ours or a friend's)
+    and, for our centres, its defence value (the size of the strongest enemy that reaches
+    it)."""
+    gmap = state.map
     attack: dict[str, int] = {}
     defence: dict[str, int] = {}
     for sc in gmap.supply_centres:
@@ -342,10 +368,16 @@ def evaluate(
         for prov in gmap.reach(u.type, u.loc):
             if state.centres.get(prov) == power:
                 defence[prov] = max(defence.get(prov, 0), sizes[u.power])
+    return attack, defence
 
-    prov_of = g.province
+
+def _proximity(
+    g: Graph, weights: Weights, attack: dict[str, int], defence: dict[str, int]
+) -> list[tuple[int, ...]]:
+    """The proximity layers, each node's value spread over its neighbours' a layer
+    at a time."""
     layer = tuple(
-        attack.get(p, 0) * weights.attack + defence.get(p, 0) * weights.defence for p in prov_of
+        attack.get(p, 0) * weights.attack + defence.get(p, 0) * weights.defence for p in g.province
     )
     layers = [layer]
     groups = g.groups
@@ -363,7 +395,15 @@ def evaluate(
             for c in range(len(prev))
         )
         layers.append(layer)
+    return layers
 
+
+def _strength_and_competition(
+    state: GameState, g: Graph, power: str, friends: frozenset[str]
+) -> tuple[dict[str, int], dict[str, int]]:
+    """Per province, how many of our units stand on or next to it, and the most of
+    any one enemy power's."""
+    prov_of = g.province
     count: dict[str, dict[str, int]] = {}
     for u in state.units.values():
         node = g.index[(u.type, u.loc)]
@@ -377,21 +417,7 @@ def evaluate(
         p: max((n for q, n in c.items() if q != power and q not in friends), default=0)
         for p, c in count.items()
     }
-
-    pw = weights.proximity
-    values = []
-    for c in range(len(prov_of)):
-        v = sum(layers[n][c] * pw[n] for n in range(PROXIMITY_DEPTH))
-        p = prov_of[c]
-        if weights.winter:
-            v += weights.winter_defence * defence.get(p, 0)
-        else:
-            v += weights.strength * strength.get(p, 0)
-            v -= weights.competition * competition.get(p, 0)
-        values.append(v)
-    return Evaluation(
-        g, weights, sizes, attack, defence, tuple(layers), strength, competition, tuple(values)
-    )
+    return strength, competition
 
 
 # -- the next-best rule --------------------------------------------------------------------------
@@ -466,13 +492,29 @@ def movement_orders(
     params: DumbParams = STANDARD,
 ) -> list[Order]:
     """Step G: one order per unit."""
+    mine = sorted((u for u in state.units.values() if u.power == power), key=lambda u: u.loc)
+    rng.shuffle(mine)
+    orders, moving_into = _first_orders(state, power, ev, rng, collapse, params, mine)
+    _support_instead_of_holding(state, power, ev, mine, orders, moving_into)
+    return [orders[u.province] for u in sorted(mine, key=lambda u: u.loc)]
+
+
+def _first_orders(
+    state: GameState,
+    power: str,
+    ev: Evaluation,
+    rng: random.Random,
+    collapse: bool,
+    params: DumbParams,
+    mine: list[Unit],
+) -> tuple[dict[str, Order], dict[str, Unit]]:
+    """Each unit in turn (``mine``, shuffled) picks a node by the next-best rule: it holds,
+    moves, supports one of ours there, or waits once for ours there to be ordered first.
+    The orders by province, and which of ours moves into each province."""
     g = ev.graph
     values = ev.values
     competition = ev.competition
     units = state.units
-    mine = sorted((u for u in units.values() if u.power == power), key=lambda u: u.loc)
-    rng.shuffle(mine)
-    processed = list(mine)
     queue = list(mine)
     orders: dict[str, Order] = {}
     moving_into: dict[str, Unit] = {}
@@ -514,8 +556,24 @@ def movement_orders(
             orders[unit.province] = Move(unit, g.nodes[target][1])
             moving_into[prov] = unit
             break
+    return orders, moving_into
 
-    for unit in processed:
+
+def _support_instead_of_holding(
+    state: GameState,
+    power: str,
+    ev: Evaluation,
+    mine: list[Unit],
+    orders: dict[str, Order],
+    moving_into: dict[str, Unit],
+) -> None:
+    """A unit left holding supports instead, in ``orders``, the neighbour of most value
+    where one of ours moves in against competition, or holds under threat."""
+    g = ev.graph
+    values = ev.values
+    competition = ev.competition
+    units = state.units
+    for unit in mine:
         if not isinstance(orders[unit.province], Hold):
             continue
         node = g.index[(unit.type, unit.loc)]
@@ -541,7 +599,6 @@ def movement_orders(
                 best, best_value = choice, values[a]
         if best is not None:
             orders[unit.province] = best
-    return [orders[u.province] for u in sorted(mine, key=lambda u: u.loc)]
 
 
 def _discard(cands: Candidates[int], target: int) -> None:

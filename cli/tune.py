@@ -9,8 +9,9 @@ import os
 import shlex
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -25,6 +26,12 @@ from cli.options import (
     join_options_error,
     open_store,
 )
+
+if TYPE_CHECKING:  # (the command imports the tournament only when it runs)
+    from server.settings import GameSettings
+    from server.store import Store
+    from tournament.game import Entry
+    from tournament.tune import ParamRange
 
 
 def register(sub: Any) -> None:
@@ -55,6 +62,20 @@ def register(sub: Any) -> None:
         help="a bundled bot's name, or a command template for any program (as a tournament "
         "seat's command: {seed} {power} {game}, and {host} {port} for a TCP bot)",
     )
+    _add_climb_options(p)
+    _add_confirm_options(p)
+    add_ray_option(p)
+    p.add_argument(
+        "--json", type=Path, metavar="PATH", help="write every candidate and the best as JSON"
+    )
+    add_db_option(p)
+    add_join_options(p)
+    add_game_options(p)
+    p.set_defaults(handler=_tune, mtl=30, rtl=15, btl=15, max_year=1915)
+
+
+def _add_climb_options(p: argparse.ArgumentParser) -> None:
+    """What is tuned, from where, against whom, and how the climb steps."""
     p.add_argument(
         "--param",
         action="append",
@@ -89,6 +110,10 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--seed", type=int, default=0, metavar="N", help="seed of the games and the climb"
     )
+
+
+def _add_confirm_options(p: argparse.ArgumentParser) -> None:
+    """Steepest ascent, and the fresh games that confirm the gain."""
     p.add_argument(
         "--neighbours",
         action="store_true",
@@ -121,59 +146,57 @@ def register(sub: Any) -> None:
         metavar="N",
         help="games played at once (default: the number of cores)",
     )
-    add_ray_option(p)
-    p.add_argument(
-        "--json", type=Path, metavar="PATH", help="write every candidate and the best as JSON"
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """What the command line asks for, checked."""
+
+    params: tuple[ParamRange, ...]
+    start: dict[str, float]
+    field: tuple[Entry, ...]
+    fresh: tuple[Entry, ...] | None  # the confirming field
+    settings: GameSettings
+
+
+def _setup(args: argparse.Namespace) -> _Setup:
+    """The parameters, start point, fields and game settings of the command line (raises
+    TuneError, LineupError or ValidationError)."""
+    from tournament.runner import parse_lineup
+    from tournament.tune import ParamRange
+
+    fresh = (
+        tuple(parse_lineup(_seat_words(args.confirm_against, "--confirm-against"), count=6))
+        if args.confirm_against
+        else None
     )
-    add_db_option(p)
-    add_join_options(p)
-    add_game_options(p)
-    p.set_defaults(handler=_tune, mtl=30, rtl=15, btl=15, max_year=1915)
+    return _Setup(
+        params=tuple(ParamRange.parse(text) for text in args.param),
+        start=dict(_start_value(text) for text in args.start),
+        field=tuple(parse_lineup(_seat_words(args.against, "--against"), count=6)),
+        fresh=fresh,
+        settings=game_settings(args),
+    )
 
 
-def _tune(args: argparse.Namespace) -> int:
-    import trio
+class _Play:
+    """Plays a candidate's line-up as a tournament, ``games`` games long (the confirming
+    games may be fewer or more than the climb's)."""
 
-    from server.logs import configure_logging
-    from tournament.runner import LineupError, Tournament, parse_lineup
-    from tournament.scoring import scored
-    from tournament.tune import Candidate, ParamRange, TuneError, Tuner
+    def __init__(self, args: argparse.Namespace, store: Store, settings: GameSettings) -> None:
+        self.args, self.store, self.settings = args, store, settings
+        self.games: int = args.games
 
-    why = join_options_error(args)
-    if why:
-        print(f"error: {why}", file=sys.stderr)
-        return 2
-    try:
-        params = tuple(ParamRange.parse(text) for text in args.param)
-        start = dict(_start_value(text) for text in args.start)
-        field = tuple(parse_lineup(_seat_words(args.against, "--against"), count=6))
-        fresh = (
-            tuple(parse_lineup(_seat_words(args.confirm_against, "--confirm-against"), count=6))
-            if args.confirm_against
-            else None
-        )
-        settings = game_settings(args)
-    except (TuneError, LineupError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except ValidationError as exc:
-        print(f"error: {first_error(exc)}", file=sys.stderr)
-        return 2
-    bot = args.bot
-    configure_logging("warning", stream=sys.stderr)
-    print(engine_line(), file=sys.stderr)
-    store = open_store(args, must_exist=False)
-    if store is None:
-        return 2
+    async def __call__(self, lineup: Sequence[Any], seed: int) -> list[Any]:
+        from tournament.runner import Tournament
+        from tournament.scoring import scored
 
-    confirming = False
-
-    async def play(lineup: Sequence[Any], seed: int) -> list[Any]:
+        args = self.args
         tournament = Tournament(
-            store,
+            self.store,
             lineup,
-            settings,
-            games=(args.confirm_games or args.games) if confirming else args.games,
+            self.settings,
+            games=self.games,
             parallel=args.parallel,
             seed=seed,
             ray=args.ray,
@@ -185,32 +208,31 @@ def _tune(args: argparse.Namespace) -> int:
         # it started says nothing of it), unless --keep-incomplete.
         return scored(tournament.results(), args.keep_incomplete)
 
-    def told(candidate: Candidate, best: Candidate) -> None:
-        e = candidate.estimate
-        mark = "  best so far" if candidate is best else ""
-        print(f"{_setting(params, candidate)}: SoS {e.mean:.3f} ± {e.ci95:.3f}{mark}", flush=True)
 
+def _tune(args: argparse.Namespace) -> int:
+    from server.logs import configure_logging
+    from tournament.runner import LineupError
+    from tournament.tune import TuneError
+
+    why = join_options_error(args)
+    if why:
+        print(f"error: {why}", file=sys.stderr)
+        return 2
     try:
-        tuner = Tuner(
-            bot,
-            params,
-            field,
-            play,
-            args.games,
-            iterations=args.iterations,
-            restarts=args.restarts,
-            step=args.step,
-            seed=args.seed,
-            start=start,
-            on_candidate=told,
-            neighbours=args.neighbours,
-        )
-        report = trio.run(tuner.run)
-        confirmed = None
-        if fresh is not None:
-            confirming = True
-            seed = args.confirm_seed if args.confirm_seed is not None else args.seed + 1000
-            confirmed = trio.run(tuner.confirm, report, fresh, seed)
+        setup = _setup(args)
+    except (TuneError, LineupError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ValidationError as exc:
+        print(f"error: {first_error(exc)}", file=sys.stderr)
+        return 2
+    configure_logging("warning", stream=sys.stderr)
+    print(engine_line(), file=sys.stderr)
+    store = open_store(args, must_exist=False)
+    if store is None:
+        return 2
+    try:
+        report, confirmed = _climb(args, setup, store)
     except TuneError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -219,32 +241,78 @@ def _tune(args: argparse.Namespace) -> int:
         return 130
     finally:
         store.close()
-    best, first, gain = report.best.estimate, report.start.estimate, report.gain()
-    print(f"start: {_setting(params, report.start)}  SoS {first.mean:.3f} ± {first.ci95:.3f}")
-    print(f"best:  {_setting(params, report.best)}  SoS {best.mean:.3f} ± {best.ci95:.3f}")
-    print(f"gain:  {gain.mean:+.3f} ± {gain.ci95:.3f} (paired over {args.games} games)")
-    out = _report_json(report)
+    out = _print_report(args, setup.params, report)
     out["settings"] = {
-        **settings.model_dump(),
+        **setup.settings.model_dump(),
         "join_timeout": args.join_timeout,
         "replays": args.replays,
         "keep_incomplete": args.keep_incomplete,
     }
     if confirmed is not None:
-        c_start, c_best, c_gain = confirmed
-        games = len(c_best.scores)
-        print(f"fresh games ({games}, another seed and field): start SoS "
-              f"{c_start.estimate.mean:.3f} ± {c_start.estimate.ci95:.3f}, best "
-              f"{c_best.estimate.mean:.3f} ± {c_best.estimate.ci95:.3f}, gain "
-              f"{c_gain.mean:+.3f} ± {c_gain.ci95:.3f}")  # fmt: skip
-        out["confirmed"] = {
-            "start": _candidate_json(report, c_start),
-            "best": _candidate_json(report, c_best),
-            "gain": {"mean": c_gain.mean, "ci95": c_gain.ci95, "games": games},
-        }
+        out["confirmed"] = _print_confirmed(report, confirmed)
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))
     return 0
+
+
+def _climb(args: argparse.Namespace, setup: _Setup, store: Store) -> tuple[Any, Any]:
+    """Climb, then (with --confirm-against) play the start and the best on fresh games."""
+    import trio
+
+    from tournament.tune import Candidate, Tuner
+
+    params = setup.params
+
+    def told(candidate: Candidate, best: Candidate) -> None:
+        e = candidate.estimate
+        mark = "  best so far" if candidate is best else ""
+        print(f"{_setting(params, candidate)}: SoS {e.mean:.3f} ± {e.ci95:.3f}{mark}", flush=True)
+
+    play = _Play(args, store, setup.settings)
+    tuner = Tuner(
+        args.bot,
+        params,
+        setup.field,
+        play,
+        args.games,
+        iterations=args.iterations,
+        restarts=args.restarts,
+        step=args.step,
+        seed=args.seed,
+        start=setup.start,
+        on_candidate=told,
+        neighbours=args.neighbours,
+    )
+    report = trio.run(tuner.run)
+    if setup.fresh is None:
+        return report, None
+    play.games = args.confirm_games or args.games
+    seed = args.confirm_seed if args.confirm_seed is not None else args.seed + 1000
+    return report, trio.run(tuner.confirm, report, setup.fresh, seed)
+
+
+def _print_report(args: argparse.Namespace, params: Sequence[Any], report: Any) -> dict[str, Any]:
+    """Print the start, the best and the gain; the report as JSON."""
+    best, first, gain = report.best.estimate, report.start.estimate, report.gain()
+    print(f"start: {_setting(params, report.start)}  SoS {first.mean:.3f} ± {first.ci95:.3f}")
+    print(f"best:  {_setting(params, report.best)}  SoS {best.mean:.3f} ± {best.ci95:.3f}")
+    print(f"gain:  {gain.mean:+.3f} ± {gain.ci95:.3f} (paired over {args.games} games)")
+    return _report_json(report)
+
+
+def _print_confirmed(report: Any, confirmed: Any) -> dict[str, Any]:
+    """Print the start and the best on the fresh games; those figures as JSON."""
+    c_start, c_best, c_gain = confirmed
+    games = len(c_best.scores)
+    print(f"fresh games ({games}, another seed and field): start SoS "
+          f"{c_start.estimate.mean:.3f} ± {c_start.estimate.ci95:.3f}, best "
+          f"{c_best.estimate.mean:.3f} ± {c_best.estimate.ci95:.3f}, gain "
+          f"{c_gain.mean:+.3f} ± {c_gain.ci95:.3f}")  # fmt: skip
+    return {
+        "start": _candidate_json(report, c_start),
+        "best": _candidate_json(report, c_best),
+        "gain": {"mean": c_gain.mean, "ci95": c_gain.ci95, "games": games},
+    }
 
 
 def _seat_words(text: str, option: str) -> list[str]:

@@ -262,27 +262,53 @@ def import_variant(
     cfg = parse_cfg(files.cfg) if files.cfg else {}
     variant = cfg.get("variant", {})
     table = table_from_rem(files.rem) if files.rem else STANDARD
-    base_name = variant.get("base")
-    base: GameMap | None = None
-    if base_name:
-        base = (bases or {}).get(base_name)
-        if base is None:
-            raise VariantError(f"the cfg's base map {base_name!r} is not available")
-        if files.rem is None:
-            table = table_for_map(base)
+    base = _base_of(variant.get("base"), bases)
+    if base is not None and files.rem is None:
+        table = table_for_map(base)
+    data = _board(files, cfg, table, base)
+    _powers(data, cfg, base)
+    units, turn = _start_units(files, cfg, table, base, data)
+    centres = _start_centres(files, cfg, table, base, data, units)
+    season, year = _start_turn(variant.get("start", ""), turn)
+    data["start"] = {"season": season, "year": year, "units": units, "centres": centres}
+    out = _variant_json(files, variant, base, data)
+    try:
+        GameMap.from_dict(out)
+    except MapError as exc:
+        raise VariantError(f"the imported map is inconsistent: {exc}") from None
+    return out
 
+
+def _base_of(name: str | None, bases: Mapping[str, GameMap] | None) -> GameMap | None:
+    """The map a cfg's ``base=`` names (None when it names none)."""
+    if not name:
+        return None
+    base = (bases or {}).get(name)
+    if base is None:
+        raise VariantError(f"the cfg's base map {name!r} is not available")
+    return base
+
+
+def _board(
+    files: VariantFiles, cfg: dict[str, dict[str, str]], table: TokenTable, base: GameMap | None
+) -> dict[str, Any]:
+    """The powers, provinces and adjacencies: from the MDF, else the cfg's borders, else the
+    base map."""
     if files.mdf is not None:
         mdf = _message(files.mdf, table, m.Mdf, f"{files.name}.mdf")
         if mdf.definition is None:
             raise VariantError(f"{files.name}.mdf: an MDF request, not a map")
-        data = mdf.definition.to_map_dict(files.name)
-    elif "borders" in cfg:
-        data = _definition_from_cfg(cfg).to_map_dict(files.name)
-    elif base is not None:
-        data = _base_data(base, files.name)
-    else:
-        raise VariantError("no board: give an .mdf, a cfg with [borders], or a cfg with base=")
+        data: dict[str, Any] = mdf.definition.to_map_dict(files.name)
+        return data
+    if "borders" in cfg:
+        return _definition_from_cfg(cfg).to_map_dict(files.name)
+    if base is not None:
+        return _base_data(base, files.name)
+    raise VariantError("no board: give an .mdf, a cfg with [borders], or a cfg with base=")
 
+
+def _powers(data: dict[str, Any], cfg: dict[str, dict[str, str]], base: GameMap | None) -> None:
+    """The cfg's powers (in a derived variant), long names and home centres, into ``data``."""
     if base is not None and "powers" in cfg and set(cfg["powers"]) != set(data["powers"]):
         # A derived variant with powers of its own (Chaos): the base's are replaced.
         data["powers"] = {p: {"name": p, "adjective": p, "homes": []} for p in cfg["powers"]}
@@ -292,20 +318,25 @@ def import_variant(
             if power in data["powers"]:
                 data["powers"][power]["homes"] = _list(spec)
 
-    units, turn = _start_units(files, cfg, table, base, data)
-    centres = _start_centres(files, cfg, table, base, data, units)
-    season, year = turn
-    start = variant.get("start", "")
-    if start:
-        words = start.split()
-        if len(words) != 2 or words[0].upper() not in _SEASONS:
-            raise VariantError(f"cfg start={start!r}: expected SPR YEAR or WIN YEAR")
-        try:
-            season, year = words[0].upper(), int(words[1])
-        except ValueError:
-            raise VariantError(f"cfg start={start!r}: the year is not a number") from None
-    data["start"] = {"season": season, "year": year, "units": units, "centres": centres}
 
+def _start_turn(start: str, turn: tuple[str, int]) -> tuple[str, int]:
+    """The cfg's ``start`` (SPR YEAR or WIN YEAR), else ``turn`` (the NOW's or the base's)."""
+    if not start:
+        return turn
+    words = start.split()
+    if len(words) != 2 or words[0].upper() not in _SEASONS:
+        raise VariantError(f"cfg start={start!r}: expected SPR YEAR or WIN YEAR")
+    try:
+        return words[0].upper(), int(words[1])
+    except ValueError:
+        raise VariantError(f"cfg start={start!r}: the year is not a number") from None
+
+
+def _variant_json(
+    files: VariantFiles, variant: dict[str, str], base: GameMap | None, data: dict[str, Any]
+) -> dict[str, Any]:
+    """The map's JSON: the board and start of ``data``, with the cfg's titles, credits and
+    judge rules, and the base map's name and aliases."""
     rules: dict[str, Any] = {}
     judge = variant.get("judge", "standard")
     if judge == "chaos":
@@ -313,6 +344,7 @@ def import_variant(
     elif judge != "standard":
         raise VariantError(f"cfg judge={judge!r}: only standard and chaos are known")
     designer, credit, source = credits_of(files.cfg) if files.cfg else ("", "", "")
+    base_name = variant.get("base")
     out: dict[str, Any] = {
         "name": files.name,
         "title": variant.get("description", files.name),
@@ -329,10 +361,6 @@ def import_variant(
     }
     if base is not None and "aliases" in base.to_dict():
         out["aliases"] = base.to_dict()["aliases"]
-    try:
-        GameMap.from_dict(out)
-    except MapError as exc:
-        raise VariantError(f"the imported map is inconsistent: {exc}") from None
     return out
 
 

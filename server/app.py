@@ -20,7 +20,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, TypeAlias
 
 import trio
 
@@ -35,9 +35,22 @@ from server.faults import describe
 from server.forming import Waiting, plan
 from server.game import GameMaster, mdf_for
 from server.guard import PasscodeGuard, peer_key
+from server.inbox import (
+    FROM_CLIENT,
+    Abandon,
+    Adopt,
+    Join,
+    Leave,
+    Observe,
+    Patient,
+    Rejoin,
+    Said,
+    Start,
+    Watch,
+)
 from server.links import Link, accept_link, answer_http, refuse
 from server.logs import get_logger
-from server.seating import JoinRefused
+from server.seating import Joiner, JoinRefused
 from server.settings import (
     BYTE_BURST,
     BYTE_RATE,
@@ -61,7 +74,6 @@ from server.store import Store
 
 INFLIGHT = 64  # messages a client may have waiting for its game
 GAME_FAULTS = 3  # failures in a row after which a game's task stops (the server goes on)
-_ANSWERED = ("message", "nme", "obs", "iam")  # items that carry a client's message (item[2])
 REFUSE_WAIT = 5.0  # seconds a client turned away has to send its IM (to be answered in kind)
 _CLOSE = object()  # queue item: send FM and close
 # Messages kept in the game's memory and sent again on request (the map's MDF, the ORDs of
@@ -103,13 +115,10 @@ class Client:
     unsendable: int = 0  # messages to it that its wire form cannot carry (likewise)
 
 
-class _Nobody:
-    """Stands in for a client in commands the server gives a game."""
-
-    id = 0
-
-
-_NOBODY: Any = _Nobody()
+# What a game's task takes from its inbox (:mod:`server.inbox`), the four that carry one of a
+# client's messages first.
+FromClient: TypeAlias = Said[Client] | Join[Client] | Observe[Client] | Rejoin[Client]
+Command: TypeAlias = FromClient | Leave[Client] | Adopt[Client] | Start | Patient | Abandon | Watch
 
 
 class GameRunner:
@@ -121,7 +130,7 @@ class GameRunner:
     def __init__(self, server: Server, master: GameMaster) -> None:
         self.server = server
         self.master = master
-        self.inbox_send, self.inbox = trio.open_memory_channel[tuple[Any, ...]](math.inf)
+        self.inbox_send, self.inbox = trio.open_memory_channel[Command](math.inf)
         self.pending_joins = 0  # NMEs (and moved players) posted to this game, not yet handled
         self.reaped = False  # ended before it started (abandoned)
         self.open = False  # takes any client's NME (else only clients seated for it)
@@ -138,8 +147,8 @@ class GameRunner:
     def id(self) -> int:
         return self.master.id
 
-    def post(self, *item: Any) -> None:
-        self.inbox_send.send_nowait(item)
+    def post(self, command: Command) -> None:
+        self.inbox_send.send_nowait(command)
 
     # -- the public API for those who seat players (tournaments, the web page) ---------------
 
@@ -154,7 +163,7 @@ class GameRunner:
 
     def start_without(self, missing: Sequence[tuple[str, str | None]]) -> None:
         """Start now; the ``(power, label)`` seats still empty begin in civil disorder."""
-        self.post("start", None, list(missing))
+        self.post(Start(tuple(missing)))
 
     def free_seats(self) -> int:
         """Places left for players who have not been routed here yet (0 once started)."""
@@ -166,11 +175,11 @@ class GameRunner:
     def wait_for(self, power: str, on: bool = True) -> None:
         """In phases without a deadline, wait for ``power`` while its player is away, however
         long, instead of playing on with it in civil disorder (a person's seat)."""
-        self.post("patient", None, power, on)
+        self.post(Patient(power, on))
 
     def abandon(self) -> None:
         """End a game that has not started (its forming players are sent OFF)."""
-        self.post("abandon", None)
+        self.post(Abandon())
 
     def halt(self) -> None:
         """Stop the game's clock and all processing at once, the server being about to stop
@@ -182,7 +191,7 @@ class GameRunner:
 
     def watch(self, key: object, look: Callable[[MasterStatus, float], None] | None) -> None:
         """Call ``look(status, now)`` in the game's task after every event (None: stop)."""
-        self.post("watch", None, key, look)
+        self.post(Watch(key, look))
 
     async def run(self) -> None:
         try:
@@ -204,15 +213,14 @@ class GameRunner:
                 item = self.inbox.receive_nowait()
             except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
                 return
-            kind, client = item[0], item[1]
-            if kind not in ("message", "nme", "obs", "iam"):
-                continue
-            if kind == "message" and client.game is not None and client.game is not self:
-                client.game.post(*item)
-                continue
-            if kind != "message":
-                self.server.deliver(client.id, m.Rej(item[2]))
-            self.server.handled(client)
+            match item:
+                case Said(client) if client.game is not None and client.game is not self:
+                    client.game.post(item)
+                case Said(client):
+                    self.server.handled(client)
+                case Join(client, msg) | Observe(client, msg) | Rejoin(client, msg):
+                    self.server.deliver(client.id, m.Rej(msg))
+                    self.server.handled(client)
 
     async def _loop(self) -> None:
         faults = 0  # in a row: a fault that recurs however often the game is reloaded
@@ -240,7 +248,7 @@ class GameRunner:
             self.log.info("game over", result=master.result)
         await self._close_clients()
 
-    def _step(self, item: tuple[Any, ...] | None) -> None:
+    def _step(self, item: Command | None) -> None:
         """One event: a posted item, or the time (None)."""
         master = self.master
         now = trio.current_time()
@@ -255,18 +263,17 @@ class GameRunner:
         if self.open and not master.started:
             self.server.refill(now)
 
-    def _recover(self, item: tuple[Any, ...] | None, exc: Exception, faults: int) -> bool:
+    def _recover(self, item: Command | None, exc: Exception, faults: int) -> bool:
         """Handling one event failed: one log line; a client whose message it was is answered
         (:func:`fault_answer`); a game under way is reloaded from the store (its last
         committed state: what failed half-way is forgotten), its connected players kept in
         their seats. False when the game must stop: the same failure came back
         :data:`GAME_FAULTS` times in a row (the game stays in the store, and the next start
         of the server resumes it)."""
-        kind = item[0] if item is not None else "time"
+        kind = type(item).__name__ if item is not None else "time"
         self.log.error("game event failed", during=kind, faults=faults, **describe(exc))
-        client = item[1] if item is not None and len(item) > 2 else None
-        if kind in _ANSWERED and isinstance(client, Client):
-            self.server.answer_fault(client, item[2], None)  # type: ignore[index]
+        if isinstance(item, FROM_CLIENT):
+            self.server.answer_fault(item.client, item.msg, None)
         if faults >= GAME_FAULTS:
             self.log.error("game stopped", reason=f"{faults} faults in a row")
             self.server.deliver_many([Tell(cid, m.Off()) for cid in self.master.clients])
@@ -296,68 +303,82 @@ class GameRunner:
             self.watchers.pop(key, None)
             self.log.error("watcher failed", **describe(exc))
 
-    def _handle(self, item: tuple[Any, ...], now: float) -> Effects:
-        kind, client = item[0], item[1]
+    def _handle(self, item: Command, now: float) -> Effects:
         master = self.master
-        if kind == "watch":  # ("watch", None, key, look or None to stop)
-            if item[3] is None:
-                self.watchers.pop(item[2], None)
-            else:
-                self.watchers[item[2]] = item[3]
-                self._look(item[2], item[3], master.status(), now)
-            return []
-        if kind == "patient":  # ("patient", None, power, on)
-            return master.wait_for(item[2], item[3], now)
-        if kind == "abandon":
-            if not master.started:
-                self.reaped = True
-            return []
-        if client is None:  # a command from the server itself
-            client = _NOBODY
-        elif kind == "message" and client.game is not None and client.game is not self:
-            client.game.post(*item)  # it was moved to another forming game meanwhile
-            return []
-        if kind == "leave":
-            return master.disconnect(client.id, now)
-        if kind in ("nme", "adopt"):
-            self.pending_joins -= 1
-        try:
-            if kind == "message":
-                return master.handle(client.id, item[2], now)
-            if kind == "nme":
-                msg, power, label = item[2], item[3], item[4]
-                out = master.add_player(client.id, msg.name, msg.version, label, power, now)
-                self._enter(client)
-                return out
-            if kind == "adopt":  # ("adopt", client, joiner): moved here from a later game
-                if client.id not in self.server.clients:
-                    return []
-                self._enter(client)
-                return master.adopt_joiner(item[2], now)
-            if kind == "start":
-                if master.started:
-                    return []
-                return master.start(now, item[2])
-            if kind == "obs":
-                self._enter(client)
-                return master.add_observer(client.id)
-            if kind == "iam":
-                msg = item[2]
-                if master.can_rejoin(msg.power, msg.passcode):
-                    self._enter(client)
-                    return master.rejoin(client.id, msg.power, now)
-                return [Tell(client.id, m.Rej(msg))]
-        except JoinRefused as exc:
-            client.refused += 1
-            if client.refused == 1:  # (later ones are counted, in its "disconnected" line)
-                self.log.info("join refused", peer=client.link.peer, reason=str(exc))
-            if kind == "adopt":  # its seat was taken meanwhile (cannot happen: seats count)
-                return [Tell(client.id, m.Off()), Close(client.id, f"could not be moved: {exc}")]
-            return [Tell(client.id, m.Rej(item[2]))]
-        finally:
-            if kind in ("message", "nme", "obs", "iam"):
-                self.server.handled(client)
+        match item:
+            case Watch(key, look):
+                self._rewatch(key, look, now)
+            case Patient(power, on):
+                return master.wait_for(power, on, now)
+            case Abandon():
+                if not master.started:
+                    self.reaped = True
+            case Start(missing):
+                if not master.started:
+                    return master.start(now, missing)
+            case Leave(client):
+                return master.disconnect(client.id, now)
+            case Adopt(client, joiner):
+                return self._adopt(client, joiner, now)
+            case Said(client) if client.game is not None and client.game is not self:
+                client.game.post(item)  # it was moved to another forming game meanwhile
+            case Said() | Join() | Observe() | Rejoin():
+                try:
+                    return self._from_client(item, now)
+                finally:
+                    self.server.handled(item.client)
         return []
+
+    def _rewatch(
+        self, key: object, look: Callable[[MasterStatus, float], None] | None, now: float
+    ) -> None:
+        if look is None:
+            self.watchers.pop(key, None)
+        else:
+            self.watchers[key] = look
+            self._look(key, look, self.master.status(), now)
+
+    def _from_client(self, item: FromClient, now: float) -> Effects:
+        """A client's message, or its join (a join the game refuses is answered REJ)."""
+        master, client = self.master, item.client
+        try:
+            match item:
+                case Said(_, msg):
+                    return master.handle(client.id, msg, now)
+                case Join(_, nme, power, label):
+                    self.pending_joins -= 1
+                    out = master.add_player(client.id, nme.name, nme.version, label, power, now)
+                    self._enter(client)
+                    return out
+                case Observe():
+                    self._enter(client)
+                    return master.add_observer(client.id)
+                case Rejoin(_, iam):
+                    if master.can_rejoin(iam.power, iam.passcode):
+                        self._enter(client)
+                        return master.rejoin(client.id, iam.power, now)
+                    return [Tell(client.id, m.Rej(iam))]
+        except JoinRefused as exc:
+            self._refused(client, exc)
+            return [Tell(client.id, m.Rej(item.msg))]
+        return []
+
+    def _adopt(self, client: Client, joiner: Joiner, now: float) -> Effects:
+        """A forming player moved here from a later game."""
+        self.pending_joins -= 1
+        if client.id not in self.server.clients:
+            return []
+        self._enter(client)
+        try:
+            return self.master.adopt_joiner(joiner, now)
+        except JoinRefused as exc:  # its seat was taken meanwhile (cannot happen: seats count)
+            self._refused(client, exc)
+            return [Tell(client.id, m.Off()), Close(client.id, f"could not be moved: {exc}")]
+
+    def _refused(self, client: Client, exc: JoinRefused) -> None:
+        client.refused += 1
+        if client.refused == 1:  # (later ones are counted, in its "disconnected" line)
+            self.log.info("join refused", peer=client.link.peer, reason=str(exc))
 
     def _started(self) -> None:
         """The game has just started: each power is played from its client's address."""
@@ -602,12 +623,12 @@ class Server:
                 assert joiner is not None
                 client.game = to
                 to.pending_joins += 1
-                to.post("adopt", client, joiner)
+                to.post(Adopt(client, joiner))
                 self.log.info("player moved", client=client.id, frm=frm.id, to=to.id)
         for runner in forming[1:]:
             if not runner.master.lobby.joiners and runner.pending_joins == 0:
                 runner.reaped = True
-                runner.post("abandon", None)
+                runner.post(Abandon())
 
     # -- clients -----------------------------------------------------------------------------
 
@@ -708,7 +729,7 @@ class Server:
         finally:
             self.clients.pop(client.id, None)
             if client.game is not None:
-                client.game.post("leave", client)
+                client.game.post(Leave(client))
             with trio.CancelScope(shield=True):
                 await link.close()
             if client.dropped is not None:
@@ -841,7 +862,7 @@ class Server:
                 self._drop(client, f"its replies did not drain for {self.im_timeout:g} s")
                 await trio.sleep_forever()  # (cancelled by the drop)
 
-    def _fault(self, client: Client, msg: Any, atoms: Any, exc: Exception, log: Any) -> None:
+    def _fault(self, client: Client, msg: m.Message, atoms: Any, exc: Exception, log: Any) -> None:
         """Handling ``msg`` failed in the server: the client is answered (see
         :func:`fault_answer`); the first such fault of a connection is logged, the rest counted
         (in its "disconnected" line)."""
@@ -849,7 +870,7 @@ class Server:
             log.error("message failed", message=type(msg).__name__, **describe(exc))
         self.answer_fault(client, msg, atoms)
 
-    def answer_fault(self, client: Client, msg: Any, atoms: Any) -> None:
+    def answer_fault(self, client: Client, msg: m.Message, atoms: Any) -> None:
         """Answer a message the server failed to handle (:func:`fault_answer`; the connection
         is closed when nothing can answer it), and count the fault."""
         client.faults += 1
@@ -906,7 +927,7 @@ class Server:
         if client.unsendable == 1:
             self.log.warning("cannot send", client=client.id, **describe(exc))
 
-    def deliver(self, cid: ClientId, message: Any) -> None:
+    def deliver(self, cid: ClientId, message: m.Message) -> None:
         self.deliver_many([Tell(cid, message)])
 
     def deliver_many(self, out: Sequence[Tell | Close]) -> None:
@@ -943,14 +964,15 @@ class Server:
                         self._lasting.popitem(last=False)
             self._queue(client, data)
 
-    async def _post(self, client: Client, runner: GameRunner, *item: Any) -> None:
+    async def _post(self, runner: GameRunner, item: FromClient) -> None:
         """Hand one of the client's messages to ``runner``'s task, after those before it."""
+        client = item.client
         await client.inflight.acquire()
         if client.posted == 0:
             client.settled = trio.Event()
         client.posted += 1
         client.posted_to = runner
-        runner.post(*item)
+        runner.post(item)
 
     def handled(self, client: Client) -> None:
         """A game's task has handled one of the client's messages (its replies are queued)."""
@@ -969,42 +991,42 @@ class Server:
         while client.posted and (client.game is None or client.game is not client.posted_to):
             await client.settled.wait()
 
-    async def _route(self, client: Client, msg: Any, log: Any) -> None:
+    async def _route(self, client: Client, msg: m.Message, log: Any) -> None:
         """Send a message to the client's game, or handle joining (see :meth:`_in_order`)."""
         await self._in_order(client)
         if client.game is not None:
-            await self._post(client, client.game, "message", client, msg)
+            await self._post(client.game, Said(client, msg))
             return
-        t = type(msg)
-        if t is m.Nme:
-            runner, power, label = self._seat_for(client)
-            if runner is None:
+        match msg:
+            case m.Nme():
+                runner, power, label = self._seat_for(client)
+                if runner is None:
+                    self._queue(client, m.Rej(msg))
+                    return
+                await self._post(runner, Join(client, msg, power, label))
+            case m.Obs():
+                runner = self.open_game
+                if (runner is None or runner.master.finished) and self.open_games:
+                    runner = self._new_open_game()
+                if runner is None:
+                    self._queue(client, m.Rej(msg))
+                    return
+                await self._post(runner, Observe(client, msg))
+            case m.Iam():
+                await self._iam(client, msg)
+            case m.Map(None):
+                self._queue(client, m.Map(self.map.name))  # the map's name, not a file's path
+            case m.Mdf(None):
+                master = self.open_game.master if self.open_game else None
+                if master is not None:
+                    self.deliver(client.id, mdf_for(master.map))
+                else:
+                    self._queue(client, m.Rej(msg))
+            case m.Huh() | m.Prn():
+                pass
+            case _:
+                # Not joined yet: nothing else is answered but with REJ.
                 self._queue(client, m.Rej(msg))
-                return
-            await self._post(client, runner, "nme", client, msg, power, label)
-        elif t is m.Obs:
-            runner = self.open_game
-            if (runner is None or runner.master.finished) and self.open_games:
-                runner = self._new_open_game()
-            if runner is None:
-                self._queue(client, m.Rej(msg))
-                return
-            await self._post(client, runner, "obs", client, msg)
-        elif t is m.Iam:
-            await self._iam(client, msg)
-        elif t is m.Map and msg.name is None:
-            self._queue(client, m.Map(self.map.name))  # the map's name, not a file's path
-        elif t is m.Mdf and msg.definition is None:
-            master = self.open_game.master if self.open_game else None
-            if master is not None:
-                self.deliver(client.id, mdf_for(master.map))
-            else:
-                self._queue(client, m.Rej(msg))
-        elif t in (m.Huh, m.Prn):
-            pass
-        else:
-            # Not joined yet: nothing else is answered but with REJ.
-            self._queue(client, m.Rej(msg))
 
     async def _iam(self, client: Client, msg: m.Iam) -> None:
         """IAM from a client in no game: find the game whose ``power`` awaits its player and
@@ -1022,7 +1044,7 @@ class Server:
             if runner.master.can_rejoin(msg.power, msg.passcode):
                 self.guard.succeeded(runner.id, msg.power, peer)
                 self.played_from(runner.id, msg.power, peer)
-                await self._post(client, runner, "iam", client, msg)
+                await self._post(runner, Rejoin(client, msg))
                 return
         if candidates:  # one wrong guess (for the power in each of those games)
             client.iam_misses += 1
@@ -1143,7 +1165,7 @@ async def _aclose(stream: trio.abc.AsyncResource) -> None:
         await stream.aclose()
 
 
-def _cost(msg: Any) -> int:
+def _cost(msg: m.Message) -> int:
     """What a message costs its sender's budget: one, and press one per recipient (the server
     relays it that many times; a flood to six powers costs six times a flood to one)."""
     if type(msg) is m.Snd:
@@ -1151,7 +1173,7 @@ def _cost(msg: Any) -> int:
     return 1
 
 
-def fault_answer(link: Link, msg: Any, atoms: Any) -> bytes | None:
+def fault_answer(link: Link, msg: m.Message, atoms: Any) -> bytes | None:
     """The bytes that answer a message the server failed to handle: ``REJ (message)`` (it was
     DAIDE; the request is refused), else ``HUH (ERR message)`` from the words as received when
     the message cannot be written back, else None (close the connection)."""

@@ -9,8 +9,9 @@ one the players knew.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
+from protocol import messages as m
 from server.records import Record
 
 ClientId = int
@@ -20,7 +21,7 @@ class Tell(NamedTuple):
     """Send ``message`` (a typed DAIDE message) to ``client``."""
 
     client: ClientId
-    message: Any
+    message: m.Message
 
 
 class Close(NamedTuple):

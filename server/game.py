@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from engine.convoy import with_route
 from engine.map import GameMap, load_map
@@ -192,7 +192,7 @@ class GameMaster:
     def power_of(self, client: ClientId) -> str | None:
         return self.clients.get(client)
 
-    def _all(self, message: Any) -> Effects:
+    def _all(self, message: m.Message) -> Effects:
         return [Tell(c, message) for c in self.clients]
 
     def _alive(self) -> list[str]:
@@ -457,7 +457,7 @@ class GameMaster:
 
     # -- messages from clients -------------------------------------------------------------
 
-    def handle(self, client: ClientId, msg: Any, now: float) -> Effects:
+    def handle(self, client: ClientId, msg: m.Message, now: float) -> Effects:
         """A message from a client of this game (a player or an observer): dispatched by its
         type (and, for NOT, YES and REJ, the type of what it wraps) through ``_FOR_ANYONE``,
         then, for players only, ``_FOR_PLAYERS``. A player-only message from a client that
@@ -489,10 +489,10 @@ class GameMaster:
         self.release_joiner(client)
         return [Tell(client, m.Off()), Close(client, "it refused the map")]
 
-    def _refuse(self, client: ClientId, msg: Any, now: float) -> Effects:
+    def _refuse(self, client: ClientId, msg: m.Message, now: float) -> Effects:
         return [Tell(client, m.Rej(msg))]
 
-    def _ignore(self, client: ClientId, msg: Any, now: float) -> Effects:
+    def _ignore(self, client: ClientId, msg: m.Message, now: float) -> Effects:
         return []  # never answer a HUH or PRN; YES/REJ answer SVE/LOD: nothing to do
 
     def _now_request(self, client: ClientId, msg: m.Now, now: float) -> Effects | None:
@@ -548,16 +548,16 @@ class GameMaster:
             return [Tell(client, m.Rej(m.Mis()))]
         return [Tell(client, self._missing(power) or m.Mis())]
 
-    def _gof_on(self, client: ClientId, power: str, msg: Any, now: float) -> Effects:
+    def _gof_on(self, client: ClientId, power: str, msg: m.Gof, now: float) -> Effects:
         return self._gof(client, power, msg, True, now)
 
-    def _gof_off(self, client: ClientId, power: str, msg: Any, now: float) -> Effects:
+    def _gof_off(self, client: ClientId, power: str, msg: m.Not, now: float) -> Effects:
         return self._gof(client, power, msg, False, now)
 
-    def _drw_on(self, client: ClientId, power: str, msg: Any, now: float) -> Effects:
+    def _drw_on(self, client: ClientId, power: str, msg: m.Drw, now: float) -> Effects:
         return self._drw(client, power, msg, True)
 
-    def _drw_off(self, client: ClientId, power: str, msg: Any, now: float) -> Effects:
+    def _drw_off(self, client: ClientId, power: str, msg: m.Not, now: float) -> Effects:
         return self._drw(client, power, msg, False)
 
     # -- orders ----------------------------------------------------------------------------
@@ -617,7 +617,9 @@ class GameMaster:
         n = self.book.missing_adjustments(power)
         return m.Mis(count=n) if n else None
 
-    def _gof(self, client: ClientId, power: str, msg: Any, ready: bool, now: float) -> Effects:
+    def _gof(
+        self, client: ClientId, power: str, msg: m.Gof | m.Not, ready: bool, now: float
+    ) -> Effects:
         if not self.started or self.finished or (not ready and power not in self._alive()):
             return [Tell(client, m.Rej(msg))]
         if ready:
@@ -731,8 +733,9 @@ class GameMaster:
 
     # -- draws -----------------------------------------------------------------------------
 
-    def _drw(self, client: ClientId, power: str, msg: Any, vote: bool) -> Effects:
-        inner = msg if vote else msg.inner
+    def _drw(self, client: ClientId, power: str, msg: m.Drw | m.Not, vote: bool) -> Effects:
+        inner = msg if isinstance(msg, m.Drw) else msg.inner
+        assert isinstance(inner, m.Drw)  # (the dispatch table routes NOT (DRW) here)
         alive = self._alive()
         if not self.started or self.finished or power not in alive:
             return [Tell(client, m.Rej(msg))]
@@ -797,14 +800,19 @@ def mdf_for(gmap: GameMap) -> m.Mdf:
     return known[1]
 
 
-def _dispatch_key(msg: Any) -> Any:
+# A message's type, or for NOT, YES and REJ its type and the type of what it wraps.
+_Key: TypeAlias = type | tuple[type, type]
+
+
+def _dispatch_key(msg: m.Message) -> _Key:
     """NOT, YES and REJ are told apart by what they wrap."""
-    if type(msg) in (m.Not, m.Yes, m.Rej):
-        return (type(msg), type(msg.inner))
+    match msg:
+        case m.Not(inner) | m.Yes(inner) | m.Rej(inner):
+            return (type(msg), type(inner))
     return type(msg)
 
 
-_FOR_ANYONE: dict[Any, Callable[[GameMaster, ClientId, Any, float], Effects | None]] = {
+_FOR_ANYONE: dict[_Key, Callable[[GameMaster, ClientId, Any, float], Effects | None]] = {
     m.Map: GameMaster._map_request,
     m.Mdf: GameMaster._mdf_request,
     (m.Yes, m.Map): GameMaster._map_accepted,
@@ -825,7 +833,7 @@ _FOR_ANYONE: dict[Any, Callable[[GameMaster, ClientId, Any, float], Effects | No
     m.Rej: GameMaster._ignore,
 }
 
-_FOR_PLAYERS: dict[Any, Callable[[GameMaster, ClientId, str, Any, float], Effects]] = {
+_FOR_PLAYERS: dict[_Key, Callable[[GameMaster, ClientId, str, Any, float], Effects]] = {
     m.Hlo: GameMaster._hlo_request,
     m.Sub: GameMaster._sub,
     (m.Not, m.Sub): GameMaster._not_sub,
@@ -856,7 +864,7 @@ def _ord_power(o: m.Ord) -> str:
     return order_power(o.order)
 
 
-def _huh_for(codec: Codec, msg: Any) -> m.Huh:
+def _huh_for(codec: Codec, msg: m.Message) -> m.Huh:
     """HUH for a message that is valid DAIDE but not allowed here: ERR before its first token,
     as the AiServer answers an observer's DRW."""
     try:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Iterable, Iterator
-from typing import Any
 
 import trio
 
@@ -51,7 +50,7 @@ class Link:
         self.bytes_in = 0  # read from the client so far (its byte budget is charged for them)
         self._sending = trio.Lock()  # the writer, and OFF/FM at shutdown, take turns
 
-    def encode(self, message: Any) -> bytes:
+    def encode(self, message: m.Message) -> bytes:
         return self.conn.send(message)
 
     @property

@@ -228,3 +228,40 @@ def test_the_checker_sees_an_unknown_package_and_a_table_that_is_no_layering(
     looping = {**ALLOWED, "engine": {"protocol"}}
     assert _cycles(package_graph(looping)) == [["engine", "protocol"]]
     assert _cycles(package_graph(ALLOWED)) == []
+
+
+MAX_FUNCTION_LINES = 80
+CODE = sorted(PACKAGES - {"tests", "bench"})  # (tests and benchmarks may run long)
+
+
+def long_functions(path: Path, limit: int) -> list[str]:
+    """``path:line name (n lines)`` for each function or method of ``path`` longer than
+    ``limit`` lines, from its ``def`` (or first decorator) to its last line."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            length = (node.end_lineno or node.lineno) - first + 1
+            if length > limit:
+                out.append(f"{path}:{first} {node.name} ({length} lines)")
+    return out
+
+
+def test_no_function_is_longer_than_80_lines() -> None:
+    long = [
+        found
+        for package in CODE
+        for path in sorted((ROOT / package).rglob("*.py"))
+        for found in long_functions(path, MAX_FUNCTION_LINES)
+    ]
+    assert not long, "functions to split into named pieces:\n" + "\n".join(long)
+
+
+def test_the_length_check_sees_a_long_function(tmp_path: Path) -> None:
+    body = "\n".join(f"        x{i} = {i}" for i in range(80))
+    source = tmp_path / "long.py"
+    source.write_text(
+        f"def short():\n    pass\n\n\nclass A:\n    @staticmethod\n    def long():\n{body}\n"
+    )
+    assert long_functions(source, 80) == [f"{source}:6 long (82 lines)"]
+    assert long_functions(source, 82) == []

@@ -237,20 +237,7 @@ class Evaluator:
                     held[holder] = held.get(holder, 0) + 1
             row = i * n
             if hg is None:
-                # An empty neutral (or nobody's) centre: the alliance with the most reach
-                # may take it, by its margin over the runner-up.
-                g1, a1, a2, ties = -1, 0, 0, 0
-                for g in range(n):
-                    k = counts[row + g]
-                    if k > a1:
-                        g1, a1, a2, ties = g, k, a1, 1
-                    elif k == a1 and k > 0:
-                        a2, ties = k, ties + 1
-                    elif k > a2:
-                        a2 = k
-                if a1 > 0:
-                    chance = take[min(MARGINS, a1 - a2) + MARGINS] * next_w
-                    _award(val, counts, row, a1, ties, g1, -1, chance, w)
+                _take_neutral(val, counts, row, take, next_w, w)
                 continue
             g1, a1, ties = -1, 0, 0
             for g in range(n):
@@ -269,13 +256,45 @@ class Evaluator:
             val[hg] += (1.0 - chance) * next_w * w[hg]
             _award(val, counts, row, a1, ties, g1, hg, chance * next_w, w)
         if builds:
-            for power, due in held.items():
-                if due > 0:
-                    free = sum(
-                        1 for h in self.homes[power] if h not in units and owners.get(h) == power
-                    )
-                    val[group_of[power]] += p.build * min(due, free)
+            self._add_builds(val, held, units, owners)
         return val
+
+    def _add_builds(
+        self,
+        val: list[float],
+        held: Mapping[str, int],
+        units: Mapping[str, Unit],
+        owners: Mapping[str, str],
+    ) -> None:
+        """``build`` for each build a power is due (``held``: its centres beyond its units), as
+        many as its own home centres that are free to build in."""
+        build = self.params.build
+        group_of = self.group_of
+        for power, due in held.items():
+            if due > 0:
+                free = sum(
+                    1 for h in self.homes[power] if h not in units and owners.get(h) == power
+                )
+                val[group_of[power]] += build * min(due, free)
+
+
+def _take_neutral(
+    val: list[float], counts: list[int], row: int, take: list[float], weight: float, w: list[float]
+) -> None:
+    """An empty neutral (or nobody's) centre: the alliance with the most reach may take it, by
+    its margin over the runner-up (``weight``: what a centre next Fall is worth)."""
+    g1, a1, a2, ties = -1, 0, 0, 0
+    for g in range(len(val)):
+        k = counts[row + g]
+        if k > a1:
+            g1, a1, a2, ties = g, k, a1, 1
+        elif k == a1 and k > 0:
+            a2, ties = k, ties + 1
+        elif k > a2:
+            a2 = k
+    if a1 > 0:
+        chance = take[min(MARGINS, a1 - a2) + MARGINS] * weight
+        _award(val, counts, row, a1, ties, g1, -1, chance, w)
 
 
 def _award(

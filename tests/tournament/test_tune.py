@@ -98,30 +98,8 @@ def test_a_small_tune_run_repairs_a_bad_parameter(
     """GrabBot with grab=0 only holds; tuned against HoldBots it must learn to grab centres.
     (An integer range 0..1: the one step from 0 is 1, so the run is short and its outcome
     does not hang on a lucky step.)"""
-    bot = f"{shlex.quote(sys.executable)} {shlex.quote(str(GRAB_BOT))} --stdio --seed {{seed}}"
     out = tmp_path / "tune.json"
-    code = main(
-        [
-            "tune",
-            bot,
-            "--param",
-            "grab=0..1",
-            "--start",
-            "grab=0",
-            "--against",
-            "holdbot:6",
-            "--games",
-            "7",
-            "--iterations",
-            "1",
-            "--max-year",
-            "1902",
-            "--db",
-            str(tmp_path / "tune.sqlite"),
-            "--json",
-            str(out),
-        ]
-    )
+    code = main(_grab_tune(tmp_path, out))
     assert code == 0, capsys.readouterr().err
     report = json.loads(out.read_text())
     assert report["start"]["params"] == {"grab": "0"}
@@ -131,6 +109,49 @@ def test_a_small_tune_run_repairs_a_bad_parameter(
     assert report["gain"]["mean"] > 0
     printed = capsys.readouterr().out
     assert "best:  grab=" in printed and "gain:  +" in printed
+
+
+def _grab_tune(tmp_path: Path, out: Path) -> list[str]:
+    """``diplomat tune`` of GrabBot's grab from 0, against HoldBots, in 7 short games."""
+    bot = f"{shlex.quote(sys.executable)} {shlex.quote(str(GRAB_BOT))} --stdio --seed {{seed}}"
+    return [
+        "tune",
+        bot,
+        "--param",
+        "grab=0..1",
+        "--start",
+        "grab=0",
+        "--against",
+        "holdbot:6",
+        "--games",
+        "7",
+        "--iterations",
+        "1",
+        "--max-year",
+        "1902",
+        "--db",
+        str(tmp_path / "tune.sqlite"),
+        "--json",
+        str(out),
+    ]
+
+
+def test_the_command_confirms_on_its_own_number_of_fresh_games(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--confirm-against plays the start and the best again, --confirm-games games each (not
+    the climb's --games), and prints and records what they scored."""
+    out = tmp_path / "tune.json"
+    confirm = ["--confirm-against", "holdbot:6", "--confirm-games", "3", "--confirm-seed", "5"]
+    assert main([*_grab_tune(tmp_path, out), *confirm]) == 0, capsys.readouterr().err
+    report = json.loads(out.read_text())
+    assert report["start"]["sos"]["games"] == 7
+    confirmed = report["confirmed"]
+    assert confirmed["gain"]["games"] == 3
+    assert confirmed["start"]["params"] == {"grab": "0"}
+    assert confirmed["best"]["params"] == {"grab": "1"}
+    assert len(confirmed["best"]["scores"]) == 3
+    assert "fresh games (3, another seed and field)" in capsys.readouterr().out
 
 
 def test_neighbours_are_one_parameter_at_a_time() -> None:
