@@ -17,10 +17,20 @@ from cli.options import (
     game_settings,
     open_store,
     port_number,
+    positive_float,
+    positive_int,
     press_deadlines,
 )
 from cli.web_options import add_web_options, game_spec
-from server.settings import DEFAULT_PORT, LOBBY_TIMEOUT, PER_ADDRESS, REJOIN_GRACE, GameSettings
+from server.settings import (
+    BYTE_RATE,
+    DEFAULT_PORT,
+    LOBBY_TIMEOUT,
+    MAX_CONNECTIONS,
+    PER_ADDRESS,
+    REJOIN_GRACE,
+    GameSettings,
+)
 from server.store import Store
 
 
@@ -67,6 +77,22 @@ def register(sub: Any) -> None:
         metavar="N",
         help="connections at once from one address (IPv6: one /64); more are turned away "
         f"with OFF (default {PER_ADDRESS})",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=positive_int,
+        default=MAX_CONNECTIONS,
+        metavar="N",
+        help="DAIDE connections at once from all addresses; more are turned away with OFF "
+        f"(default {MAX_CONNECTIONS})",
+    )
+    p.add_argument(
+        "--byte-rate",
+        type=positive_float,
+        default=BYTE_RATE,
+        metavar="BYTES",
+        help="bytes a second one DAIDE connection may send after its burst; a faster one is "
+        f"read more slowly (default {BYTE_RATE:g})",
     )
     p.add_argument(
         "--seed", type=int, metavar="N", help="random seed (power assignment; never passcodes)"
@@ -168,6 +194,8 @@ async def _host(
         rejoin_grace=args.rejoin_grace,
         lobby_timeout=args.lobby_timeout,
         per_address=args.per_address,
+        max_connections=args.max_connections,
+        byte_rate=args.byte_rate,
     )
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
@@ -196,6 +224,8 @@ async def _start_web(
     hub = WebHub(
         server,
         max_games=args.web_max_games,
+        games_per_address=args.web_games_per_address,
+        max_bots=args.web_max_bots,
         hosts=frozenset(h.lower() for h in args.web_host),
         announce=lambda line: print(line, flush=True),
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from cli.options import port_number
+from cli.options import port_number, positive_int
 
 DEFAULT_WEB_PORT = 8080
 
@@ -28,6 +28,21 @@ def add_web_options(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="web games (each with up to six bot processes) that may run at once "
         "(default: two per core)",
+    )
+    g.add_argument(
+        "--web-games-per-address",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="web games one address (IPv6: one /64) may have running at once (default 2)",
+    )
+    g.add_argument(
+        "--web-max-bots",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="bot processes the web games may hold at once; a game that would pass it is "
+        "refused until another ends (default: six per core)",
     )
     g.add_argument(
         "--web-host",

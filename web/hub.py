@@ -176,7 +176,7 @@ class WebHub:
         forming_timeout: float = FORMING_TIMEOUT,
         hosts: frozenset[str] = frozenset(),
         announce: Callable[[str], None] | None = None,
-        games_per_address: int = GAMES_PER_ADDRESS,
+        games_per_address: int | None = None,
         max_bots: int | None = None,
         max_connections: int | None = None,
         connections_per_address: int | None = None,
@@ -186,7 +186,9 @@ class WebHub:
         # whoever runs the bots that take those seats reads the terminal, not the page).
         self.announce = announce
         self.max_games = max_games if max_games is not None else default_max_games()
-        self.games_per_address = games_per_address
+        self.games_per_address = (
+            games_per_address if games_per_address is not None else GAMES_PER_ADDRESS
+        )
         self.max_bots = max_bots if max_bots is not None else default_max_bots()
         self.gate = ConnectionGate(max_connections, connections_per_address)
         self.owners: dict[int, str] = {}  # live web game -> the address that created it

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
 
-from tests.web.conftest import ROOT
+from tests.web.conftest import ROOT, start_server
 
 
 def _serve(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -76,3 +79,44 @@ def test_play_errors_are_found_before_the_server_starts(tmp_path: Path) -> None:
         assert "diplomat serving" not in done.stdout
     # No server ran, so no game (not even the always-open one) was left behind.
     assert not (tmp_path / "cli.sqlite").exists()
+
+
+def test_limits_are_set_on_the_command_line(tmp_path: Path) -> None:
+    """``--max-connections`` caps the DAIDE port (one more is told OFF), ``--web-max-bots``
+    the bot processes of web games (a game that would pass it is refused, naming the cap);
+    values that are no count are one line and exit 2."""
+    done = _serve(tmp_path, "--max-connections", "0")
+    assert done.returncode == 2 and "0 is not at least 1" in done.stderr
+    done = _serve(tmp_path, "--byte-rate", "1e999")
+    assert done.returncode == 2 and "not a finite number above 0" in done.stderr
+    server = start_server(
+        tmp_path / "limits.sqlite", "--max-connections", "1", "--web-max-bots", "3"
+    )
+    try:
+        with socket.create_connection(("127.0.0.1", server.daide_port), timeout=60) as first:
+            first.sendall(b"OBS\n")  # holds the one connection allowed
+            with socket.create_connection(("127.0.0.1", server.daide_port), timeout=60) as more:
+                more.sendall(b"NME ('x') ('1')\n")
+                answer = b""
+                while b"\n" not in answer:  # the refusal is one line, then the close
+                    chunk = more.recv(4096)
+                    if not chunk:
+                        break
+                    answer += chunk
+                assert answer.startswith(b"OFF"), answer
+        body = json.dumps({"power": "FRA", "opponents": ["holdbot"] * 6}).encode()
+        request = urllib.request.Request(
+            server.url + "api/games",
+            data=body,
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        try:
+            urllib.request.urlopen(request, timeout=60)
+            raise AssertionError("a game of six bots was created past --web-max-bots 3")
+        except urllib.error.HTTPError as refused:
+            assert refused.code == 503
+            assert "allows 3" in json.loads(refused.read())["error"]
+    finally:
+        server.proc.terminate()
+        server.proc.wait(timeout=60)
