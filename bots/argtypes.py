@@ -16,6 +16,25 @@ def _number(text: str, what: str) -> float:
     return value
 
 
+def count(text: str) -> int:
+    """A whole number, 1 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be at least 1")
+    return value
+
+
+def positive(text: str) -> float:
+    """A finite number above 0."""
+    value = _number(text, "a number")
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be above 0")
+    return value
+
+
 def seconds(text: str) -> float:
     """A positive number of seconds."""
     value = _number(text, "a number of seconds")
@@ -40,4 +59,4 @@ def non_negative(text: str) -> float:
     return value
 
 
-__all__ = ["non_negative", "seconds", "share"]
+__all__ = ["count", "non_negative", "positive", "seconds", "share"]

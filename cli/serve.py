@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bots.argtypes import count, positive
 from cli.options import (
     add_db_option,
     add_game_options,
@@ -17,8 +18,6 @@ from cli.options import (
     game_settings,
     open_store,
     port_number,
-    positive_float,
-    positive_int,
     press_deadlines,
 )
 from cli.web_options import add_web_options, game_spec
@@ -80,7 +79,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--max-connections",
-        type=positive_int,
+        type=count,
         default=MAX_CONNECTIONS,
         metavar="N",
         help="DAIDE connections at once from all addresses; more are turned away with OFF "
@@ -88,7 +87,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--byte-rate",
-        type=positive_float,
+        type=positive,
         default=BYTE_RATE,
         metavar="BYTES",
         help="bytes a second one DAIDE connection may send after its burst; a faster one is "

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from cli.options import port_number, positive_int
+from bots.argtypes import count
+from cli.options import port_number
 
 DEFAULT_WEB_PORT = 8080
 
@@ -31,14 +32,14 @@ def add_web_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--web-games-per-address",
-        type=positive_int,
+        type=count,
         default=None,
         metavar="N",
         help="web games one address (IPv6: one /64) may have running at once (default 2)",
     )
     g.add_argument(
         "--web-max-bots",
-        type=positive_int,
+        type=count,
         default=None,
         metavar="N",
         help="bot processes the web games may hold at once; a game that would pass it is "

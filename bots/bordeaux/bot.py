@@ -19,7 +19,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bots.argtypes import seconds
+from bots.argtypes import count, seconds
 from bots.base import Bot, View
 from bots.bordeaux.adapter import Position
 from bots.bordeaux.adjustments import adjustment_orders
@@ -216,7 +216,7 @@ class Bordeaux(Bot):
         )
         group.add_argument(
             "--nodes",
-            type=_positive,
+            type=count,
             default=None,
             help="a budget of N nodes per phase instead of time: with --seed, games repeat "
             "exactly (--think, if given, still caps the time)",
@@ -266,16 +266,6 @@ def _deadline(view: View) -> float | None:
         return None
     limit = {"movement": v.mtl, "retreat": v.rtl, "adjustment": v.btl}[view.kind]
     return float(limit) if limit else None
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be at least 1")
-    return value
 
 
 __all__: Sequence[str] = ("Bordeaux", "Decision")

@@ -86,9 +86,9 @@ def test_limits_are_set_on_the_command_line(tmp_path: Path) -> None:
     the bot processes of web games (a game that would pass it is refused, naming the cap);
     values that are no count are one line and exit 2."""
     done = _serve(tmp_path, "--max-connections", "0")
-    assert done.returncode == 2 and "0 is not at least 1" in done.stderr
+    assert done.returncode == 2 and "'0': must be at least 1" in done.stderr
     done = _serve(tmp_path, "--byte-rate", "1e999")
-    assert done.returncode == 2 and "not a finite number above 0" in done.stderr
+    assert done.returncode == 2 and "must be a finite number" in done.stderr
     server = start_server(
         tmp_path / "limits.sqlite", "--max-connections", "1", "--web-max-bots", "3"
     )
