@@ -45,6 +45,9 @@ ALLOWED_FALLBACKS = {
     # convention, as an empty RM means the standard table on the wire); a .rem or a base map
     # replaces it.
     ("protocol.mapfiles", "import_variant"),
+    # A cfg's ``judge=`` names the adjudication rules, not a map: without one, the standard
+    # judge's (builds in home centres only; "chaos" is the other).
+    ("protocol.mapfiles", "_variant_json"),
     # The ``diplomacy`` package's saved game without a "map" key is a game of its default
     # map, "standard" (its Game's default): the file's meaning, read as that package writes it.
     ("replay.games", "read_saved_game"),
