@@ -147,16 +147,15 @@ def _count_binary(c: _Conn, tally: Tally) -> None:
             tally.answers[{0: "IM", 1: "RM", 3: "FM"}.get(ftype, f"frame {ftype}")] += 1
 
 
-def _open(rng: random.Random, n: int, per_connection: int) -> _Conn:
+def _open(port: int, rng: random.Random, n: int, per_connection: int) -> _Conn:
     inp = fuzz_input(rng, (1, per_connection), BENCH_MIX)
     source = f"127.0.0.{2 + n % 200}"
-    sock = socket.create_connection(("127.0.0.1", _PORT), source_address=(source, 0))
+    sock = socket.create_connection(("127.0.0.1", port), source_address=(source, 0))
     sock.setblocking(False)
     tail = b"" if inp.abortive else sentinel(inp.binary)
     return _Conn(sock, inp, inp.data + tail, time.monotonic(), inp.binary)
 
 
-_PORT = 0
 
 
 def _reset(sock: socket.socket) -> None:
@@ -165,7 +164,7 @@ def _reset(sock: socket.socket) -> None:
     sock.close()
 
 
-def fuzz(total: int, concurrency: int, per_connection: int, seed: int) -> Tally:
+def fuzz(port: int, total: int, concurrency: int, per_connection: int, seed: int) -> Tally:
     rng = random.Random(seed)
     tally = Tally()
     sel = selectors.DefaultSelector()
@@ -183,7 +182,7 @@ def fuzz(total: int, concurrency: int, per_connection: int, seed: int) -> Tally:
 
     while tally.inputs < total or sel.get_map():
         while tally.inputs < total and len(sel.get_map()) < concurrency:
-            c = _open(rng, opened, per_connection)
+            c = _open(port, rng, opened, per_connection)
             opened += 1
             tally.connections += 1
             tally.inputs += c.inp.messages
@@ -242,25 +241,24 @@ def main() -> None:
     p.add_argument("--per-connection", type=int, default=40, help="most messages a connection")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args()
-    global _PORT
     ctx = mp.get_context("spawn")
     parent, child = ctx.Pipe()
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "server.log")
         proc = ctx.Process(target=_serve, args=(child, os.path.join(tmp, "db.sqlite"), log))
         proc.start()
-        _, _PORT = parent.recv()
+        _, port = parent.recv()
         parent.send("report")
         before = parent.recv()
         load0 = os.getloadavg()
         t0, c0 = time.monotonic(), time.process_time()
-        tally = fuzz(args.inputs, args.concurrency, args.per_connection, args.seed)
+        tally = fuzz(port, args.inputs, args.concurrency, args.per_connection, args.seed)
         wall, client_cpu = time.monotonic() - t0, time.process_time() - c0
         parent.send("report")
         during = parent.recv()
         load1 = os.getloadavg()
         # After the run: a new client is answered, and the game plays on.
-        answered = _probe()
+        answered = _probe(port)
         time.sleep(2)
         parent.send("stop")
         after = parent.recv()
@@ -287,8 +285,8 @@ def main() -> None:
     print(f"steady game       {played} phases played during the run, {since} in the 2 s after")
 
 
-def _probe() -> bool:
-    sock = socket.create_connection(("127.0.0.1", _PORT), timeout=PATIENCE)
+def _probe(port: int) -> bool:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=PATIENCE)
     try:
         sock.sendall(sentinel(False))
         buf = b""
