@@ -1,9 +1,12 @@
-"""The one place the Bordeaux bot touches the rules engine: its search API.
+"""Where the Bordeaux bot lists legal orders and adjudicates: :class:`EngineView`.
 
-The searches need two things: every unit's legal orders, and the adjudication of a full
-movement order set (thousands of times a phase). Both come from ``engine.search.Position``,
-which indexes a position once and then lists and adjudicates from it; nothing here
-adjudicates on its own.
+The searches need two things of the rules: every unit's legal orders, and the outcome of a
+full movement order set (thousands of times a phase). Both come from
+``engine.search.SearchPosition``, which indexes a position once and then lists and adjudicates
+from it; nothing here adjudicates on its own, and no other Bordeaux module lists or
+adjudicates orders. The other modules still read the engine's values directly (orders, units
+and the map from ``engine.orders``, ``engine.state`` and ``engine.map``), the search plans its
+convoy routes with ``engine.convoy``, and the default orders come from ``bots.dumbbot``.
 """
 
 from __future__ import annotations
@@ -25,12 +28,13 @@ class Outcome:
     dislodged: tuple[Unit, ...]
 
 
-class Position:
-    """A movement, retreat or adjustment position, with its legal orders cached per power."""
+class EngineView:
+    """A movement, retreat or adjustment position as Bordeaux's searches ask it: the engine's
+    legal orders per power and the outcome of a movement order set keyed by province."""
 
     def __init__(self, state: GameState) -> None:
         self.state = state
-        self._engine = search.Position(state)
+        self._engine = search.SearchPosition(state)
 
     def legal(self, power: str | None = None) -> Mapping[str, tuple[Order, ...]]:
         """Legal orders keyed by unit location (or build site, or ``"WAIVE"``): the engine's
