@@ -3,9 +3,9 @@ orders break it.
 
 DAIDE says how a proposal becomes an agreement (every recipient answers ``YES``; spec §4.2) but
 not what an agreement obliges anyone to do, and the server enforces nothing. This module is the
-one place that decides it; the page's "kept/broken" (:mod:`protocol.pressbook`), the
-negotiator's trust, Bordeaux's constraints, the transcript and the press bench all ask it, so a
-person and a bot never disagree about whether an agreement held. ``docs/agreements.md`` gives
+one place that decides it; the page's "kept/broken" (through :mod:`protocol.pressbook`), the
+negotiator's trust, Bordeaux's constraints and the press bench all ask it, so a person and a
+bot never disagree about whether an agreement held. ``docs/agreements.md`` gives
 the same rules as a table.
 
 The rules, and why:
