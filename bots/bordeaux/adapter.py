@@ -20,7 +20,7 @@ from engine.state import GameState, Unit
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class AfterMovement:
     """What a movement order set leads to: the units standing, by province, and the units
     dislodged (including those with no retreat, which are destroyed)."""
 
@@ -41,7 +41,7 @@ class EngineView:
         own listing, shared and immutable."""
         return self._engine.legal(power)
 
-    def adjudicate(self, orders: Mapping[str, Order]) -> Outcome:
+    def adjudicate(self, orders: Mapping[str, Order]) -> AfterMovement:
         """Adjudicate a movement phase. ``orders`` maps a unit's province to one of its legal
         orders (as :meth:`legal` lists them); units without one hold."""
         by_power: dict[str, list[Order]] = {}
@@ -50,4 +50,4 @@ class EngineView:
         # The units standing after the movement: a following retreat phase keeps the
         # dislodged apart, and adjustments are not yet made.
         units, dislodged = self._engine.moves(by_power)
-        return Outcome(units, dislodged)
+        return AfterMovement(units, dislodged)
