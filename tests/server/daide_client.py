@@ -110,6 +110,9 @@ class WireClient:
     async def expect(self, kind: type, timeout: float = PATIENCE) -> Any:
         """Skip messages until one of ``kind`` arrives (failing after ``timeout`` seconds in
         all)."""
+        # Any, not the kind asked for: the server's HLO and NOW always carry the power,
+        # passcode and turn that their request forms leave None, and typed as the class,
+        # every test reading one would have to prove it first.
         with trio.fail_after(timeout):
             while True:
                 ev = await self.event(timeout)
