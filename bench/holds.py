@@ -34,14 +34,14 @@ from typing import TypeVar
 
 import trio
 
-from protocol.tokens import STANDARD
-
+# The project first: bench/protocol.py would otherwise shadow the protocol package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from protocol import messages as m
 from protocol.codec import parse_text
 from protocol.connection import ClientConnection, Closed, Received
 from protocol.lines import TextConnection
+from protocol.tokens import STANDARD
 from server.app import Server
 from server.guard import chance_to_find, most_checked
 from server.logs import configure_logging
