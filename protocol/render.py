@@ -251,7 +251,7 @@ def _handles(*classes: type) -> Callable[[Handler], Handler]:
 
 
 def _simple(name: str, level: int | None = None) -> Handler:
-    def handler(r: Renderer, msg: Any) -> None:
+    def handler(r: Renderer, msg: m.Construct) -> None:
         if level is not None:
             r.mark(level)
         r.tok(name)
@@ -262,7 +262,7 @@ def _simple(name: str, level: int | None = None) -> Handler:
 def _wrapping(name: str, field: str) -> Handler:
     """``NAME ( inner )`` for a construct whose one field is another construct."""
 
-    def handler(r: Renderer, msg: Any) -> None:
+    def handler(r: Renderer, msg: m.Construct) -> None:
         r.construct(name)
         r.inner(getattr(msg, field))
 
