@@ -16,7 +16,7 @@ position and orders, written as text. Over those phases it times, each the best 
 
 Then whole games: random games played to ``--max-year``, phases per CPU-second (choosing the
 orders from the legal ones included); candidate order sets per CPU-second adjudicated by
-``engine.search.Position`` from one position; and the peak memory of playing the games. It
+``engine.search.SearchPosition`` from one position; and the peak memory of playing the games. It
 says whether the engine it ran is the pure Python one or the compiled one
 (``python -m engine.compile``).
 
@@ -61,7 +61,7 @@ from engine.legal import legal_orders
 from engine.map import load_map, province_of
 from engine.notation import parse_order
 from engine.orderset import OrderSet
-from engine.search import Position
+from engine.search import SearchPosition
 from engine.simulate import random_game
 from engine.state import GameState, initial_state
 from engine.turn import process
@@ -362,9 +362,9 @@ def games_per_cpu(players: dict[str, Callable[[int], int]], seeds: range) -> dic
 
 
 def search_rate(samples: list[Sample], per_position: int = 20, seed: int = 1) -> str:
-    """Candidate order sets adjudicated per CPU-second by ``engine.search.Position`` from one
+    """Candidate order sets adjudicated per CPU-second by ``engine.search.SearchPosition`` from one
     position: for each movement phase, ``per_position`` order sets drawn at random from the
-    position's listing (one order per unit), each adjudicated from the same ``Position``
+    position's listing (one order per unit), each adjudicated from the same ``SearchPosition``
     (building it and listing its orders are not timed: a bot does that once)."""
     rng = random.Random(seed)
     spent = 0.0
@@ -372,7 +372,7 @@ def search_rate(samples: list[Sample], per_position: int = 20, seed: int = 1) ->
     for sample in samples:
         if sample.state.phase.kind != "movement":
             continue
-        pos = Position(sample.state)
+        pos = SearchPosition(sample.state)
         by_power = {p: pos.legal(p) for p in sample.state.map.powers}
         candidates = [
             {p: [rng.choice(opts) for opts in legal.values()] for p, legal in by_power.items()}
@@ -388,7 +388,7 @@ def search_rate(samples: list[Sample], per_position: int = 20, seed: int = 1) ->
             gc.enable()
         count += len(candidates)
     return (
-        f"engine.search.Position.adjudicate: {count / spent:,.0f} candidate order sets per "
+        f"engine.search.SearchPosition.adjudicate: {count / spent:,.0f} candidate order sets per "
         f"CPU-second ({per_position} random legal sets from each movement position)"
     )
 

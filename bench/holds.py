@@ -30,23 +30,25 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import trio
 
-from protocol.tokens import STANDARD
-
+# The project first: bench/protocol.py would otherwise shadow the protocol package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from protocol import messages as m
 from protocol.codec import parse_text
 from protocol.connection import ClientConnection, Closed, Received
 from protocol.lines import TextConnection
+from protocol.tokens import STANDARD
 from server.app import Server
 from server.guard import chance_to_find, most_checked
 from server.logs import configure_logging
 from server.settings import GameSettings
 from server.store import Store
+
+_M = TypeVar("_M", bound=m.Message)
 
 
 class Client:
@@ -57,7 +59,7 @@ class Client:
         self.conn: ClientConnection | TextConnection = (
             TextConnection(STANDARD) if text else ClientConnection()
         )
-        self.pending: list[Any] = []
+        self.pending: list[m.Message | None] = []  # None: the server closed the connection
 
     @classmethod
     async def open(cls, port: int, local: str | None = None, text: bool = False) -> Client:
@@ -67,12 +69,12 @@ class Client:
             await stream.send_all(client.conn.start())
         return client
 
-    async def send(self, msg: Any) -> None:
+    async def send(self, msg: m.Message | str) -> None:
         await self.stream.send_all(
             self.conn.send(parse_text(msg, STANDARD) if isinstance(msg, str) else msg)
         )
 
-    async def next(self) -> Any:
+    async def next(self) -> m.Message | None:
         """The next message, or None once the server has closed the connection."""
         while not self.pending:
             try:
@@ -88,10 +90,13 @@ class Client:
                     self.pending.append(None)
         return self.pending.pop(0)
 
-    async def expect(self, kind: type) -> Any:
+    async def expect(self, kind: type[_M]) -> _M:
+        """Skip messages until one of ``kind``; the server closing first is a failed run."""
         while True:
             msg = await self.next()
-            if msg is None or isinstance(msg, kind):
+            if msg is None:
+                raise ConnectionError(f"the server closed while we waited for {kind.__name__}")
+            if isinstance(msg, kind):
                 return msg
 
     async def aclose(self) -> None:

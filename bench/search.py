@@ -6,7 +6,7 @@
 The earlier engine is taken from git (``git archive REV engine``) into a temporary folder as
 the package ``engine_before`` (its imports renamed, its compiled-build finder left out, so it
 always runs pure Python). Both engines get the same work, what a search bot such as Bordeaux
-does in a movement phase: one :class:`Position` per position, its legal orders listed once,
+does in a movement phase: one :class:`SearchPosition` per position, its legal orders listed once,
 then many candidate order sets (one listed order per unit, every power's) adjudicated from it,
 handed over as Bordeaux's adapter hands them (orders per power). The same sets are also judged
 into an ``OrderSet`` beforehand and given to ``engine.turn.process``, the adjudication that
@@ -56,14 +56,14 @@ except ImportError:  # run from a venv without the project installed
 from engine.compiled import describe
 from engine.map import load_map
 from engine.orderset import OrderSet
-from engine.search import Position
+from engine.search import SearchPosition
 from engine.simulate import random_game
 from engine.state import GameState, initial_state
 from engine.turn import process
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELS = {
-    "search": "engine.search.Position.adjudicate",
+    "search": "engine.search.SearchPosition.adjudicate",
     "process": "engine.turn.process of a judged OrderSet",
 }
 BEFORE = "engine_before"
@@ -124,11 +124,20 @@ def movement_states(games: int, seed: int, max_year: int) -> list[GameState]:
     ]
 
 
+def _search_class(before: ModuleType) -> Any:
+    """The earlier engine's search class (``SearchPosition`` since it was renamed from
+    ``Position``, which the default ``--before`` commit still calls it)."""
+    found = getattr(before, "SearchPosition", None) or getattr(before, "Position", None)
+    if found is None:
+        raise SystemExit(f"{before.__name__} has neither SearchPosition nor Position")
+    return found
+
+
 def make_sides(
     states: list[GameState], before: ModuleType, per_position: int, seed: int
 ) -> dict[str, tuple[Side, Side]]:
     """Both engines' work for each measure, on the same random choices of listed orders:
-    ``search``, ``engine.search.Position.adjudicate`` of each candidate set (orders per
+    ``search``, ``engine.search.SearchPosition.adjudicate`` of each candidate set (orders per
     power, as Bordeaux's adapter gives them); ``process``, ``engine.turn.process`` of the
     same sets judged beforehand into an ``OrderSet`` (what ``bench/adjudicate.py`` times)."""
     rng = random.Random(seed)
@@ -144,8 +153,8 @@ def make_sides(
         gmap = maps.get(state.map.name)
         if gmap is None:
             gmap = maps[state.map.name] = old_map.load_map(state.map.name)
-        pos = Position(state)
-        old = before.Position(old_state.from_json(state.to_json(), gmap))
+        pos = SearchPosition(state)
+        old = _search_class(before)(old_state.from_json(state.to_json(), gmap))
         new_legal = {p: pos.legal(p) for p in state.map.powers}
         old_legal = {  # the same orders, by their text (a listing's order may differ)
             p: {loc: {str(o): o for o in opts} for loc, opts in old.legal(p).items()}

@@ -29,7 +29,7 @@ from engine.orders import (
     Waive,
 )
 from engine.orderset import build_sites
-from engine.search import Position
+from engine.search import SearchPosition
 from engine.state import Dislodged, GameState, Phase, PhaseKind, Unit
 from protocol import messages as m
 
@@ -48,7 +48,7 @@ class View:
     # retreat and adjustment phases a bot may not be asked about: what opponents ordered.
     movement: tuple[m.Ord, ...] = ()
     _legal: dict[str, list[Order]] | None = field(default=None, compare=False, repr=False)
-    _position: Position | None = field(default=None, compare=False, repr=False)
+    _position: SearchPosition | None = field(default=None, compare=False, repr=False)
 
     @property
     def map(self) -> GameMap:
@@ -85,11 +85,11 @@ class View:
         return build_sites(self.state, self.power)
 
     @property
-    def position(self) -> Position:
-        """The state as an ``engine.search.Position``: its legal-order listing is computed
+    def position(self) -> SearchPosition:
+        """The state as an ``engine.search.SearchPosition``: its legal-order listing is computed
         once and shared, and it adjudicates candidate order sets quickly."""
         if self._position is None:
-            object.__setattr__(self, "_position", Position(self.state))
+            object.__setattr__(self, "_position", SearchPosition(self.state))
         assert self._position is not None
         return self._position
 

@@ -111,7 +111,7 @@ class Session:
         self.view: View | None = None
         self.press_sent = 0
         self.press_dropped: list[m.Snd] = []  # above the game's level, or no press allowed
-        self.press_refused: list[Any] = []  # the server's HUH or REJ to our SND
+        self.press_refused: list[m.Rej | m.Huh | m.Prn] = []  # the server's HUH or REJ to our SND
         self.puzzled: dict[str, int] = {}  # sender -> press not understood, this phase
         self.puzzled_turn: Phase | None = None
         self.told_try: set[str] = set()  # senders we have sent TRY
@@ -131,7 +131,7 @@ class Session:
         """The token table the server's RM gave (binary connections)."""
         self.codec = codec_for(table)
 
-    def start(self) -> list[Any]:
+    def start(self) -> list[m.Message]:
         """The first message: NME, or IAM when rejoining with a passcode."""
         if self.rejoin_passcode is not None:
             if self.request is None:
@@ -172,7 +172,7 @@ class Session:
                 log.warning("connection closed before the game ended: %s", reason or "no reason")
         self.done = True
 
-    def handle(self, msg: Any, atoms: Atoms | None = None) -> list[Any]:
+    def handle(self, msg: m.Message, atoms: Atoms | None = None) -> list[m.Message]:
         """React to one message from the server. ``atoms`` is the message as received
         (to echo press exactly); it is rendered again when not given."""
         handler = _HANDLERS.get(type(msg))
@@ -188,7 +188,7 @@ class Session:
 
     # -- joining ---------------------------------------------------------------------------
 
-    def _yes(self, msg: m.Yes, atoms: Atoms | None) -> list[Any]:
+    def _yes(self, msg: m.Yes, atoms: Atoms | None) -> list[m.Message]:
         inner = msg.inner
         if isinstance(inner, m.Nme):
             self.joined = True
@@ -202,7 +202,7 @@ class Session:
             return [m.Map(), m.Hlo(), m.Sco(), m.Now()]
         return []
 
-    def _rej(self, msg: m.Rej, atoms: Atoms | None) -> list[Any]:
+    def _rej(self, msg: m.Rej, atoms: Atoms | None) -> list[m.Message]:
         inner = msg.inner
         if isinstance(inner, m.Nme | m.Iam) and not self.joined:
             self.refused = f"the server refused our {type(inner).__name__.upper()}"
@@ -217,7 +217,7 @@ class Session:
             log.debug("REJ %s", type(inner).__name__)
         return []
 
-    def _map(self, msg: m.Map, atoms: Atoms | None) -> list[Any]:
+    def _map(self, msg: m.Map, atoms: Atoms | None) -> list[m.Message]:
         if msg.name is None:
             return []
         self.map_name = msg.name
@@ -227,7 +227,7 @@ class Session:
             return [m.Mdf()]
         return self._map_ready()
 
-    def _mdf(self, msg: m.Mdf, atoms: Atoms | None) -> list[Any]:
+    def _mdf(self, msg: m.Mdf, atoms: Atoms | None) -> list[m.Message]:
         if msg.definition is None or self.map_name is None:
             return []
         if self.map is None:
@@ -237,8 +237,8 @@ class Session:
             log.info("map %s built from its MDF", self.map_name)
         return self._map_ready()
 
-    def _map_ready(self) -> list[Any]:
-        out: list[Any] = []
+    def _map_ready(self) -> list[m.Message]:
+        out: list[m.Message] = []
         if self.map is not None and self.codec.table.is_standard:
             # The text form has no RM: the names of a bundled variant come from its map.
             self.codec = codec_for(table_for_map(self.map))
@@ -250,7 +250,7 @@ class Session:
             out += self._now(now, None)
         return out
 
-    def _hlo(self, msg: m.Hlo, atoms: Atoms | None) -> list[Any]:
+    def _hlo(self, msg: m.Hlo, atoms: Atoms | None) -> list[m.Message]:
         if msg.power is None:
             return []
         self.started = True
@@ -262,17 +262,17 @@ class Session:
 
     # -- the game --------------------------------------------------------------------------
 
-    def _sco(self, msg: m.Sco, atoms: Atoms | None) -> list[Any]:
+    def _sco(self, msg: m.Sco, atoms: Atoms | None) -> list[m.Message]:
         if msg.owners:
             self.centres = msg.centres()
         return []
 
-    def _ord(self, msg: m.Ord, atoms: Atoms | None) -> list[Any]:
+    def _ord(self, msg: m.Ord, atoms: Atoms | None) -> list[m.Message]:
         if msg.order is not None:
             self.results.append(msg)
         return []
 
-    def _now(self, msg: m.Now, atoms: Atoms | None) -> list[Any]:
+    def _now(self, msg: m.Now, atoms: Atoms | None) -> list[m.Message]:
         if msg.turn is None:
             return []
         if self.map is None:
@@ -302,7 +302,7 @@ class Session:
         self.mis_answers = 0
         self.orders_due = None
         view = self.view = self._view(state, self.power)
-        out: list[Any] = []
+        out: list[m.Message] = []
         talk = 0.0
         if self.press_level >= 10:
             out += self._send_press(self._bot_call(self.bot.phase_start, view) or ())
@@ -329,7 +329,7 @@ class Session:
             return None
         return min(self.orders_due, self.clock() + READY_POLL)
 
-    def tick(self) -> list[Any]:
+    def tick(self) -> list[m.Message]:
         """The talk window has ended (or the bot is ready): submit the orders."""
         if self.orders_due is None or self.state is None or self.power is None:
             return []
@@ -370,11 +370,11 @@ class Session:
         kind = state.phase.kind
         return not ((v.npr and kind == "retreat") or (v.npb and kind == "adjustment"))
 
-    def _send_press(self, messages: Sequence[m.Snd | m.Drw]) -> list[Any]:
+    def _send_press(self, messages: Sequence[m.Snd | m.Drw]) -> list[m.Message]:
         """The bot's press (and its draw votes: ``DRW``, partial only in PDA games), less
         anything the game does not allow: nothing above its press level (the server would
         answer HUH), nothing in a game without press."""
-        out: list[Any] = []
+        out: list[m.Message] = []
         for snd in messages:
             if isinstance(snd, m.Drw):
                 pda = self.variant is not None and self.variant.pda
@@ -421,13 +421,13 @@ class Session:
             given = default_orders(state, power)
         return daide_orders(state, complete_orders(state, power, given))
 
-    def _submit(self, orders: Iterable[Order]) -> list[Any]:
+    def _submit(self, orders: Iterable[Order]) -> list[m.Message]:
         orders = tuple(orders)
         if not orders:
             return []
         return [m.Sub(orders, self.ordered_turn)]
 
-    def _thx(self, msg: m.Thx, atoms: Atoms | None) -> list[Any]:
+    def _thx(self, msg: m.Thx, atoms: Atoms | None) -> list[m.Message]:
         order = msg.order
         if msg.note.accepted:
             if isinstance(order, Waive):
@@ -439,7 +439,7 @@ class Session:
         log.warning("order refused: %s", self.codec.text(msg))
         return []
 
-    def _mis(self, msg: m.Mis, atoms: Atoms | None) -> list[Any]:
+    def _mis(self, msg: m.Mis, atoms: Atoms | None) -> list[m.Message]:
         """Orders still owed after our SUB: give the defaults for them (a few times a turn
         at most, in case the server will not take even those)."""
         state, power = self.state, self.power
@@ -465,34 +465,34 @@ class Session:
             o for o in defaults if not isinstance(o, Waive) and o.unit.province in missing
         )
 
-    def _ccd(self, msg: m.Ccd, atoms: Atoms | None) -> list[Any]:
+    def _ccd(self, msg: m.Ccd, atoms: Atoms | None) -> list[m.Message]:
         self.disorder.add(msg.power)
         return []
 
-    def _not(self, msg: m.Not, atoms: Atoms | None) -> list[Any]:
+    def _not(self, msg: m.Not, atoms: Atoms | None) -> list[m.Message]:
         if isinstance(msg.inner, m.Ccd):
             self.disorder.discard(msg.inner.power)
         return []
 
-    def _out(self, msg: m.Out, atoms: Atoms | None) -> list[Any]:
+    def _out(self, msg: m.Out, atoms: Atoms | None) -> list[m.Message]:
         self.eliminated.add(msg.power)
         return []
 
     # -- the end -----------------------------------------------------------------------------
 
-    def _slo(self, msg: m.Slo, atoms: Atoms | None) -> list[Any]:
+    def _slo(self, msg: m.Slo, atoms: Atoms | None) -> list[m.Message]:
         self.solo = msg.power
         self.game_over = True
         log.info("solo: %s", msg.power)
         return []
 
-    def _drw(self, msg: m.Drw, atoms: Atoms | None) -> list[Any]:
+    def _drw(self, msg: m.Drw, atoms: Atoms | None) -> list[m.Message]:
         self.draw = msg
         self.game_over = True
         log.info("draw%s", f" among {' '.join(msg.powers)}" if msg.powers else "")
         return []
 
-    def _smr(self, msg: m.Smr, atoms: Atoms | None) -> list[Any]:
+    def _smr(self, msg: m.Smr, atoms: Atoms | None) -> list[m.Message]:
         if msg.turn is None:
             return []
         self.summary = msg
@@ -501,7 +501,7 @@ class Session:
         self._bot_game_over()
         return []
 
-    def _off(self, msg: m.Off, atoms: Atoms | None) -> list[Any]:
+    def _off(self, msg: m.Off, atoms: Atoms | None) -> list[m.Message]:
         self.off = True
         self.done = True
         log.info("OFF: leaving")
@@ -517,7 +517,7 @@ class Session:
 
     # -- other messages ----------------------------------------------------------------------
 
-    def _frm(self, msg: m.Frm, atoms: Atoms | None) -> list[Any]:
+    def _frm(self, msg: m.Frm, atoms: Atoms | None) -> list[m.Message]:
         """Press: the bot's :meth:`~bots.base.Bot.press` answers it; a bot that does not
         (it returns None) says it does not understand (HUH, ERR in front of the whole
         message), then lists what it does understand (nothing: TRY ()). A reply is never
@@ -548,7 +548,7 @@ class Session:
             return []
         return self._not_understood(msg.sender, words)
 
-    def _not_understood(self, sender: str, words: tuple[str, ...]) -> list[Any]:
+    def _not_understood(self, sender: str, words: tuple[str, ...]) -> list[m.Message]:
         """HUH to press we cannot answer (spec §4.2), then TRY () the first time a sender is
         told so; beyond :data:`MAX_HUH_ANSWERS` a phase, silence."""
         turn = self.state.phase if self.state is not None else None
@@ -558,29 +558,30 @@ class Session:
         self.puzzled[sender] = told + 1
         if told >= MAX_HUH_ANSWERS:
             return []
-        out: list[Any] = [m.Snd((sender,), m.Huh(("ERR", *words)))]
+        out: list[m.Message] = [m.Snd((sender,), m.Huh(("ERR", *words)))]
         if sender not in self.told_try:
             self.told_try.add(sender)
             out.append(m.Snd((sender,), m.Try(())))
         return out
 
-    def _huh(self, msg: m.Huh | m.Prn, atoms: Atoms | None) -> list[Any]:
+    def _huh(self, msg: m.Huh | m.Prn, atoms: Atoms | None) -> list[m.Message]:
         log.warning("the server did not understand us: %s", self.codec.text(msg))
         if "SND" in msg.tokens[:2]:
             self.press_refused.append(msg)
         return []
 
-    def _sve(self, msg: m.Sve, atoms: Atoms | None) -> list[Any]:
+    def _sve(self, msg: m.Sve, atoms: Atoms | None) -> list[m.Message]:
         # All we would need to reload (power, passcode) is in memory; the rest is asked for.
         return [m.Yes(msg)]
 
-    def _lod(self, msg: m.Lod, atoms: Atoms | None) -> list[Any]:
+    def _lod(self, msg: m.Lod, atoms: Atoms | None) -> list[m.Message]:
         if self.power is None or self.passcode is None:
             return [m.Rej(msg)]
         return [m.Iam(self.power, self.passcode)]
 
 
-_HANDLERS: dict[type, Any] = {
+# Each handler takes its own message class: the one type all of them accept is Any.
+_HANDLERS: dict[type, Callable[[Session, Any, Atoms | None], list[m.Message]]] = {
     m.Yes: Session._yes,
     m.Rej: Session._rej,
     m.Map: Session._map,

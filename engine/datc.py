@@ -114,7 +114,7 @@ _NOTE_SAYS: dict[Note | None, str] = {Note.NSU: ": no such unit", Note.NSP: ": n
 
 
 @dataclass(frozen=True)
-class Verdict:
+class OrderVerdict:
     """What became of one order: refused (``note``), superseded, or adjudicated."""
 
     outcome: Outcome | None = None
@@ -125,7 +125,7 @@ class Verdict:
     # Written as "holds" (or "dislodged" alone), which only a hold order can earn.
     says_hold: bool = field(default=False, compare=False)
 
-    def matches(self, actual: Verdict) -> bool:
+    def matches(self, actual: OrderVerdict) -> bool:
         """Does ``actual`` (what the engine did) satisfy this expectation?"""
         if self.illegal:
             return (
@@ -148,7 +148,7 @@ class Verdict:
         return f"{word}, dislodged" if self.dislodged else word
 
 
-def parse_verdict(text: str) -> Verdict:
+def parse_verdict(text: str) -> OrderVerdict:
     """Read a result marker (the text after ``=>``)."""
     parts = [p.strip().lower() for p in text.split(",")]
     dislodged = parts[-1] == "dislodged"
@@ -158,21 +158,21 @@ def parse_verdict(text: str) -> Verdict:
         raise ValueError(f"cannot read result {text.strip()!r}")
     words = parts[0].split()
     if words == ["replaced"]:
-        return Verdict(replaced=True, dislodged=dislodged)
+        return OrderVerdict(replaced=True, dislodged=dislodged)
     if words and words[0] == "illegal" and len(words) <= 2:
         if len(words) == 1:
-            return Verdict(illegal=True, dislodged=dislodged)
+            return OrderVerdict(illegal=True, dislodged=dislodged)
         try:
-            return Verdict(illegal=True, note=Note(words[1].upper()), dislodged=dislodged)
+            return OrderVerdict(illegal=True, note=Note(words[1].upper()), dislodged=dislodged)
         except ValueError:
             raise ValueError(f"unknown THX note {words[1]!r} in {text.strip()!r}") from None
     if len(words) == 1 and words[0] in _OUTCOME_WORDS:
-        return Verdict(_OUTCOME_WORDS[words[0]], dislodged, says_hold=words[0] == "holds")
+        return OrderVerdict(_OUTCOME_WORDS[words[0]], dislodged, says_hold=words[0] == "holds")
     raise ValueError(f"cannot read result {text.strip()!r}")
 
 
-def verdict_of(result: Result) -> Verdict:
-    return Verdict(result.outcome, result.dislodged)
+def verdict_of(result: Result) -> OrderVerdict:
+    return OrderVerdict(result.outcome, result.dislodged)
 
 
 @dataclass(frozen=True)
@@ -180,7 +180,7 @@ class OrderLine:
     power: str
     text: str
     line: int
-    expect: Verdict | None  # None: the line has no result marker
+    expect: OrderVerdict | None  # None: the line has no result marker
 
 
 @dataclass
@@ -455,19 +455,19 @@ def _actual(
     kept: set[Order],
     outcome: dict[Order, Result],
     dislodged: set[str],
-) -> Verdict | None:
+) -> OrderVerdict | None:
     """What became of one given order; ``dislodged`` holds the provinces of dislodged units
     (an illegal or replaced order's unit still holds, and may be dislodged)."""
     lost = not isinstance(order, Waive) and order.unit.province in dislodged
     if note is not Note.MBV:
-        return Verdict(illegal=True, note=note, dislodged=lost)
+        return OrderVerdict(illegal=True, note=note, dislodged=lost)
     if order not in kept and not isinstance(order, Waive):
-        return Verdict(replaced=True, dislodged=lost)
+        return OrderVerdict(replaced=True, dislodged=lost)
     result = outcome.get(order)
     return None if result is None else verdict_of(result)
 
 
-def describe(order: Order, verdict: Verdict) -> str:
+def describe(order: Order, verdict: OrderVerdict) -> str:
     """The marker a case file would carry for this result (``holds`` for a hold)."""
     if isinstance(order, Hold) and verdict.outcome is Outcome.SUC and not verdict.illegal:
         return str(replace(verdict, says_hold=True))

@@ -1,7 +1,7 @@
 """What the rules make of a missing order: units hold, dislodged units disband, unused builds
 are waived, and a power that removes too few loses the units civil disorder picks (2023
-rulebook, DATC 4.D.8). Adjudication, the bots' order completion and the server all ask
-:func:`missing_orders`, so the defaults are written once."""
+rulebook, DATC 4.D.8). Adjudication (and so the server), the bots' order completion and the
+web page's Ready all ask :func:`missing_orders`, so the defaults are written once."""
 
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ from engine.orders import (
     order_power,
 )
 from engine.state import GameState, Unit
-from engine.validate import Position
+from engine.validate import BoardIndex
 
 __all__ = ["WAIVE_KEY", "Listing", "Selection", "legal_orders", "listing", "select"]
 
@@ -54,13 +54,14 @@ _RANK_SHIFT = 16  # a board square holds a unit's place among the units above it
 
 
 def legal_orders(
-    state: GameState, power: str | None = None, position: Position | None = None
+    state: GameState, power: str | None = None, index: BoardIndex | None = None
 ) -> Listing:
     """Legal orders keyed by the location they are for: a unit's location in movement and
     retreat phases, a build site or unit location in adjustments (plus ``WAIVE_KEY``).
-    With ``power`` None, every power's. Pass the position's :class:`Position` to share one
-    listing between powers, validation and bots (the lists returned are fresh copies)."""
-    return _select(listing(position or Position(state)), power, list)
+    With ``power`` None, every power's. Pass the state's :class:`~engine.validate.BoardIndex`
+    to share one listing between powers, validation and bots (the lists returned are fresh
+    copies)."""
+    return _select(listing(index or BoardIndex(state)), power, list)
 
 
 def select(full: Mapping[str, tuple[Order, ...]], power: str | None) -> Selection:
@@ -94,20 +95,20 @@ def _select(
     return out
 
 
-def listing(position: Position) -> dict[str, tuple[Order, ...]]:
-    """Every power's legal orders in ``position``, computed once per position and shared
+def listing(index: BoardIndex) -> dict[str, tuple[Order, ...]]:
+    """Every power's legal orders in ``index``'s state, computed once per index and shared
     (the mapping must not be changed)."""
-    cached = position.listing
+    cached = index.listing
     if cached is None:
-        state = position.state
+        state = index.state
         kind = state.phase.kind
         if kind == "movement":
-            cached = _Movement(position).run()
+            cached = _Movement(index).run()
         elif kind == "retreat":
             cached = _retreats(state)
         else:
             cached = _adjustments(state)
-        position.listing = cached
+        index.listing = cached
     return cached
 
 
@@ -194,10 +195,10 @@ class _Movement:
     province are listed in the order the state stores the units, so the key holds each
     unit's place in that order too: a listing never depends on what was listed before."""
 
-    def __init__(self, position: Position) -> None:
-        self.position = position
-        self.state = position.state
-        self.map = position.map
+    def __init__(self, index: BoardIndex) -> None:
+        self.index = index
+        self.state = index.state
+        self.map = index.map
         self.codes = _codes(self.map)
         self.code: dict[str, int] = {}  # province -> code of the unit there
         self.by_convoy: dict[str, list[tuple[str, int]]] = {}
@@ -220,7 +221,7 @@ class _Movement:
                 fleets |= at_sea[c]
             elif near_seas[c]:
                 shore_armies.append((prov, c))
-        self.position.set_fleets(fleets)
+        self.index.set_fleets(fleets)
         convoys = self._convoy_tables(fleets, shore_armies)
         self.by_convoy = by_convoy = self._convoyed_into(convoys)
         # A province where convoys bring armies also holds them in its square (with the
@@ -299,7 +300,7 @@ class _Movement:
         """Convoy destinations of each army that has fleets at sea next to it."""
         out = {}
         if fleets:
-            near_seas, convoy_table = self.codes.near_seas, self.position.convoy_table
+            near_seas, convoy_table = self.codes.near_seas, self.index.convoy_table
             for prov, c in shore_armies:
                 if near_seas[c] & fleets:
                     table = convoy_table(prov)

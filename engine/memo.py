@@ -29,8 +29,8 @@ that would pass one in:
 
 A memo is still an explicit object: typed, of its own class, reached through ``gmap.memo``
 only, bounded, and emptied by ``gmap.memo.clear()``; :meth:`MapMemo.kinds` says which exist.
-Per-position caches live with the position instead (``engine.validate.Position``, and
-``engine.search.Position``, which its owner makes and drops).
+Per-position caches live with the position instead (``engine.validate.BoardIndex``, and
+``engine.search.SearchPosition``, which its owner makes and drops).
 """
 
 from __future__ import annotations

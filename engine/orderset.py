@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from engine.map import province_of
 from engine.orders import ACCEPTED, Build, Note, Order, Remove, UnitOrder, Waive, order_key
 from engine.state import Dislodged, GameState, Unit
-from engine.validate import Checked, Position, check_order
+from engine.validate import BoardIndex, Checked, check_order
 
 _NO_ADJUSTMENTS: Mapping[str, int] = MappingProxyType({})
 _NONE_LISTED: Mapping[Order, str] = MappingProxyType({})
@@ -25,12 +25,12 @@ _NONE_LISTED: Mapping[Order, str] = MappingProxyType({})
 class OrderSet:
     """Accepted orders for one phase, per power."""
 
-    def __init__(self, state: GameState, position: Position | None = None) -> None:
-        """``position``: the state's :class:`Position`, to share its tables (convoy routes,
-        the legal-order listing) with other users of the same state."""
+    def __init__(self, state: GameState, index: BoardIndex | None = None) -> None:
+        """``index``: the state's :class:`~engine.validate.BoardIndex`, to share its tables
+        (convoy routes, the legal-order listing) with other users of the same state."""
         gmap = state.map
         self.state = state
-        self.position = position if position is not None else Position(state)
+        self.index = index if index is not None else BoardIndex(state)
         # Every power's orders but waives, by order_key (an accepted order is always for one
         # of its power's own units, so the keys of two powers never meet).
         self._all: dict[str, UnitOrder] = {}
@@ -47,7 +47,7 @@ class OrderSet:
         (normalised) order."""
         if power not in self._waives:
             return Checked(Note.NYU, order)
-        checked = check_order(self.position, power, order)
+        checked = check_order(self.index, power, order)
         if checked.note is not ACCEPTED:
             return checked
         order = checked.order
@@ -124,7 +124,7 @@ class OrderSet:
                 self._waives[power] -= 1
                 return True
             return False
-        checked = check_order(self.position, power, order)
+        checked = check_order(self.index, power, order)
         key = order_key(checked.order)
         if checked.note is not ACCEPTED or self._all.get(key) != checked.order:
             return False

@@ -1,19 +1,19 @@
 """Many adjudications from one position, for search bots.
 
-A :class:`Position` is built once per state; its indexes (convoy tables, the legal-order
+A :class:`SearchPosition` is built once per state; its indexes (convoy tables, the legal-order
 listing) serve every call, so a bot can list the legal orders once and adjudicate thousands
 of candidate order sets without rebuilding anything::
 
-    from engine.search import Position
+    from engine.search import SearchPosition
 
-    pos = Position(state)
+    pos = SearchPosition(state)
     options = pos.legal("FRA")                 # {"PAR": (A PAR H, A PAR - BUR, ...), ...}
     out = pos.adjudicate({"FRA": [options["PAR"][1]]})
     out.state                                  # the next state (as engine.turn.process)
     out.results                                # [(order, result), ...] for every unit
     out.dislodged                              # units dislodged this phase
 
-Orders equal to one :meth:`Position.legal` lists are accepted without being judged again; any
+Orders equal to one :meth:`SearchPosition.legal` lists are accepted without being judged again; any
 other order is judged as ``engine.turn.process`` judges it (an illegal one is dropped and its unit
 gets the default order, see ``engine.defaults.missing_orders``).
 """
@@ -29,9 +29,9 @@ from engine.orders import WAIVE_KEY, Order, Result, order_key, order_power
 from engine.orderset import OrderSet, listed_by_key
 from engine.state import FrozenDict, GameState, Unit
 from engine.turn import after_unit_orders, process
-from engine.validate import Position as _Tables
+from engine.validate import BoardIndex
 
-__all__ = ["Adjudication", "Position"]
+__all__ = ["Adjudication", "SearchPosition"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,12 +44,12 @@ class Adjudication:
     dislodged: tuple[Unit, ...]  # units dislodged this phase (those with no retreat included)
 
 
-class Position:
+class SearchPosition:
     """One state with its indexes, for listing and adjudicating many times."""
 
     def __init__(self, state: GameState) -> None:
         self.state = state
-        self._tables = _Tables(state)
+        self._index = BoardIndex(state)
         self._by_power: dict[str | None, FrozenDict[str, tuple[Order, ...]]] = {}
         self._listed: dict[str, dict[Order, str]] | None = None
 
@@ -60,7 +60,7 @@ class Position:
         ``FrozenDict`` of tuples (``legal_orders`` gives lists of one's own)."""
         cached = self._by_power.get(power)
         if cached is None:
-            cached = self._by_power[power] = FrozenDict(select(listing(self._tables), power))
+            cached = self._by_power[power] = FrozenDict(select(listing(self._index), power))
         return cached
 
     def adjudicate(self, orders: Mapping[str, Iterable[Order]]) -> Adjudication:
@@ -73,7 +73,7 @@ class Position:
         if kept is not None:  # a movement or retreat order set all from the listing
             phase = after_unit_orders(state, kept)
         else:
-            book = OrderSet(state, self._tables)
+            book = OrderSet(state, self._index)
             book.submit_listed(orders, listed)
             phase = process(state, book)
         return Adjudication(phase.state, phase.results, phase.dislodged)
@@ -102,7 +102,7 @@ class Position:
             if not self._by_power:
                 return {}
             listed: dict[str, dict[Order, str]] = {}
-            for key, orders in listing(self._tables).items():
+            for key, orders in listing(self._index).items():
                 if key == WAIVE_KEY:
                     for w in orders:
                         listed.setdefault(order_power(w), {})[w] = key

@@ -1,5 +1,6 @@
 """Games of random legal orders: the engine's own workload for demos, property tests and
-benchmarks. Randomness comes only from the ``random.Random`` the caller passes."""
+benchmarks. Randomness comes only from the caller: the ``random.Random`` it passes to
+:func:`random_orders`, or the seed it gives :func:`random_game`."""
 
 from __future__ import annotations
 

@@ -53,15 +53,16 @@ class Checked(NamedTuple):
     order: Order  # normalised when accepted, as given otherwise
 
 
-class Position:
-    """Per-state facts that validation and legal-order listing ask for repeatedly."""
+class BoardIndex:
+    """One state's indexes that validation and legal-order listing ask for repeatedly (the
+    fleets' mask, convoy tables per army's province, the listing), each built on first use."""
 
     def __init__(self, state: GameState) -> None:
         self.state = state
         self.map = state.map
         self._tables: dict[str, ConvoyTable] = {}
         self._fleets: int | None = None
-        # engine.legal's listing of every power's orders, computed once per position.
+        # engine.legal's listing of every power's orders, computed once per index.
         self.listing: dict[str, tuple[Order, ...]] | None = None
         self.kind = state.phase.kind
 
@@ -76,7 +77,7 @@ class Position:
         return fleets
 
     def set_fleets(self, fleets: int) -> None:
-        """Tell the position its fleet mask (``engine.legal`` finds it while reading the
+        """Tell the index its fleet mask (``engine.legal`` finds it while reading the
         board, which saves a pass over the units)."""
         self._fleets = fleets
 
@@ -102,9 +103,9 @@ class Position:
         return unit.type == "A" and self.convoy_possible(unit.loc, province, without)
 
 
-def normalise_dest(position: Position, unit: Unit, dest: str) -> tuple[Note, str]:
+def normalise_dest(index: BoardIndex, unit: Unit, dest: str) -> tuple[Note, str]:
     """Resolve the destination location of a move or retreat for ``unit``."""
-    gmap = position.map
+    gmap = index.map
     prov = province_of(dest)
     info = gmap.provinces.get(prov)
     if info is None:
@@ -124,9 +125,9 @@ def normalise_dest(position: Position, unit: Unit, dest: str) -> tuple[Note, str
     return Note.FAR, prov
 
 
-def check_order(position: Position, power: str, order: Order) -> Checked:
+def check_order(index: BoardIndex, power: str, order: Order) -> Checked:
     """Judge one order given by ``power`` on its own merits."""
-    kind = position.kind
+    kind = index.kind
     if kind == "movement":
         check = _MOVEMENT_CHECKS.get(type(order))
         if check is None:  # a waive among them: no check is kept for its type
@@ -136,35 +137,35 @@ def check_order(position: Position, power: str, order: Order) -> Checked:
         # ``isinstance`` with an enum class goes through its metaclass, 45 ns against 10).
         if TYPE_CHECKING:
             assert not isinstance(order, Waive)
-        unit = _own_unit(position, power, order.unit)
+        unit = _own_unit(index, power, order.unit)
         if type(unit) is Note:
             return Checked(unit, order)
         if TYPE_CHECKING:
             assert isinstance(unit, Unit)
-        return check(position, unit, order)
+        return check(index, unit, order)
     if not isinstance(order, PHASE_ORDERS[kind]):
         return Checked(Note.NRS, order)
     if kind == "retreat":
-        return _check_retreat(position, power, order)
-    return _check_adjustment_site(position, power, order)
+        return _check_retreat(index, power, order)
+    return _check_adjustment_site(index, power, order)
 
 
-def _province(position: Position, loc: str) -> str | None:
+def _province(index: BoardIndex, loc: str) -> str | None:
     """The province of a written location; None if there is no such province (a coast the
     province lacks still names the province)."""
-    prov = position.map.province_at.get(loc)
+    prov = index.map.province_at.get(loc)
     if prov is None:
         prov = province_of(loc)
-        if prov not in position.map.provinces:
+        if prov not in index.map.provinces:
             return None
     return prov
 
 
-def _own_unit(position: Position, power: str, unit: Unit) -> Unit | Note:
-    prov = _province(position, unit.loc)
+def _own_unit(index: BoardIndex, power: str, unit: Unit) -> Unit | Note:
+    prov = _province(index, unit.loc)
     if prov is None:
         return Note.NSP
-    actual = position.state.units.get(prov)
+    actual = index.state.units.get(prov)
     if actual is None:
         return Note.NSU
     if actual.power != power:
@@ -172,15 +173,15 @@ def _own_unit(position: Position, power: str, unit: Unit) -> Unit | Note:
     return actual
 
 
-def _check_hold(position: Position, unit: Unit, order: Hold) -> Checked:
+def _check_hold(index: BoardIndex, unit: Unit, order: Hold) -> Checked:
     return Checked(ACCEPTED, order if order.unit is unit else Hold(unit))
 
 
-def _check_move(position: Position, unit: Unit, order: Move) -> Checked:
-    note, dest = normalise_dest(position, unit, order.dest)
+def _check_move(index: BoardIndex, unit: Unit, order: Move) -> Checked:
+    note, dest = normalise_dest(index, unit, order.dest)
     if note is not ACCEPTED:
         return Checked(note, order)
-    prov_at = position.map.province_at
+    prov_at = index.map.province_at
     src = prov_at[unit.loc]
     prov = prov_at[dest]
     if prov == src:
@@ -189,24 +190,24 @@ def _check_move(position: Position, unit: Unit, order: Move) -> Checked:
         if unit.type != "A":
             return Checked(Note.NSA, order)
         if order.via is not None:
-            note = _check_route(position, src, prov, order.via)
+            note = _check_route(index, src, prov, order.via)
             if note is not ACCEPTED:
                 return Checked(note, order)
-        elif not position.convoy_possible(src, prov):
+        elif not index.convoy_possible(src, prov):
             return Checked(Note.FAR, order)
         return Checked(ACCEPTED, Move(unit, dest, True, order.via))
-    if not position.can_reach(unit, prov):
+    if not index.can_reach(unit, prov):
         return Checked(Note.FAR, order)
     if order.unit is unit and order.dest == dest:
         return Checked(ACCEPTED, order)
     return Checked(ACCEPTED, Move(unit, dest))
 
 
-def _check_route(position: Position, src: str, dest: str, via: tuple[str, ...]) -> Note:
-    gmap = position.map
+def _check_route(index: BoardIndex, src: str, dest: str, via: tuple[str, ...]) -> Note:
+    gmap = index.map
     if not via:
         return Note.FAR
-    units = position.state.units
+    units = index.state.units
     for sea in via:
         if sea not in gmap.provinces:
             return Note.NSP
@@ -222,38 +223,38 @@ def _check_route(position: Position, src: str, dest: str, via: tuple[str, ...]) 
     return ACCEPTED if src in adj[via[0]] else Note.FAR
 
 
-def _target(position: Position, target: Unit) -> Unit | Note:
-    prov = _province(position, target.loc)
+def _target(index: BoardIndex, target: Unit) -> Unit | Note:
+    prov = _province(index, target.loc)
     if prov is None:
         return Note.NSP
-    actual = position.state.units.get(prov)
+    actual = index.state.units.get(prov)
     return Note.NSU if actual is None else actual
 
 
-def _check_support_hold(position: Position, unit: Unit, order: SupportHold) -> Checked:
-    target = _target(position, order.target)
+def _check_support_hold(index: BoardIndex, unit: Unit, order: SupportHold) -> Checked:
+    target = _target(index, order.target)
     if type(target) is Note:  # as in check_order
         return Checked(target, order)
     if TYPE_CHECKING:
         assert isinstance(target, Unit)
-    prov_at = position.map.province_at
+    prov_at = index.map.province_at
     tp = prov_at[target.loc]
-    if tp == prov_at[unit.loc] or tp not in position.map.reach(unit.type, unit.loc):
+    if tp == prov_at[unit.loc] or tp not in index.map.reach(unit.type, unit.loc):
         return Checked(Note.FAR, order)
     if order.unit is unit and order.target is target:
         return Checked(ACCEPTED, order)
     return Checked(ACCEPTED, SupportHold(unit, target))
 
 
-def _check_support_move(position: Position, unit: Unit, order: SupportMove) -> Checked:
-    target = _target(position, order.target)
+def _check_support_move(index: BoardIndex, unit: Unit, order: SupportMove) -> Checked:
+    target = _target(index, order.target)
     if type(target) is Note:
         return Checked(target, order)
     if TYPE_CHECKING:  # as in check_order
         assert isinstance(target, Unit)
-    gmap = position.map
+    gmap = index.map
     written = order.dest
-    prov = _province(position, written)
+    prov = _province(index, written)
     if prov is None:
         return Checked(Note.NSP, order)
     prov_at = gmap.province_at
@@ -268,7 +269,7 @@ def _check_support_move(position: Position, unit: Unit, order: SupportMove) -> C
         else:
             ok = prov in gmap.reach("F", target.loc)
     else:
-        ok = prov in gmap.army_adj[target.loc] or position.convoy_possible(there, prov, here)
+        ok = prov in gmap.army_adj[target.loc] or index.convoy_possible(there, prov, here)
     if not ok:
         return Checked(Note.FAR, order)
     if order.unit is unit and order.target is target and written == dest:
@@ -276,24 +277,24 @@ def _check_support_move(position: Position, unit: Unit, order: SupportMove) -> C
     return Checked(ACCEPTED, SupportMove(unit, target, dest))
 
 
-def _check_convoy(position: Position, unit: Unit, order: Convoy) -> Checked:
-    gmap = position.map
+def _check_convoy(index: BoardIndex, unit: Unit, order: Convoy) -> Checked:
+    gmap = index.map
     if unit.type != "F":
         return Checked(Note.NSF, order)
     here = gmap.province_at[unit.loc]
     if here not in gmap.sea_bit:
         return Checked(Note.NAS, order)
-    target = _target(position, order.target)
+    target = _target(index, order.target)
     if type(target) is Note:
         return Checked(Note.NSA if target is Note.NSU else target, order)
     if TYPE_CHECKING:  # as in check_order
         assert isinstance(target, Unit)
     if target.type != "A":
         return Checked(Note.NSA, order)
-    prov = _province(position, order.dest)
+    prov = _province(index, order.dest)
     if prov is None:
         return Checked(Note.NSP, order)
-    entry = position.convoy_table(target.loc).dests.get(prov)
+    entry = index.convoy_table(target.loc).dests.get(prov)
     if entry is None or not entry[0] & gmap.sea_bit[here]:
         return Checked(Note.FAR, order)
     if order.unit is unit and order.target is target and order.dest == prov:
@@ -302,7 +303,7 @@ def _check_convoy(position: Position, unit: Unit, order: Convoy) -> Checked:
 
 
 # The check of each kind of movement order, once the ordered unit is known to be the power's.
-_MOVEMENT_CHECKS: dict[type, Callable[[Position, Unit, Any], Checked]] = {
+_MOVEMENT_CHECKS: dict[type, Callable[[BoardIndex, Unit, Any], Checked]] = {
     Hold: _check_hold,
     Move: _check_move,
     SupportHold: _check_support_hold,
@@ -311,11 +312,11 @@ _MOVEMENT_CHECKS: dict[type, Callable[[Position, Unit, Any], Checked]] = {
 }
 
 
-def _check_retreat(position: Position, power: str, order: Order) -> Checked:
+def _check_retreat(index: BoardIndex, power: str, order: Order) -> Checked:
     assert isinstance(order, (Retreat, Disband))
-    state = position.state
+    state = index.state
     prov = province_of(order.unit.loc)
-    if prov not in position.map.provinces:
+    if prov not in index.map.provinces:
         return Checked(Note.NSP, order)
     dislodged = state.dislodged.get(prov)
     if dislodged is None:
@@ -326,12 +327,12 @@ def _check_retreat(position: Position, power: str, order: Order) -> Checked:
     if isinstance(order, Disband):
         return Checked(ACCEPTED, order if order.unit is unit else Disband(unit))
     dest_prov = province_of(order.dest)
-    if dest_prov not in position.map.provinces:
+    if dest_prov not in index.map.provinces:
         return Checked(Note.NSP, order)
     coast = coast_of(order.dest)
     options = [r for r in dislodged.retreats if province_of(r) == dest_prov]
     if coast is not None and unit.type == "F":
-        info = position.map.provinces[dest_prov]
+        info = index.map.provinces[dest_prov]
         if coast in info.coasts:
             options = [r for r in options if r == order.dest]
     if not options:
@@ -343,16 +344,16 @@ def _check_retreat(position: Position, power: str, order: Order) -> Checked:
     return Checked(ACCEPTED, Retreat(unit, options[0]))
 
 
-def _check_adjustment_site(position: Position, power: str, order: Order) -> Checked:
+def _check_adjustment_site(index: BoardIndex, power: str, order: Order) -> Checked:
     """The parts of build/remove legality that do not depend on other orders."""
-    state = position.state
-    gmap = position.map
+    state = index.state
+    gmap = index.map
     if isinstance(order, Waive):
         if order.power != power:
             return Checked(Note.NYU, order)
         return Checked(ACCEPTED, order)
     if isinstance(order, Remove):
-        unit = _own_unit(position, power, order.unit)
+        unit = _own_unit(index, power, order.unit)
         if type(unit) is Note:  # as in check_order
             return Checked(unit, order)
         if TYPE_CHECKING:

@@ -1,10 +1,12 @@
-"""The shapes of a map's provinces, computed from the engine's display positions.
+"""The shapes of a map's provinces, computed from display positions: the engine's, or those
+:mod:`mapdraw.embed` computes from the adjacencies of a map that has none.
 
 Each province is grown from seed points: its display position plus, for the maps we tuned, a
-few shaping points from :mod:`mapdraw.layout`. The plane is split by a Voronoi diagram of all
-seeds (clipped to the frame), each province is the union of its seeds' cells, and the borders
-between provinces are smoothed into curves. Nothing here is copied map art: shapes come from the
-positions alone, so a variant map with positions gets a drawing too.
+few shaping points from :mod:`mapdraw.layout` (or, for a computed drawing, the embedding's own
+seeds). The plane is split by a Voronoi diagram of all seeds (clipped to the frame), each
+province is the union of its seeds' cells, and the borders between provinces are smoothed into
+curves. Nothing here is copied map art: shapes come from positions alone, so every map gets a
+drawing.
 
 All coordinates are SVG user units in a frame ``width`` x ``height``. Computing a map's geometry
 takes a few tens of milliseconds; it is cached per map.

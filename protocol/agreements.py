@@ -3,9 +3,9 @@ orders break it.
 
 DAIDE says how a proposal becomes an agreement (every recipient answers ``YES``; spec §4.2) but
 not what an agreement obliges anyone to do, and the server enforces nothing. This module is the
-one place that decides it; the page's "kept/broken" (:mod:`protocol.pressbook`), the
-negotiator's trust, Bordeaux's constraints, the transcript and the press bench all ask it, so a
-person and a bot never disagree about whether an agreement held. ``docs/agreements.md`` gives
+one place that decides it; the page's "kept/broken" (through :mod:`protocol.pressbook`), the
+negotiator's trust, Bordeaux's constraints and the press bench all ask it, so a person and a
+bot never disagree about whether an agreement held. ``docs/agreements.md`` gives
 the same rules as a table.
 
 The rules, and why:
@@ -50,9 +50,8 @@ needs a map beyond the game state it is handed (the state carries its own map).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from engine.map import province_of
 from engine.orders import (
@@ -70,7 +69,7 @@ from engine.orders import (
     order_key,
     order_power,
 )
-from engine.state import GameState, Phase
+from engine.state import GameState, Phase, Unit
 from protocol import messages as m
 
 # -- agreements and when they bind ------------------------------------------------------------
@@ -80,7 +79,7 @@ from protocol import messages as m
 class Agreement:
     """An arrangement agreed by ``parties`` (the proposer first) in ``phase``."""
 
-    arrangement: Any
+    arrangement: m.Arrangement
     parties: tuple[str, ...]
     phase: Phase  # the phase of the answer that made it an agreement
     seq: int = 0  # the press message that made it one (0 when not known)
@@ -89,7 +88,7 @@ class Agreement:
         return binds_in(self.arrangement, self.phase, phase)
 
 
-def terms(arrangement: Any) -> tuple[Any, ...]:
+def terms(arrangement: m.Arrangement) -> tuple[m.Arrangement, ...]:
     """What an agreement is stored as: an ``AND``'s parts (nested ``AND``s flattened), any
     other arrangement alone."""
     if isinstance(arrangement, m.And):
@@ -97,7 +96,7 @@ def terms(arrangement: Any) -> tuple[Any, ...]:
     return (arrangement,)
 
 
-def ends(arrangement: Any) -> Any | None:
+def ends(arrangement: m.Arrangement) -> m.Construct | None:
     """The arrangement an agreed ``NAR (x)`` or ``NOT (x)`` ends (``x``), or None. ``NOT
     (XDO ...)`` ends nothing: it is a promise of its own."""
     if isinstance(arrangement, m.Nar):
@@ -107,13 +106,13 @@ def ends(arrangement: Any) -> Any | None:
     return None
 
 
-def same(a: Any, b: Any) -> bool:
+def same(a: m.Construct, b: m.Construct) -> bool:
     """Whether two arrangements say the same, whatever order their powers and provinces are
     listed in (``PCE (FRA GER)`` is ``PCE (GER FRA)``)."""
     return _key(a) == _key(b)
 
 
-def _key(a: Any) -> object:
+def _key(a: m.Construct) -> object:
     if isinstance(a, m.Pce):
         return ("PCE", frozenset(a.powers))
     if isinstance(a, m.Aly):
@@ -127,7 +126,7 @@ def _key(a: Any) -> object:
     return a
 
 
-def bound(arrangement: Any) -> frozenset[str]:
+def bound(arrangement: m.Arrangement) -> frozenset[str]:
     """The powers whose orders an arrangement binds."""
     a = arrangement
     if isinstance(a, m.Pce):
@@ -145,7 +144,7 @@ def bound(arrangement: Any) -> frozenset[str]:
     return frozenset()
 
 
-def one_phase(arrangement: Any) -> Order | None:
+def one_phase(arrangement: m.Arrangement) -> Order | None:
     """The order of a one-phase arrangement (``XDO``, ``NOT (XDO)``), or None."""
     if isinstance(arrangement, m.Xdo):
         return arrangement.order
@@ -154,7 +153,7 @@ def one_phase(arrangement: Any) -> Order | None:
     return None
 
 
-def binds_in(arrangement: Any, agreed: Phase, phase: Phase) -> bool:
+def binds_in(arrangement: m.Arrangement, agreed: Phase, phase: Phase) -> bool:
     """Whether an arrangement agreed in ``agreed`` binds the orders of ``phase`` (before any
     ``NAR`` ends it): a one-phase arrangement its phase only, anything else from then on."""
     order = one_phase(arrangement)
@@ -165,7 +164,7 @@ def binds_in(arrangement: Any, agreed: Phase, phase: Phase) -> bool:
     return not phase < agreed
 
 
-def over(arrangement: Any, agreed: Phase, phase: Phase) -> bool:
+def over(arrangement: m.Arrangement, agreed: Phase, phase: Phase) -> bool:
     """Whether a one-phase arrangement's phase is behind ``phase`` (it can bind no more)."""
     order = one_phase(arrangement)
     if order is not None:
@@ -202,13 +201,15 @@ class Ledger:
         self.active: list[Agreement] = []
         self.ended: list[Agreement] = []
 
-    def add(self, arrangement: Any, parties: Sequence[str], phase: Phase, seq: int = 0) -> None:
+    def add(
+        self, arrangement: m.Arrangement, parties: Sequence[str], phase: Phase, seq: int = 0
+    ) -> None:
         for part in terms(arrangement):
             gone = ends(part)
             if gone is not None:
-                self._end(lambda a, gone=gone: same(a.arrangement, gone))
+                self._end(_saying(gone))
                 continue
-            self._end(lambda a, part=part: same(a.arrangement, part), record=False)
+            self._end(_saying(part), record=False)
             self.active.append(Agreement(part, tuple(parties), phase, seq))
 
     def end_with(self, power: str) -> list[Agreement]:
@@ -224,12 +225,17 @@ class Ledger:
         """The agreements that bind the orders of ``phase``."""
         return [a for a in self.active if a.binds_in(phase)]
 
-    def _end(self, which: Any, record: bool = True) -> list[Agreement]:
+    def _end(self, which: Callable[[Agreement], bool], record: bool = True) -> list[Agreement]:
         gone = [a for a in self.active if which(a)]
         self.active = [a for a in self.active if not which(a)]
         if record:
             self.ended += gone
         return gone
+
+
+def _saying(arrangement: m.Construct) -> Callable[[Agreement], bool]:
+    """Which agreements say the same as ``arrangement`` (see :func:`same`)."""
+    return lambda a: same(a.arrangement, arrangement)
 
 
 # -- what breaks them ----------------------------------------------------------------------------
@@ -242,7 +248,7 @@ class Breach:
     powers attacked as ``victims``)."""
 
     power: str
-    arrangement: Any
+    arrangement: m.Arrangement
     order: Order | None
     why: str
     hostile: bool = False
@@ -344,14 +350,16 @@ def due(order: Order, state: GameState) -> bool:
     return not isinstance(order, Remove) or state.adjustments().get(power, 0) < 0
 
 
-def _same_unit(u: Any, order: Order) -> bool:
+def _same_unit(u: Unit, order: Order) -> bool:
     return not isinstance(order, Waive) and (u.power, u.type) == (
         order.unit.power,
         order.unit.type,
     )
 
 
-def breaches(arrangement: Any, before: GameState, orders: Sequence[Order]) -> list[Breach]:
+def breaches(
+    arrangement: m.Arrangement, before: GameState, orders: Sequence[Order]
+) -> list[Breach]:
     """The breaches of ``arrangement`` (in force in the phase played from ``before``) by
     ``orders``: every power's orders of that phase, as the results list them. Given only some
     powers' orders (a person checking their own before sending them), it judges those."""
@@ -431,7 +439,7 @@ def judge(agreement: Agreement, before: GameState, orders: Sequence[Order]) -> V
     return Verdict(agreement, not found, who, found)
 
 
-def judged(arrangement: Any) -> bool:
+def judged(arrangement: m.Arrangement) -> bool:
     """Whether any order could break an arrangement (a draw or a solo binds none)."""
     return bool(bound(arrangement))
 

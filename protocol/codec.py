@@ -12,7 +12,6 @@ parser. Every function here takes the table: a default map would be wrong for ev
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
 
 from protocol import messages as m
 from protocol.atoms import Atoms, atoms_from_payload, payload_from_atoms
@@ -46,32 +45,34 @@ class Codec:
         return atoms_from_text(text, self.table)
 
     # -- out
-    def atoms(self, message: Any) -> Atoms:
+    def atoms(self, message: m.Construct) -> Atoms:
         return render_atoms(message, self.table)
 
-    def text(self, message: Any) -> str:
+    def text(self, message: m.Construct) -> str:
         return text_from_atoms(render_atoms(message, self.table), self.table)
 
-    def payload(self, message: Any) -> bytes:
+    def payload(self, message: m.Construct) -> bytes:
         """Raises :class:`~protocol.atoms.EncodeError` for text-only content."""
         return payload_from_atoms(render_atoms(message, self.table))
 
-    def dm(self, message: Any) -> bytes:
+    def dm(self, message: m.Construct) -> bytes:
         return dm_frame(self.payload(message))
 
     def atoms_text(self, atoms: Atoms) -> str:
         return text_from_atoms(atoms, self.table)
 
-    def words(self, message: Any) -> tuple[str, ...]:
+    def words(self, message: m.Construct) -> tuple[str, ...]:
         """A message (or press) as the text words a HUH echoes, e.g. to refuse press:
         ``Huh(("ERR", *codec.words(frm.press)))``."""
         return tuple(word_of(a, self.table) for a in render_atoms(message, self.table))
 
     # -- levels
-    def level(self, message: Any) -> int:
+    def level(self, message: m.Message) -> int:
         return press_level(message, self.table)
 
-    def level_error(self, message: Any, level: int, atoms: Atoms | None = None) -> m.Huh | None:
+    def level_error(
+        self, message: m.Message, level: int, atoms: Atoms | None = None
+    ) -> m.Huh | None:
         return level_error(message, level, atoms, table=self.table)
 
 
@@ -90,7 +91,7 @@ def parse_text(text: str, table: TokenTable) -> m.Message:
     return codec_for(table).parse_text(text)
 
 
-def render_text(message: Any, table: TokenTable) -> str:
+def render_text(message: m.Construct, table: TokenTable) -> str:
     return codec_for(table).text(message)
 
 
@@ -98,9 +99,9 @@ def parse_payload(payload: bytes, table: TokenTable) -> m.Message:
     return codec_for(table).parse_payload(payload)
 
 
-def render_payload(message: Any, table: TokenTable) -> bytes:
+def render_payload(message: m.Construct, table: TokenTable) -> bytes:
     return codec_for(table).payload(message)
 
 
-def encode_dm(message: Any, table: TokenTable) -> bytes:
+def encode_dm(message: m.Construct, table: TokenTable) -> bytes:
     return codec_for(table).dm(message)

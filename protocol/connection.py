@@ -13,8 +13,9 @@ A connection takes bytes as they arrive and returns events; the transport acts o
 
 Protocol errors (spec §1.7) are handled here: the connection emits the EM to send, then
 :class:`Closed`. Language errors never close a connection; they come out as :class:`Unparsed`
-carrying the HUH or PRN to answer. The transport owns the clock: it calls :meth:`timeout` when
-:attr:`waiting` has been true for 30 seconds (no IM yet, or a frame cut off part-way).
+carrying the HUH or PRN to answer. The transport owns the clock: it calls either side's
+:meth:`~ServerConnection.timeout` when its :attr:`~ServerConnection.waiting` has been true for 30
+seconds (no IM yet, or a frame cut off part-way).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 from protocol import messages as m
 from protocol.atoms import Atoms, InvalidToken, atoms_from_payload
@@ -128,7 +129,7 @@ class _Connection:
         return self.state is State.CLOSED
 
     # -- sending
-    def send(self, message: Any) -> bytes:
+    def send(self, message: m.Message) -> bytes:
         """The DM frame for ``message`` (raises ``EncodeError`` for text-only press)."""
         self._check_open()
         return self.codec.dm(message)
@@ -247,7 +248,7 @@ class ServerConnection(_Connection):
             return self._error(ErrorCode.IM_TIMEOUT, f"no IM within {IM_TIMEOUT:g} s")
         return super().timeout()
 
-    def send(self, message: Any) -> bytes:
+    def send(self, message: m.Message) -> bytes:
         if self.state is State.HANDSHAKE:
             raise ConnectionClosedError("no DM may go out before the RM (wait for Ready)")
         return super().send(message)

@@ -70,14 +70,16 @@ def join(words: Sequence[str], last: str = "and") -> str:
     return f"{', '.join(words[:-1])} {last} {words[-1]}"
 
 
-def sentence(sender: str, recipients: Sequence[str], press: Any, names: Names | None = None) -> str:
+def sentence(
+    sender: str, recipients: Sequence[str], press: m.Press, names: Names | None = None
+) -> str:
     """``England to France and Germany: I propose ...`` (a full stop at the end)."""
     n = names or Names()
     to = join([n.power(p) for p in recipients])
     return f"{n.power(sender)} to {to}: {_stop(describe(press, n))}"
 
 
-def describe(press: Any, names: Names | None = None) -> str:
+def describe(press: m.Press, names: Names | None = None) -> str:
     """What a press message (or a reply) says, in the first person, without the full stop:
     ``I propose peace between England and France``."""
     n = names or Names()
@@ -87,7 +89,7 @@ def describe(press: Any, names: Names | None = None) -> str:
         return f"(in DAIDE) {_daide(press, n.table)}"
 
 
-def arrangement(arr: Any, names: Names | None = None) -> str:
+def arrangement(arr: m.Arrangement, names: Names | None = None) -> str:
     """An arrangement alone: ``peace between England and France``."""
     n = names or Names()
     try:
@@ -104,7 +106,7 @@ def _stop(text: str) -> str:
     return text if text.endswith((".", "?", "!")) else text + "."
 
 
-def _daide(obj: Any, table: TokenTable | None) -> str:
+def _daide(obj: m.Construct, table: TokenTable | None) -> str:
     if table is None:
         return repr(obj)  # no map, no tokens to spell it with
     try:
@@ -134,13 +136,13 @@ class _English:
 
     # -- press messages ------------------------------------------------------------------------
 
-    def press(self, pm: Any) -> str:
+    def press(self, pm: m.Construct) -> str:
         handler = _PRESS.get(type(pm))
         if handler is None:
             return f"(in DAIDE) {_daide(pm, self.n.table)}"
         return handler(self, pm)
 
-    def quoted(self, pm: Any) -> str:
+    def quoted(self, pm: m.Construct) -> str:
         """A press message as the object of a reply: ``your proposal of peace ...``."""
         if isinstance(pm, m.Prp):
             return f"the proposal of {self.arr(pm.arrangement)}"
@@ -154,7 +156,7 @@ class _English:
             return f"the cancellation of {self.quoted(pm.press)}"
         return f"“{self.press(pm)}”"
 
-    def clause(self, arr: Any) -> str:
+    def clause(self, arr: m.Construct) -> str:
         """An arrangement as a statement: ``there is peace between ...``."""
         if isinstance(arr, m.Xdo):
             return self.order(arr.order)
@@ -162,7 +164,7 @@ class _English:
 
     # -- arrangements --------------------------------------------------------------------------
 
-    def arr(self, a: Any) -> str:
+    def arr(self, a: m.Construct) -> str:
         handler = _ARR.get(type(a))
         if handler is None:
             return f"(in DAIDE) {_daide(a, self.n.table)}"
@@ -277,7 +279,7 @@ TOPICS: dict[str, str] = {
 }
 
 
-def handshake(press: Any) -> bool:
+def handshake(press: m.Press) -> bool:
     """Whether a press message is the machine handshake, not words for people: ``TRY`` (what
     a bot discusses) and ``HUH`` (a message it could not read; a person sees that as the
     proposal's state)."""
@@ -306,7 +308,7 @@ def _huh(s: _English, pm: m.Huh) -> str:
     return f"I did not understand {what}{where}"
 
 
-def _echoed(s: _English, echo: Sequence[str]) -> Any:
+def _echoed(s: _English, echo: Sequence[str]) -> m.Press | None:
     """The press message a HUH echoes, or None when it cannot be read back."""
     if s.n.table is None or not echo:
         return None
@@ -318,7 +320,7 @@ def _echoed(s: _English, echo: Sequence[str]) -> Any:
     return msg.press if isinstance(msg, m.Snd) else None
 
 
-def _fact(s: _English, content: Any) -> str:
+def _fact(s: _English, content: m.Construct) -> str:
     if isinstance(content, m.Qry):
         return s.clause(content.arrangement)
     if isinstance(content, m.Not) and isinstance(content.inner, m.Qry):

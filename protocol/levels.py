@@ -14,8 +14,6 @@ free text. Level-0 messages are level 0, except ``DRW (powers)`` (10, partial dr
 
 from __future__ import annotations
 
-from typing import Any
-
 from protocol import messages as m
 from protocol.atoms import Atoms
 from protocol.press_levels import LEVELS, TOKEN_LEVEL
@@ -36,7 +34,7 @@ def _effective(marks: list[tuple[int, int, bool]]) -> list[tuple[int, int]]:
 _PRESS_HOLDERS = (m.Snd, m.Frm, m.Drw, m.Yes, m.Rej, m.Not)
 
 
-def press_level(message: Any, table: TokenTable) -> int:
+def press_level(message: m.Message, table: TokenTable) -> int:
     """The lowest press level at which ``message`` is legal."""
     if not isinstance(message, _PRESS_HOLDERS):
         return 0  # nothing else can hold press
@@ -45,7 +43,7 @@ def press_level(message: Any, table: TokenTable) -> int:
 
 
 def level_error(
-    message: Any, level: int, atoms: Atoms | None = None, *, table: TokenTable
+    message: m.Message, level: int, atoms: Atoms | None = None, *, table: TokenTable
 ) -> m.Huh | None:
     """None if ``message`` is legal at press ``level``; else the HUH to answer, echoing
     ``atoms`` (the message as received, if given) with ERR before the first construct above

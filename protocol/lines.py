@@ -11,8 +11,9 @@ the first bytes a client sends.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
+from protocol import messages as m
 from protocol.codec import Codec, codec_for
 from protocol.connection import (
     Closed,
@@ -67,7 +68,7 @@ class TextConnection:
         """Has the connection closed (read anew each time: handling a line may close it)?"""
         return self.state is State.CLOSED
 
-    def send(self, message: Any) -> bytes:
+    def send(self, message: m.Message) -> bytes:
         """The line for ``message``."""
         if self.state is State.CLOSED:
             raise ConnectionClosedError("the connection has closed")

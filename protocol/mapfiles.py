@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.map import GameMap, MapError
 from engine.state import initial_state
@@ -222,7 +222,10 @@ def table_from_rem(text: str) -> TokenTable:
         raise VariantError(f"rem: {exc}") from None
 
 
-def _message(text: str, table: TokenTable, kind: type, label: str) -> Any:
+_M = TypeVar("_M", m.Mdf, m.Now, m.Sco)
+
+
+def _message(text: str, table: TokenTable, kind: type[_M], label: str) -> _M:
     try:
         msg = parse_text(" ".join(text.split()), table)
     except (ValueError, ParseError) as exc:

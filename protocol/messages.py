@@ -241,7 +241,7 @@ class Not:
     """Negation: of a request (``NOT (GOF)``, ``NOT (SUB ...)``, ``NOT (CCD (power))`` ...), of
     an arrangement in press, or of a query in a reply (``THK (NOT (QRY ...))``)."""
 
-    inner: Message | Press | Arrangement
+    inner: Construct
 
 
 @dataclass(frozen=True, slots=True)
@@ -633,3 +633,6 @@ Arrangement: TypeAlias = (
     | Ulb
     | Uub
 )
+# Anything the renderer writes, alone or nested in another: the codec's ``text``, ``payload``
+# and ``words`` take one (a HUH echoes a refused press's words, not a whole message's).
+Construct: TypeAlias = Message | Press | Arrangement

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine.orders import Order, Waive, order_power
 from engine.state import GameState, Phase
@@ -45,7 +44,7 @@ class PressItem:
     phase: str
     sender: str
     recipients: tuple[str, ...]
-    press: Any
+    press: m.Press
 
 
 @dataclass
@@ -62,8 +61,11 @@ class Proposal:
     sent_at: float = 0.0  # a client's clock when it was sent (bots time their talk by it)
 
     @property
-    def arrangement(self) -> Any:
-        return self.item.press.arrangement
+    def arrangement(self) -> m.Arrangement:
+        press = self.item.press
+        if not isinstance(press, m.Prp):  # PressBook.add makes a proposal of a PRP only
+            raise TypeError(f"a proposal's press is a PRP, not {press!r}")
+        return press.arrangement
 
     @property
     def sender(self) -> str:
@@ -191,7 +193,7 @@ class Tracker:
     def _close(self, p: Proposal) -> None:
         self._open = [q for q in self._open if q is not p]
 
-    def _quoted(self, reply: Any, item: PressItem) -> Any:
+    def _quoted(self, reply: m.Press, item: PressItem) -> m.Construct | None:
         """The press message a reply answers. A HUH quotes it as words with ``ERR`` inside
         (a bot without press echoes the whole message): read back without the ``ERR``."""
         if isinstance(reply, m.Yes | m.Rej):

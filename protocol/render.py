@@ -219,13 +219,13 @@ class Renderer:
             self.tok(r.note.value)
         self.out.append(KET)
 
-    def message(self, msg: Any) -> None:
+    def message(self, msg: m.Construct) -> None:
         handler = _HANDLERS.get(type(msg))
         if handler is None:
             raise RenderError(f"not a DAIDE message: {msg!r}")
         handler(self, msg)
 
-    def inner(self, msg: Any) -> None:
+    def inner(self, msg: m.Construct) -> None:
         if self.depth >= RENDER_DEPTH:
             raise RenderError(f"a message nested more than {RENDER_DEPTH} deep")
         self.depth += 1
@@ -251,7 +251,7 @@ def _handles(*classes: type) -> Callable[[Handler], Handler]:
 
 
 def _simple(name: str, level: int | None = None) -> Handler:
-    def handler(r: Renderer, msg: Any) -> None:
+    def handler(r: Renderer, msg: m.Construct) -> None:
         if level is not None:
             r.mark(level)
         r.tok(name)
@@ -262,7 +262,7 @@ def _simple(name: str, level: int | None = None) -> Handler:
 def _wrapping(name: str, field: str) -> Handler:
     """``NAME ( inner )`` for a construct whose one field is another construct."""
 
-    def handler(r: Renderer, msg: Any) -> None:
+    def handler(r: Renderer, msg: m.Construct) -> None:
         r.construct(name)
         r.inner(getattr(msg, field))
 
@@ -563,7 +563,7 @@ def _frm(r: Renderer, msg: m.Frm) -> None:
     _press_in(r, msg.press)
 
 
-def _press_in(r: Renderer, press: Any) -> None:
+def _press_in(r: Renderer, press: m.Press) -> None:
     was = r.press
     r.press = True
     r.inner(press)
@@ -789,13 +789,13 @@ def _bound(r: Renderer, msg: m.Ulb | m.Uub) -> None:
     r.out.append(KET)
 
 
-def render_atoms(message: Any, table: TokenTable) -> Atoms:
+def render_atoms(message: m.Construct, table: TokenTable) -> Atoms:
     r = Renderer(table)
     r.message(message)
     return tuple(r.out)
 
 
-def render_marked(message: Any, table: TokenTable) -> tuple[Atoms, list[Mark]]:
+def render_marked(message: m.Construct, table: TokenTable) -> tuple[Atoms, list[Mark]]:
     marks: list[Mark] = []
     r = Renderer(table, marks)
     r.message(message)

@@ -32,7 +32,7 @@ class Waiting:
 
 
 @dataclass(frozen=True)
-class Move:
+class Reseat:
     """``client`` moves from game ``source`` to game ``target`` (indices, earliest first);
     with ``back`` set, that client of ``target`` moves to ``source`` in exchange."""
 
@@ -42,12 +42,12 @@ class Move:
     back: int | None = None
 
 
-def plan(games: Sequence[tuple[int, Sequence[Waiting]]]) -> list[Move]:
+def plan(games: Sequence[tuple[int, Sequence[Waiting]]]) -> list[Reseat]:
     """The moves for the open forming games, earliest first, each given as (free seats,
     the players waiting in it)."""
     free = [f for f, _ in games]
     players = [list(ws) for _, ws in games]
-    moves: list[Move] = []
+    moves: list[Reseat] = []
     for i in range(len(players)):
         for j in reversed(range(i + 1, len(players))):
             for r in [w for w in players[j] if w.ready]:
@@ -59,7 +59,7 @@ def plan(games: Sequence[tuple[int, Sequence[Waiting]]]) -> list[Move]:
 
 def _place(
     r: Waiting, i: int, j: int, free: list[int], players: list[list[Waiting]]
-) -> Move | None:
+) -> Reseat | None:
     """Bring ready player ``r`` from game ``j`` into the earlier game ``i``, into a free seat or
     in exchange for a player there who has not accepted the map."""
     taken = {w.request for w in players[i]}
@@ -68,7 +68,7 @@ def _place(
         players[i].append(r)
         free[i] -= 1
         free[j] += 1
-        return Move(r.client, j, i)
+        return Reseat(r.client, j, i)
     there = {w.request for w in players[j] if w is not r}
     for u in players[i]:
         if u.ready:
@@ -78,8 +78,8 @@ def _place(
         if fits_i and fits_j:
             players[i][players[i].index(u)] = r
             players[j][players[j].index(r)] = u
-            return Move(r.client, j, i, back=u.client)
+            return Reseat(r.client, j, i, back=u.client)
     return None
 
 
-__all__ = ["Move", "Waiting", "plan"]
+__all__ = ["Reseat", "Waiting", "plan"]

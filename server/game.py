@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from engine.convoy import with_route
 from engine.map import GameMap, load_map
-from engine.orders import Move, Note, Order, order_key, order_power
+from engine.orders import Move, Note, Order, Result, order_key, order_power
 from engine.orderset import OrderSet
 from engine.state import GameState, initial_state
 from engine.turn import process
@@ -714,7 +714,7 @@ class GameMaster:
                 seat.status, seat.eliminated = "eliminated", year
         return gone
 
-    def _ord(self, before: GameState, order: Order, res: Any) -> m.Ord:
+    def _ord(self, before: GameState, order: Order, res: Result) -> m.Ord:
         phase = before.phase
         key = _unit_key(order)
         if key in self.aoa_notes:

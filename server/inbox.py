@@ -2,9 +2,9 @@
 
 A client's message, its joining (NME, OBS, IAM) or leaving, and the commands of whoever seats
 the players (start, patience, abandon, watch) are posted to a game's
-:class:`~server.app.GameRunner`, which handles each with ``match``. The four that carry one of
-a client's messages (:data:`FromClient`) are each answered and counted as handled, whatever
-becomes of them (see ``Server.handled``).
+:class:`~server.app.GameRunner`, which handles each with ``match``. The four that carry one
+of a client's messages (:data:`~server.app.FromClient`) are each answered and counted as
+handled, whatever becomes of them (see ``Server.handled``).
 
 The commands are generic in the client (``C``): the shell's client holds its game's runner,
 so naming it here would make the shell and its inbox import each other.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from engine.state import GameState
 from protocol import messages as m
@@ -21,7 +20,7 @@ def refusal(
     away: Callable[[str], bool],
     deadline: float | None,
     now: float,
-) -> Any | None:
+) -> m.Huh | m.Rej | m.Out | m.Ccd | None:
     """The reply that refuses ``msg`` (HUH above the press level; REJ before the game starts
     or after it ends (``playing`` false), out of turn, to itself, in a phase without press or
     past the press deadline; OUT or CCD for a recipient
@@ -58,7 +57,7 @@ def past_press_deadline(
     return deadline - now < settings.press_time
 
 
-def relayed(msg: m.Snd, level: int) -> Any:
+def relayed(msg: m.Snd, level: int) -> m.Press:
     """The press as passed on: a TRY lists only the tokens of the game's level."""
     press = msg.press
     return trim_try(press, level) if isinstance(press, m.Try) else press

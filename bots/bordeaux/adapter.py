@@ -1,9 +1,12 @@
-"""The one place the Bordeaux bot touches the rules engine: its search API.
+"""Where the Bordeaux bot lists legal orders and adjudicates: :class:`EngineView`.
 
-The searches need two things: every unit's legal orders, and the adjudication of a full
-movement order set (thousands of times a phase). Both come from ``engine.search.Position``,
-which indexes a position once and then lists and adjudicates from it; nothing here
-adjudicates on its own.
+The searches need two things of the rules: every unit's legal orders, and the outcome of a
+full movement order set (thousands of times a phase). Both come from
+``engine.search.SearchPosition``, which indexes a position once and then lists and adjudicates
+from it; nothing here adjudicates on its own, and no other Bordeaux module lists or
+adjudicates orders. The other modules still read the engine's values directly (orders, units
+and the map from ``engine.orders``, ``engine.state`` and ``engine.map``), the search plans its
+convoy routes with ``engine.convoy``, and the default orders come from ``bots.dumbbot``.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from engine.state import GameState, Unit
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class AfterMovement:
     """What a movement order set leads to: the units standing, by province, and the units
     dislodged (including those with no retreat, which are destroyed)."""
 
@@ -25,19 +28,20 @@ class Outcome:
     dislodged: tuple[Unit, ...]
 
 
-class Position:
-    """A movement, retreat or adjustment position, with its legal orders cached per power."""
+class EngineView:
+    """A movement, retreat or adjustment position as Bordeaux's searches ask it: the engine's
+    legal orders per power and the outcome of a movement order set keyed by province."""
 
     def __init__(self, state: GameState) -> None:
         self.state = state
-        self._engine = search.Position(state)
+        self._engine = search.SearchPosition(state)
 
     def legal(self, power: str | None = None) -> Mapping[str, tuple[Order, ...]]:
         """Legal orders keyed by unit location (or build site, or ``"WAIVE"``): the engine's
         own listing, shared and immutable."""
         return self._engine.legal(power)
 
-    def adjudicate(self, orders: Mapping[str, Order]) -> Outcome:
+    def adjudicate(self, orders: Mapping[str, Order]) -> AfterMovement:
         """Adjudicate a movement phase. ``orders`` maps a unit's province to one of its legal
         orders (as :meth:`legal` lists them); units without one hold."""
         by_power: dict[str, list[Order]] = {}
@@ -46,4 +50,4 @@ class Position:
         # The units standing after the movement: a following retreat phase keeps the
         # dislodged apart, and adjustments are not yet made.
         units, dislodged = self._engine.moves(by_power)
-        return Outcome(units, dislodged)
+        return AfterMovement(units, dislodged)

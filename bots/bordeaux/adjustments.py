@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import combinations, product
 
-from bots.bordeaux.adapter import Position
+from bots.bordeaux.adapter import EngineView
 from bots.bordeaux.budget import Budget
 from bots.bordeaux.constraints import Constraints
 from bots.bordeaux.evaluate import Evaluator
@@ -33,7 +33,7 @@ Option = tuple[Order, ...]
 
 
 def adjustment_orders(
-    position: Position,
+    position: EngineView,
     power: str,
     evaluator: Evaluator,
     params: Params,

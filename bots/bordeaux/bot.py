@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from bots.argtypes import count, seconds
 from bots.base import Bot, View
-from bots.bordeaux.adapter import Position
+from bots.bordeaux.adapter import EngineView
 from bots.bordeaux.adjustments import adjustment_orders
 from bots.bordeaux.budget import Budget
 from bots.bordeaux.constraints import Constraints
@@ -121,7 +121,7 @@ class Bordeaux(Bot):
         state, power = view.state, view.power
         groups = c.alliances(power, state.map.powers)
         bound = c.bound(power)
-        position = Position(state)
+        position = EngineView(state)
         stats: SearchStats | None = None
         if view.kind == "movement":
             dumb = {p: evaluate(state, p, weights_for(state, p)) for p in state.map.powers}
@@ -163,7 +163,7 @@ class Bordeaux(Bot):
     def _scenarios(
         self,
         view: View,
-        position: Position,
+        position: EngineView,
         defaults: dict[str, list[Order]],
         ours: frozenset[str],
         budget: Budget,

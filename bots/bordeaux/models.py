@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bots.bordeaux.adapter import Position
+from bots.bordeaux.adapter import EngineView
 from bots.bordeaux.budget import Budget
 from bots.bordeaux.constraints import Constraints
 from bots.bordeaux.evaluate import Evaluator
@@ -77,7 +77,7 @@ class Blueprint:
         powers: Sequence[str],
         draws: int,
         rng: random.Random,
-        position: Position,
+        position: EngineView,
         params: Params,
         budget: Budget | None = None,
         standard: Mapping[str, Evaluation] | None = None,
@@ -131,7 +131,7 @@ def _search_forecast(
     state: GameState,
     powers: Sequence[str],
     rng: random.Random,
-    position: Position,
+    position: EngineView,
     params: Params,
     budget: Budget | None,
     standard: Mapping[str, Evaluation] | None = None,
@@ -165,7 +165,7 @@ def forecasts(
     state: GameState,
     powers: Sequence[str],
     rng: random.Random,
-    position: Position,
+    position: EngineView,
     params: Params,
     budget: Budget | None = None,
     blueprints: Sequence[Blueprint] = BLUEPRINTS,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from itertools import product
 
-from bots.bordeaux.adapter import Position
+from bots.bordeaux.adapter import EngineView
 from bots.bordeaux.budget import Budget
 from bots.bordeaux.constraints import Constraints
 from bots.bordeaux.evaluate import Evaluator
@@ -25,7 +25,7 @@ MAX_COMBINATIONS = 4096  # per component; beyond it, units are chosen one at a t
 
 
 def retreat_orders(
-    position: Position,
+    position: EngineView,
     power: str,
     evaluator: Evaluator,
     constraints: Constraints,

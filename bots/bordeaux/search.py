@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import product
 
-from bots.bordeaux.adapter import Position
+from bots.bordeaux.adapter import EngineView
 from bots.bordeaux.budget import Budget
 from bots.bordeaux.constraints import Constraints
 from bots.bordeaux.evaluate import Evaluator
@@ -71,7 +71,7 @@ class RES:
 
     def __init__(
         self,
-        position: Position,
+        position: EngineView,
         groups: Sequence[frozenset[str]],
         evaluator: Evaluator,
         params: Params,

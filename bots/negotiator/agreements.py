@@ -25,7 +25,9 @@ class Ledger(law.Ledger):
         super().__init__()
         self.me = me
 
-    def add(self, arrangement: object, parties: Iterable[str], phase: Phase, seq: int = 0) -> None:
+    def add(
+        self, arrangement: m.Arrangement, parties: Iterable[str], phase: Phase, seq: int = 0
+    ) -> None:
         """Record an agreed arrangement (we are party to it whoever proposed it)."""
         who = (self.me, *sorted(set(parties) - {self.me}))
         super().add(arrangement, who, phase, seq)

@@ -174,7 +174,8 @@ class Negotiator(Bot):
         ledger.add(p.arrangement, p.parties, view.phase, p.agreed_at or 0)
         if p.agreed_by == me:
             self.completed.add(p.agreed_at or 0)
-        self._late(view, p.arrangement)
+        if isinstance(p.arrangement, Arrangement):  # others may agree to what we never say
+            self._late(view, p.arrangement)
         if p.sender == me:
             self.stats["proposals_agreed"] += 1
             log.info("agreed with %s: %s", ",".join(p.recipients), type(p.arrangement).__name__)

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from bots.base import View, complete_orders, daide_orders
 from bots.bordeaux import PARAMS, Bordeaux, Constraints, ParamError, Params, parse_overrides
-from bots.bordeaux.adapter import Position
+from bots.bordeaux.adapter import EngineView
 from bots.bordeaux.budget import Budget
 from bots.bordeaux.evaluate import Evaluator
 from bots.bordeaux.search import _regret_matching
@@ -262,7 +262,7 @@ def test_values_remembered_save_adjudications_and_change_no_decision() -> None:
 
     def search(remember: bool) -> tuple[list[Order], RES]:
         res = RES(
-            Position(state),
+            EngineView(state),
             groups,
             Evaluator(state, groups, Params(), dumb),
             Params(),
@@ -299,7 +299,7 @@ def test_an_allys_units_out_of_our_reach_keep_their_default_orders() -> None:
         groups = c.alliances("ENG", G.powers)
         ev = Evaluator(state, groups, Params())
         res = RES(
-            Position(state),
+            EngineView(state),
             groups,
             ev,
             Params(),
@@ -321,7 +321,7 @@ def test_an_allys_units_out_of_our_reach_keep_their_default_orders() -> None:
     assert isinstance(with_france.best[0]["MAR"], Hold)
     # Without allies nothing is left out, whoever the decision is for.
     alone = RES(
-        Position(state),
+        EngineView(state),
         [frozenset({p}) for p in sorted(G.powers)],
         Evaluator(state, [frozenset({p}) for p in sorted(G.powers)], Params()),
         Params(),
@@ -388,7 +388,7 @@ def test_no_convoy_through_another_powers_fleet_and_fleets_agree_with_their_armi
     state = board("ENG A LON", "ENG A YOR", "ENG F ECH", "FRA F NTH", "FRA A PAR")
     groups = [frozenset({"ENG"}), frozenset({"FRA"})]
     res = RES(
-        Position(state),
+        EngineView(state),
         groups,
         Evaluator(state, groups, Params()),
         Params(),
@@ -423,7 +423,7 @@ def test_no_convoy_through_another_powers_fleet_and_fleets_agree_with_their_armi
     # ``convoys=0``: no army is convoyed.
     off = Params(convoys=0)
     none = RES(
-        Position(state),
+        EngineView(state),
         groups,
         Evaluator(state, groups, off),
         off,
@@ -663,6 +663,6 @@ def test_position_adjudicates_with_the_engine() -> None:
         "RUH": SupportMove(units["RUH"], units["BUR"], "MUN"),
         "MUN": Hold(units["MUN"]),
     }
-    out = Position(state).adjudicate(orders)
+    out = EngineView(state).adjudicate(orders)
     assert out.units["MUN"].power == "FRA"
     assert [u.province for u in out.dislodged] == ["MUN"]

@@ -11,7 +11,7 @@ import pytest
 
 from bots.base import View
 from bots.bordeaux import Bordeaux, Params
-from bots.bordeaux.adapter import Position
+from bots.bordeaux.adapter import EngineView
 from bots.bordeaux.models import (
     BLUEPRINTS,
     Estimator,
@@ -62,7 +62,7 @@ def learn(
         if state.phase.kind != "movement":
             state = process(state, {}).state
             continue
-        position = Position(state)
+        position = EngineView(state)
         fc = forecasts(state, list(state.map.powers), rng, position, params)
         legal = {province_of(loc): len(o) for loc, o in position.legal().items()}
         est.expect(state.phase.name, fc, legal)
@@ -125,7 +125,7 @@ def test_the_floor_keeps_every_model_in_play() -> None:
 
 def forecast_now() -> tuple[GameState, dict[str, dict[str, list[list[Order]]]]]:
     state = initial_state(load_map("standard"))
-    fc = forecasts(state, list(state.map.powers), random.Random(1), Position(state), Params())
+    fc = forecasts(state, list(state.map.powers), random.Random(1), EngineView(state), Params())
     return state, fc
 
 
@@ -186,7 +186,7 @@ def test_short_of_time_only_the_cheap_models_forecast_and_the_rest_score_as_rand
     from bots.bordeaux.models import ALWAYS
 
     state = initial_state(load_map("standard"))
-    position = Position(state)
+    position = EngineView(state)
     spent = Budget(0.0)  # no time at all: only the blueprints that cost next to nothing
     fc = forecasts(state, ["AUS"], random.Random(1), position, Params(), spent)
     assert list(fc) == list(NAMES[:ALWAYS])

@@ -66,7 +66,7 @@ class Link:
                 self.unparsed.append(ev)
         return self.sent[before:]
 
-    def text(self, msg: Any) -> str:
+    def text(self, msg: m.Construct) -> str:
         return self.client.codec.text(msg)
 
 

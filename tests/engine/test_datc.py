@@ -10,7 +10,15 @@ import pytest
 
 from cli.main import main
 from engine import datc
-from engine.datc import Case, CaseFileError, Verdict, parse_cases, parse_verdict, run_case, run_file
+from engine.datc import (
+    Case,
+    CaseFileError,
+    OrderVerdict,
+    parse_cases,
+    parse_verdict,
+    run_case,
+    run_file,
+)
 from engine.map import load_map
 from engine.notation import NotationError
 from engine.orders import RESULTS, Note, Order, Outcome, Result
@@ -132,7 +140,7 @@ def _failing(
     return {c.name for c in CASES if not run_case(c, GMAP).passed}
 
 
-def _cases_with(pred: Callable[[Verdict], bool]) -> set[str]:
+def _cases_with(pred: Callable[[OrderVerdict], bool]) -> set[str]:
     return {c.name for c in CASES if any(o.expect and pred(o.expect) for o in c.orders)}
 
 
@@ -207,15 +215,15 @@ def test_result_markers_read_back(text: str) -> None:
     verdict = parse_verdict(text)
     again = parse_verdict(str(verdict))
     assert again == verdict
-    assert isinstance(verdict, Verdict)
+    assert isinstance(verdict, OrderVerdict)
 
 
 def test_markers_carry_notes_and_dislodgement() -> None:
-    assert parse_verdict("illegal far") == Verdict(illegal=True, note=Note.FAR)
-    assert parse_verdict("dislodged") == Verdict(Outcome.SUC, dislodged=True)
-    assert parse_verdict("Bounces , Dislodged") == Verdict(Outcome.BNC, dislodged=True)
-    assert not parse_verdict("illegal FAR").matches(Verdict(illegal=True, note=Note.CST))
-    assert parse_verdict("illegal").matches(Verdict(illegal=True, note=Note.CST))
+    assert parse_verdict("illegal far") == OrderVerdict(illegal=True, note=Note.FAR)
+    assert parse_verdict("dislodged") == OrderVerdict(Outcome.SUC, dislodged=True)
+    assert parse_verdict("Bounces , Dislodged") == OrderVerdict(Outcome.BNC, dislodged=True)
+    assert not parse_verdict("illegal FAR").matches(OrderVerdict(illegal=True, note=Note.CST))
+    assert parse_verdict("illegal").matches(OrderVerdict(illegal=True, note=Note.CST))
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ from engine.orders import (
 from engine.orderset import OrderSet
 from engine.simulate import random_game
 from engine.state import GameState, Unit, initial_state
-from engine.validate import Position, check_order
+from engine.validate import BoardIndex, check_order
 from tests.boards import STANDARD_START
 
 from .helpers import GMAP, board
@@ -44,7 +44,7 @@ STATES = _sample_states()
 
 def test_every_listed_order_is_accepted_as_it_stands() -> None:
     for state in STATES:
-        position = Position(state)
+        position = BoardIndex(state)
         for orders in legal_orders(state).values():
             for order in orders:
                 power = order.power if isinstance(order, Waive) else order.unit.power

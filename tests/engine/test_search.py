@@ -23,7 +23,7 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.search import Position
+from engine.search import SearchPosition
 from engine.simulate import random_game, random_orders
 from engine.state import GameState, Unit, initial_state
 from engine.turn import process
@@ -48,7 +48,7 @@ def _as_lists(legal: Mapping[str, Sequence[Order]]) -> dict[str, list[Order]]:
 
 def test_listing_equals_legal_orders_for_every_power() -> None:
     for state in STATES:
-        pos = Position(state)
+        pos = SearchPosition(state)
         assert _as_lists(pos.legal()) == legal_orders(state)
         for power in GMAP.powers:
             assert _as_lists(pos.legal(power)) == legal_orders(state, power)
@@ -56,12 +56,12 @@ def test_listing_equals_legal_orders_for_every_power() -> None:
 
 
 def test_a_caller_cannot_change_the_shared_listing() -> None:
-    # Position.legal is computed once and handed to every caller (a bot's search, its
+    # SearchPosition.legal is computed once and handed to every caller (a bot's search, its
     # opponent models, the negotiator): a caller that changed what it got would change what
     # all the others see, and what a fresh position lists (the orders come from per-map
     # memos). Neither the mapping nor a unit's orders can be changed.
     state = board("FRA A PAR", "FRA F BRE", "GER A MUN")
-    pos = Position(state)
+    pos = SearchPosition(state)
     legal = pos.legal("FRA")
     before = _as_lists(legal)
     hold = legal["PAR"][0]
@@ -78,7 +78,7 @@ def test_a_caller_cannot_change_the_shared_listing() -> None:
     mine["PAR"].clear()
     mine.pop("BRE")
     assert _as_lists(pos.legal("FRA")) == before
-    assert _as_lists(Position(state).legal("FRA")) == before
+    assert _as_lists(SearchPosition(state).legal("FRA")) == before
     assert legal_orders(state, "FRA") == before
 
 
@@ -86,7 +86,7 @@ def test_many_order_sets_from_one_position_equal_process() -> None:
     rng = random.Random(12)
     kinds = set()
     for state in STATES:
-        pos = Position(state)
+        pos = SearchPosition(state)
         pos.legal()  # listed orders are then taken without judging them again
         for _ in range(4):
             orders = random_orders(state, rng)
@@ -108,7 +108,7 @@ def test_many_order_sets_from_one_position_equal_process() -> None:
 
 def test_orders_not_from_the_listing_are_judged() -> None:
     state = board("FRA A PAR", "FRA A MAR", "GER A MUN", "GER A RUH")
-    pos = Position(state)
+    pos = SearchPosition(state)
     written: dict[str, list[Order]] = {
         "FRA": [
             parse_order(GMAP, "A PAR - BUR", "FRA", units=state.units),
@@ -129,7 +129,7 @@ def test_orders_not_from_the_listing_are_judged() -> None:
 
 def test_a_listed_order_given_for_another_power_is_judged() -> None:
     state = board("FRA A PAR", "GER A MUN")
-    pos = Position(state)
+    pos = SearchPosition(state)
     par = pos.legal("FRA")["PAR"]
     out = pos.adjudicate({"GER": [o for o in par if isinstance(o, Move)][:1]})
     assert all(str(r) == "SUC" for _, r in out.results)
@@ -138,7 +138,7 @@ def test_a_listed_order_given_for_another_power_is_judged() -> None:
 
 def test_dislodged_units_are_reported() -> None:
     state = board("ENG F NTH", "ENG F ECH", "FRA F BEL")
-    pos = Position(state)
+    pos = SearchPosition(state)
     legal = pos.legal("ENG")
     attack = next(o for o in legal["NTH"] if str(o) == "F NTH - BEL")
     support = next(o for o in legal["ECH"] if isinstance(o, SupportMove) and o.dest == "BEL")
@@ -150,7 +150,7 @@ def test_dislodged_units_are_reported() -> None:
 
 def test_adjustments_count_listed_builds() -> None:
     win = board("RUS A MOS", phase="W1901A", centres={"MOS": "RUS", "STP": "RUS", "WAR": "RUS"})
-    pos = Position(win)
+    pos = SearchPosition(win)
     legal = pos.legal("RUS")
     builds: list[Order] = [legal["STP"][0], legal["WAR"][0], *legal[WAIVE_KEY]]
     out = pos.adjudicate({"RUS": builds})
@@ -164,11 +164,11 @@ def test_a_listed_order_cannot_be_changed_and_a_fresh_position_lists_the_same() 
     # Listings share order objects between positions (per-map memos): before orders were
     # immutable, setting ``dest`` on one listed move changed what every later position listed.
     state = initial_state(load_map("standard"))
-    first = Position(state).legal("FRA")
+    first = SearchPosition(state).legal("FRA")
     move = next(o for o in first["PAR"] if isinstance(o, Move) and o.dest == "BUR")
     with pytest.raises(AttributeError):
         object.__setattr__(move, "dest", "MUN")  # not even past the class's own __setattr__
-    fresh = Position(state).legal("FRA")
+    fresh = SearchPosition(state).legal("FRA")
     assert fresh == first
     assert "A PAR - MUN" not in {str(o) for o in fresh["PAR"]}
     assert move.dest == "BUR"
@@ -178,7 +178,7 @@ def test_an_order_equal_to_a_listed_one_is_that_order() -> None:
     # Search relies on equality, not on which object was passed: a copy of a listed order
     # is taken as listed, and gives the results the listed object gives.
     state = board("ENG F NTH", "ENG F ECH", "FRA F BEL")
-    pos = Position(state)
+    pos = SearchPosition(state)
     listed = [o for o in pos.legal("ENG")["NTH"] if str(o) == "F NTH - BEL"]
     copy = Move(Unit("ENG", "F", "NTH"), "BEL")
     assert listed == [copy] and listed[0] is not copy

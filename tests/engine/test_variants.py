@@ -18,7 +18,7 @@ from engine.orderset import OrderSet
 from engine.simulate import random_orders
 from engine.state import Phase, Unit, initial_state, make_state
 from engine.turn import process
-from engine.validate import Position, check_order
+from engine.validate import BoardIndex, check_order
 
 VARIANTS = [n for n in bundled_maps() if n != "standard"]
 DATC_VARIANTS = Path(__file__).parent.parent / "datc" / "variants"
@@ -56,7 +56,7 @@ def test_random_game_on_variant(name: str) -> None:
     phases = 0
     while state.phase.year <= last_year and state.winner() is None:
         if phases % 3 == 0:
-            position = Position(state)
+            position = BoardIndex(state)
             for orders in legal_orders(state).values():
                 for order in orders:
                     power = order.power if isinstance(order, Waive) else order.unit.power

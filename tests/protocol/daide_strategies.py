@@ -238,7 +238,7 @@ def press_messages(daide_pp: bool) -> tuple[st.SearchStrategy[Any], st.SearchStr
     return press, arrangement
 
 
-def messages(daide_pp: bool = False) -> st.SearchStrategy[Any]:
+def messages(daide_pp: bool = False) -> st.SearchStrategy[m.Message]:
     press, _ = press_messages(daide_pp)
     level0: st.SearchStrategy[Any] = st.deferred(lambda: level0_)
     negatable = st.one_of(

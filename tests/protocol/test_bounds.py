@@ -4,8 +4,6 @@ brackets closed); a message built too deep in code is a RenderError, not a Recur
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from protocol import messages as m
@@ -65,7 +63,7 @@ def test_unbalanced_brackets_still_get_prn() -> None:
 
 
 def test_a_message_built_too_deep_is_a_render_error() -> None:
-    press: Any = m.Pce(("FRA", "ENG"))
+    press: m.Arrangement = m.Pce(("FRA", "ENG"))
     for _ in range(RENDER_DEPTH + 1):
         press = m.Not(press)
     with pytest.raises(RenderError, match="nested more than"):

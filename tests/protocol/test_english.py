@@ -171,7 +171,7 @@ def test_anything_unknown_is_given_in_daide_never_an_exception() -> None:
     class Strange:
         pass
 
-    assert describe(Strange()).startswith("(in DAIDE)")
+    assert describe(Strange()).startswith("(in DAIDE)")  # type: ignore[arg-type]
     assert describe(m.Prp(Strange())).startswith("I propose (in DAIDE)")  # type: ignore[arg-type]
     assert describe(m.Prp(m.Pce(None))).startswith("(in DAIDE)")  # type: ignore[arg-type]
 

@@ -41,7 +41,7 @@ def items(*lines: str, phase: str = "S1901M") -> list[PressItem]:
     return out
 
 
-def _press(body: str) -> object:
+def _press(body: str) -> m.Press:
     msg = CODEC.parse_text(f"FRM ( ENG ) ( FRA ) ( {body.strip()} )")
     assert isinstance(msg, m.Frm)
     return msg.press

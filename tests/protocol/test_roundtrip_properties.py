@@ -35,7 +35,7 @@ IM = bytes.fromhex("00 00 00 04 00 01 DA 10")
 
 @PROPERTY
 @given(messages(daide_pp=True))
-def test_text_round_trip(message: Any) -> None:
+def test_text_round_trip(message: m.Message) -> None:
     text = render_text(message, STANDARD)
     back = parse_text(text, STANDARD)
     assert back == message
@@ -44,7 +44,7 @@ def test_text_round_trip(message: Any) -> None:
 
 @PROPERTY
 @given(messages())
-def test_binary_round_trip(message: Any) -> None:
+def test_binary_round_trip(message: m.Message) -> None:
     payload = render_payload(message, STANDARD)
     assert parse_payload(payload, STANDARD) == message
     # both forms spell the same tokens
@@ -53,7 +53,7 @@ def test_binary_round_trip(message: Any) -> None:
 
 @PROPERTY
 @given(messages(daide_pp=True))
-def test_a_message_is_legal_at_its_level(message: Any) -> None:
+def test_a_message_is_legal_at_its_level(message: m.Message) -> None:
     level = press_level(message, STANDARD)
     assert level_error(message, level, table=STANDARD) is None
 
@@ -190,7 +190,7 @@ def test_random_bytes_to_a_client(chunks: list[bytes], ready: bool) -> None:
 
 @PROPERTY
 @given(messages(), st.data())
-def test_truncated_frames_wait_then_time_out(message: Any, data: st.DataObject) -> None:
+def test_truncated_frames_wait_then_time_out(message: m.Message, data: st.DataObject) -> None:
     frame = C.dm(message)
     cut = data.draw(st.integers(1, len(frame) - 1))
     server = ServerConnection(STANDARD)

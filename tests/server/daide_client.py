@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 import trio
 
@@ -29,6 +29,9 @@ class MakeServer(Protocol):
 # under heavy load, never the time the event is expected to take (it is usually milliseconds).
 PATIENCE = 120.0
 
+# What the server may say next: a message, a line it sent that we cannot parse, or its close.
+Event: TypeAlias = m.Message | Unparsed | Closed
+
 
 class WireClient:
     """Send typed messages, receive typed messages (or raw events)."""
@@ -40,7 +43,7 @@ class WireClient:
         self.conn: ClientConnection | TextConnection = (
             TextConnection(table) if text else ClientConnection()
         )
-        self.pending: list[Any] = []
+        self.pending: list[Event] = []
         self.closed: Closed | None = None
 
     @classmethod
@@ -61,7 +64,7 @@ class WireClient:
             await stream.send_all(client.conn.start())
         return client
 
-    async def send(self, msg: Any) -> None:
+    async def send(self, msg: m.Message | str) -> None:
         """Send a message (a no-op once the server has closed the connection: like any
         client, we may still be answering what it sent before closing)."""
         if isinstance(msg, str):
@@ -74,7 +77,7 @@ class WireClient:
     async def send_raw(self, data: bytes) -> None:
         await self.stream.send_all(data)
 
-    async def event(self, timeout: float = PATIENCE) -> Any:
+    async def event(self, timeout: float = PATIENCE) -> Event:
         """The next event: a message, Unparsed, or Closed (failing after ``timeout``
         seconds without one)."""
         with trio.fail_after(timeout):
@@ -107,6 +110,9 @@ class WireClient:
     async def expect(self, kind: type, timeout: float = PATIENCE) -> Any:
         """Skip messages until one of ``kind`` arrives (failing after ``timeout`` seconds in
         all)."""
+        # Any, not the kind asked for: the server's HLO and NOW always carry the power,
+        # passcode and turn that their request forms leave None, and typed as the class,
+        # every test reading one would have to prove it first.
         with trio.fail_after(timeout):
             while True:
                 ev = await self.event(timeout)

@@ -108,7 +108,7 @@ class RawSocket:
     port: int
     sock: socket.socket = field(init=False)
     conn: wsproto.WSConnection = field(init=False)
-    buffered: list[Any] = field(default_factory=list)
+    buffered: list[wse.Event] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=READ_LIMIT)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 import trio
 
@@ -26,7 +25,7 @@ from protocol.atoms import Atoms
 from protocol.tokens import STANDARD
 
 
-def answer(press: Any) -> type | None:
+def answer(press: m.Prp) -> type[m.Yes | m.Rej | m.Bwx] | None:
     arr = press.arrangement
     if isinstance(arr, m.Orr):
         return None
@@ -43,7 +42,7 @@ class Talker(Session):
         self.propose_to = propose_to
         self.proposed = False
 
-    def handle(self, msg: Any, atoms: Atoms | None = None) -> list[Any]:
+    def handle(self, msg: m.Message, atoms: Atoms | None = None) -> list[m.Message]:
         if isinstance(msg, m.Frm):
             if msg.sender == self.power or not isinstance(msg.press, m.Prp):
                 return []
