@@ -144,17 +144,12 @@ def faces(embedding: nx.PlanarEmbedding) -> list[list[str]]:
     return out
 
 
-def _wedge(face: list[str], k: int) -> str:
-    """The vertex the walk of ``face`` comes from into its ``k``-th vertex."""
-    return face[k - 1]
-
-
 def _insert(emb: nx.PlanarEmbedding, face: list[str], a: str, b: str) -> None:
     """Split ``face`` by a new edge a-b, drawn inside it: at each end, the new half-edge goes
     just counter-clockwise of the edge the walk arrives by (the face's wedge there)."""
     ka, kb = face.index(a), face.index(b)
-    emb.add_half_edge_ccw(a, b, _wedge(face, ka))
-    emb.add_half_edge_ccw(b, a, _wedge(face, kb))
+    emb.add_half_edge_ccw(a, b, face[ka - 1])
+    emb.add_half_edge_ccw(b, a, face[kb - 1])
 
 
 def plane_embedding(

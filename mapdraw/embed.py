@@ -2,7 +2,10 @@
 adjacency graph.
 
 Only the standard map comes with positions (latitude and longitude). For any other map the
-drawing is computed from the adjacencies alone, deterministically:
+drawing is computed, deterministically. A map with places on its picture (the map data's
+``picture``: every bundled variant) takes its plane graph, embedding and rim from them
+(:mod:`mapdraw.anchored`), pins the ring in the directions the rim lies in, and from step 3 on
+pulls every province towards its place. Otherwise, from the adjacencies alone:
 
 1. The province graph (two provinces are joined when a unit of either type can move between
    them) is made planar: if it is not, seeded greedy passes add the adjacencies, the local ones
