@@ -2,14 +2,14 @@
 
     .venv/bin/python bench/mapdraw.py [MAP ...] [--markdown]
 
-For each map (default: all bundled maps): provinces; whether the drawing is computed from the
-adjacencies (no display positions) or drawn from positions; the share of neighbouring
-province pairs whose drawn shapes touch (goal >= 90 %) and of the other pairs that touch all
-the same (goal <= 5 %); name overlaps, coast-target overlaps and spots outside their province
-(goals 0; see ``mapdraw.quality``); the time to compute the drawing once (the cold cost of
-the first render of a map, which the server then caches), in wall and CPU seconds, and the
-time of one warm render of the starting position. The machine's load average is printed
-first and last: the wall times are taken on a shared machine.
+For each map (default: all bundled maps): provinces; whether it is drawn from display
+positions, computed from its places on a picture, or computed from its adjacencies alone; the
+share of neighbouring province pairs whose drawn shapes touch (goal >= 90 %) and of the other
+pairs that touch all the same (goal <= 5 %); name overlaps, coast-target overlaps and spots
+outside their province (goals 0; see ``mapdraw.quality``); the time to compute the drawing once
+(the cold cost of the first render of a map, which the server then caches), in wall and CPU
+seconds, and the time of one warm render of the starting position. The machine's load average
+is printed first and last: the wall times are taken on a shared machine.
 ``tests/mapdraw/test_variants.py`` asserts the goals (not the times).
 """
 
@@ -70,7 +70,7 @@ def main() -> None:
         t0 = time.perf_counter()
         render_map(gmap, state)
         render_ms = (time.perf_counter() - t0) * 1000
-        kind = "computed" if q.computed else "positions"
+        kind = ("picture" if gmap.picture else "adjacencies") if q.computed else "positions"
         adj = f"{q.adjacent_share:.1%} ({q.adjacent_touching}/{q.adjacent})"
         non = f"{q.non_adjacent_share:.2%} ({q.non_adjacent_touching})"
         row = (

@@ -15,6 +15,10 @@ from protocol.mapfiles import VariantError, VariantFiles, export_variant, import
 from protocol.tokens import TableError
 
 _SUFFIXES = ("mdf", "now", "sco", "rem", "cfg")
+# Read beside the variant's files too: AiMapper's positions of its provinces on a picture.
+_SIBLINGS = (*_SUFFIXES, "aop")
+# Map data written one entry a line.
+_BLOCKS = ("powers", "provinces", "adjacency", "positions", "picture")
 
 
 def register(sub: Any) -> None:
@@ -37,8 +41,8 @@ def register(sub: Any) -> None:
         "import",
         help="convert a variant's DAIDE files (.mdf/.now/.sco/.rem/.cfg) to a map file",
         description="Read FILE (NAME.mdf or NAME.cfg) and the files named NAME.now, NAME.sco, "
-        "NAME.rem and NAME.cfg beside it where they exist, check the map, and write it as "
-        "JSON. A cfg with base=MAP builds on that bundled map.",
+        "NAME.rem, NAME.cfg and NAME.aop (AiMapper's positions) beside it where they exist, "
+        "check the map, and write it as JSON. A cfg with base=MAP builds on that bundled map.",
     )
     imp.add_argument("file", type=Path, help="the variant's .mdf (or .cfg) file")
     imp.add_argument("--name", help="the map's name (default: the file's stem)")
@@ -65,7 +69,7 @@ def read_variant_files(path: Path, name: str | None = None) -> VariantFiles:
     if path.suffix.lower().lstrip(".") not in _SUFFIXES:
         raise VariantError(f"{path}: expected a .mdf or .cfg file")
     texts: dict[str, str | None] = {}
-    for suffix in _SUFFIXES:
+    for suffix in _SIBLINGS:
         sibling = path.with_suffix("." + suffix)
         texts[suffix] = sibling.read_text(encoding="latin-1") if sibling.is_file() else None
     if texts[path.suffix.lower().lstrip(".")] is None:
@@ -107,7 +111,13 @@ def map_json(data: dict[str, Any]) -> str:
     items = list(data.items())
     for i, (key, value) in enumerate(items):
         comma = "," if i < len(items) - 1 else ""
-        if isinstance(value, dict) and key in ("powers", "provinces", "adjacency", "positions"):
+        if isinstance(value, dict) and key in (
+            "powers",
+            "provinces",
+            "adjacency",
+            "positions",
+            "picture",
+        ):
             lines.append(f" {json.dumps(key)}: {{")
             inner = list(value.items())
             for j, (k, v) in enumerate(inner):

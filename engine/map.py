@@ -13,6 +13,7 @@ tokens of the map.
 from __future__ import annotations
 
 import json
+import math
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -311,6 +312,33 @@ class GameMap:
         self.positions: dict[str, tuple[float, float]] = {
             loc: (float(v[0]), float(v[1])) for loc, v in data.get("positions", {}).items()
         }
+        self.picture: dict[str, tuple[float, float]] = self._read_picture(data.get("picture"))
+
+    def _read_picture(self, raw: Any) -> dict[str, tuple[float, float]]:
+        """Where each province (and split coast) lies on a picture of the map: x, y in its
+        pixels, y down (AiMapper's label positions, imported with the variant). Optional; when
+        given, every province is there exactly once and nothing else is."""
+        if raw is None:
+            return {}
+        if not isinstance(raw, dict):
+            raise MapError("picture: expected an object of location -> [x, y]")
+        out: dict[str, tuple[float, float]] = {}
+        for loc, xy in raw.items():
+            prov, coast = province_of(loc), coast_of(loc)
+            info = self.provinces.get(prov)
+            if info is None or (coast is not None and coast not in info.coasts):
+                raise MapError(f"picture: {loc!r} is not a province or coast of this map")
+            if (
+                not isinstance(xy, list)
+                or len(xy) != 2
+                or not all(isinstance(v, int | float) and math.isfinite(v) for v in xy)
+            ):
+                raise MapError(f"picture: {loc}: expected [x, y] numbers, got {xy!r}")
+            out[loc] = (float(xy[0]), float(xy[1]))
+        missing = sorted(p for p in self.provinces if p not in out)
+        if missing:
+            raise MapError(f"picture: no position for province {', '.join(missing)}")
+        return out
 
     def _check_loc(self, loc: str, allowed: frozenset[str], where: str) -> None:
         if loc not in allowed:

@@ -2,7 +2,10 @@
 adjacency graph.
 
 Only the standard map comes with positions (latitude and longitude). For any other map the
-drawing is computed from the adjacencies alone, deterministically:
+drawing is computed, deterministically. A map with places on its picture (the map data's
+``picture``: every bundled variant) takes its plane graph, embedding and rim from them
+(:mod:`mapdraw.anchored`), pins the ring in the directions the rim lies in, and from step 3 on
+pulls every province towards its place. Otherwise, from the adjacencies alone:
 
 1. The province graph (two provinces are joined when a unit of either type can move between
    them) is made planar: if it is not, seeded greedy passes add the adjacencies, the local ones
@@ -43,6 +46,7 @@ import networkx as nx
 import numpy as np
 
 from engine.map import GameMap, province_of
+from mapdraw.anchored import faces, normalised, plane_embedding, ring_points
 
 Point = tuple[float, float]
 Edge = tuple[str, str]
@@ -72,6 +76,9 @@ FILL = 0.95
 # A province's weight in the area it gets: 1, and this much more per split coast.
 COAST_WEIGHT = 0.6
 SPRING = 0.5
+# How strongly a province with a place on the map's picture is pulled towards it, against the
+# areas' and edges' evening out (a share of the springs' pull per unit of distance).
+ANCHOR = 0.6
 MIN_TRIANGLE = 0.08
 # Where along an edge (as a share of its length, from the province's end) its shaping seeds go.
 EDGE_SEEDS: tuple[float, ...] = (0.25, 0.44)
@@ -163,17 +170,6 @@ def _connect_components(graph: nx.Graph) -> None:
         graph.add_edge(a[0], b[0])
 
 
-def faces(embedding: nx.PlanarEmbedding) -> list[list[str]]:
-    """The faces of a planar embedding, each as its cycle of vertices, in a fixed order."""
-    seen: set[tuple[str, str]] = set()
-    out: list[list[str]] = []
-    for v in sorted(embedding.nodes):
-        for w in embedding.neighbors_cw_order(v):
-            if (v, w) not in seen:
-                out.append(list(embedding.traverse_face(v, w, mark_half_edges=seen)))
-    return out
-
-
 def open_up(graph: nx.Graph, seas: frozenset[str]) -> list[Edge]:
     """Cut a map that closes on itself (a world map: every face small, no natural rim) along
     a seam, as a world map is cut along a meridian: the dual path between two faces as far
@@ -229,17 +225,31 @@ class _Triangulated:
     rim: list[str]  # the hidden ring outside the rim, in order
     hidden: dict[str, list[str]]  # hidden vertex -> the face it sits in
     triangles: list[tuple[str, str, str]]  # the inner faces, all triangles now
+    rim_face: list[str]  # the provinces round the rim, in order (ring[k] is outside k, k+1)
 
 
-def _triangulate(graph: nx.Graph) -> _Triangulated:
-    """The rim (largest face) and a hidden vertex in every other face that is not a
-    triangle."""
-    ok, embedding = nx.check_planarity(graph)
-    assert ok
+def _half_edges(walk: list[str]) -> frozenset[tuple[str, str]]:
+    return frozenset(zip(walk, walk[1:] + walk[:1], strict=True))
+
+
+def _triangulate(
+    graph: nx.Graph, given: tuple[nx.PlanarEmbedding, list[str]] | None = None
+) -> _Triangulated:
+    """The rim and a hidden vertex in every other face that is not a triangle. Without
+    ``given`` the embedding is any planar one and the rim its largest face; else the given
+    embedding and the face that walks the given rim (the ones a map's picture gives)."""
+    if given is None:
+        ok, embedding = nx.check_planarity(graph)
+        assert ok
+    else:
+        embedding = given[0]
     all_faces = faces(embedding)
     if not all_faces:  # a single province, or none
-        return _Triangulated(graph.copy(), sorted(graph.nodes), {}, [])
-    rim_face = max(all_faces, key=_face_key)
+        return _Triangulated(graph.copy(), sorted(graph.nodes), {}, [], sorted(graph.nodes))
+    if given is None:
+        rim_face = max(all_faces, key=_face_key)
+    else:
+        rim_face = next(f for f in all_faces if _half_edges(f) == _half_edges(given[1]))
     out = graph.copy()
     # A ring of hidden vertices outside the rim, one per rim edge: the ring is pinned to the
     # frame and the rim provinces stay free (pinning them would squash a rim province whose
@@ -262,7 +272,7 @@ def _triangulate(graph: nx.Graph) -> _Triangulated:
             triangles += [(name, a, b) for a, b in zip(face, face[1:] + face[:1], strict=True)]
         elif len(corners) == 3:
             triangles.append((corners[0], corners[1], corners[2]))
-    return _Triangulated(out, ring, hidden, triangles)
+    return _Triangulated(out, ring, hidden, triangles, rim_face)
 
 
 def _rim_points(rim: list[str]) -> dict[str, Point]:
@@ -299,18 +309,19 @@ def relax(
     triangles: Sequence[tuple[str, str, str]],
     weight: dict[str, float] | None = None,
     rounds: int = RELAX_ROUNDS,
+    anchors: dict[str, Point] | None = None,
 ) -> dict[str, Point]:
     """Even out a plane drawing: every triangle is pushed towards the same area (small ones
     grow, large ones shrink) and every edge towards the same length, by gradient steps; a
     step that would make a triangle too thin (or flip it) is halved until it does not, so the
-    drawing stays plane. Tutte's drawing crowds the middle; this spreads it."""
+    drawing stays plane. Tutte's drawing crowds the middle; this spreads it. ``anchors`` pull
+    their vertices towards those points (a map's places on its picture) all the while."""
     nodes = sorted(graph.nodes)
     index = {v: k for k, v in enumerate(nodes)}
     p = np.array([pos[v] for v in nodes], dtype=float)
-    n = len(nodes)
-    if n < 4 or not triangles:
+    if len(nodes) < 4 or not triangles:
         return dict(pos)
-    movable = np.ones(n, dtype=bool)
+    movable = np.ones(len(nodes), dtype=bool)
     for v in fixed:
         movable[index[v]] = False
     edges = np.array(sorted((index[a], index[b]) for a, b in graph.edges), dtype=int)
@@ -339,6 +350,8 @@ def relax(
     # The thinnest each triangle may become: a share of an ideal triangle, or (for one that
     # starts thinner) half its start; never flipped.
     floor = np.minimum(MIN_TRIANGLE * goal_area, 0.5 * start * sign)
+    pinned = [index[v] for v in sorted(anchors or {})]
+    target = np.array([(anchors or {})[v] for v in sorted(anchors or {})], dtype=float)
     for it in range(rounds):
         temp = ideal * RELAX_STEP * (1 - it / rounds) + ideal * 0.01
         # Area: the gradient of sum((A / goal - 1)^2) for each corner of each triangle.
@@ -354,6 +367,8 @@ def relax(
         pull = ev * ((el - ideal) / el / ideal)[:, None]
         np.add.at(force, edges[:, 0], pull * SPRING)
         np.subtract.at(force, edges[:, 1], pull * SPRING)
+        if pinned:
+            force[pinned] += (target - p[pinned]) * (ANCHOR / ideal)
         force *= ideal
         length = np.sqrt((force**2).sum(axis=1)) + 1e-12
         step = force * (np.minimum(length, temp) / length)[:, None]
@@ -413,6 +428,8 @@ class MapShape:
     edges: tuple[Edge, ...]
     coasts: tuple[tuple[str, tuple[str, ...]], ...]  # coast location -> provinces it reaches
     seas: frozenset[str]
+    # Province -> its place on the map's picture (x, y down); empty when the map has none.
+    picture: tuple[tuple[str, Point], ...] = ()
 
 
 def shape_of(gmap: GameMap) -> MapShape:
@@ -422,7 +439,10 @@ def shape_of(gmap: GameMap) -> MapShape:
         for loc in (f"{prov}/{c}" for c in info.coasts)
     )
     seas = frozenset(p for p, info in gmap.provinces.items() if info.type == "sea")
-    return MapShape(tuple(sorted(gmap.provinces)), tuple(province_edges(gmap)), coasts, seas)
+    picture = tuple((p, gmap.picture[p]) for p in sorted(gmap.provinces) if gmap.picture)
+    return MapShape(
+        tuple(sorted(gmap.provinces)), tuple(province_edges(gmap)), coasts, seas, picture
+    )
 
 
 def _coast_points(shape: MapShape, pos: dict[str, Point]) -> dict[str, Point]:
@@ -449,15 +469,23 @@ def embed(gmap: GameMap) -> Embedding:
 def embed_shape(shape: MapShape) -> Embedding:
     """The computed drawing of a map's shape."""
     nodes = list(shape.provinces)
-    graph, dropped = planar_subgraph(nodes, shape.edges)
-    _connect_components(graph)
-    dropped += open_up(graph, shape.seas)
-    tri = _triangulate(graph)
-    ring = _rim_points(tri.rim)
     weight = {v: 1.0 for v in nodes}
     for loc, _ in shape.coasts:
         weight[province_of(loc)] += COAST_WEIGHT
-    pos = relax(tri.graph, tutte(tri.graph, ring), ring, tri.triangles, weight)
+    if shape.picture:
+        places, aspect = normalised(dict(shape.picture))
+        graph, embedding, rim, dropped = plane_embedding(nodes, shape.edges, places)
+        tri = _triangulate(graph, (embedding, rim))
+        ring = dict(zip(tri.rim, ring_points(tri.rim_face, places, aspect), strict=True))
+        start = tutte(tri.graph, ring)
+        pos = relax(tri.graph, start, ring, tri.triangles, weight, anchors=places)
+    else:
+        graph, dropped = planar_subgraph(nodes, shape.edges)
+        _connect_components(graph)
+        dropped += open_up(graph, shape.seas)
+        tri = _triangulate(graph)
+        ring = _rim_points(tri.rim)
+        pos = relax(tri.graph, tutte(tri.graph, ring), ring, tri.triangles, weight)
     seeds: list[tuple[str, Point]] = [(v, pos[v]) for v in nodes]
     for a, b in sorted(tuple(sorted(e)) for e in graph.edges):
         pa, pb = pos[a], pos[b]

@@ -358,7 +358,7 @@ def geometry(gmap: GameMap) -> Geometry:
     regions smoothed once and shared by both sides, the outlines they close, and where units,
     names and centre markers go. A map with display positions for all its provinces is drawn
     from them (projected, with the hints of :mod:`mapdraw.layout`); any other map from the
-    positions :mod:`mapdraw.embed` computes from its adjacencies."""
+    positions :mod:`mapdraw.embed` computes (from its picture, or its adjacencies)."""
     source = drawing_source(gmap)
     plan = _projected_plan(gmap, source) if source is not None else _computed_plan(gmap)
     fx0, fx1, fy0, fy1 = plan.frame
@@ -436,7 +436,8 @@ def _projected_plan(gmap: GameMap, source: GameMap) -> _Plan:
 
 
 def _computed_plan(gmap: GameMap) -> _Plan:
-    """A map without display positions: the drawing :mod:`mapdraw.embed` computes."""
+    """A map without display positions: the drawing :mod:`mapdraw.embed` computes (from its
+    places on a picture when it has them, else from its adjacencies)."""
     emb = embed(gmap)
     seed_pts: list[Point] = []
     seed_region: list[str] = []

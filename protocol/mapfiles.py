@@ -17,7 +17,9 @@ whatever of them there is:
 - the starting turn from the cfg's ``start`` (the designer's year), else the NOW's;
 - home centres from the MDF, replaced by the cfg's ``[homes]`` where it has them;
 - ``judge=chaos`` as the rule that a power builds in any centre it owns;
-- long names of powers and provinces from the cfg (the tokens themselves where none is given).
+- long names of powers and provinces from the cfg (the tokens themselves where none is given);
+- where each province lies on the map's picture from AiMapper's ``NAME.aop``, else the base
+  map's (:mod:`protocol.aop`).
 
 This module is pure: it takes the files' texts and returns the map's data; the command line
 reads the files and writes the JSON.
@@ -33,6 +35,7 @@ from typing import Any, TypeVar
 from engine.map import GameMap, MapError
 from engine.state import initial_state
 from protocol import messages as m
+from protocol.aop import AopError, picture_from_aop
 from protocol.codec import parse_text, render_text
 from protocol.mdf import (
     AdjacencyEntry,
@@ -64,6 +67,7 @@ class VariantFiles:
     sco: str | None = None
     rem: str | None = None
     cfg: str | None = None
+    aop: str | None = None
 
 
 # -- the Parlance cfg --------------------------------------------------------------------------
@@ -275,11 +279,29 @@ def import_variant(
     season, year = _start_turn(variant.get("start", ""), turn)
     data["start"] = {"season": season, "year": year, "units": units, "centres": centres}
     out = _variant_json(files, variant, base, data)
+    picture = _picture(files, base, data)
+    if picture:
+        out["picture"] = picture
     try:
         GameMap.from_dict(out)
     except MapError as exc:
         raise VariantError(f"the imported map is inconsistent: {exc}") from None
     return out
+
+
+def _picture(
+    files: VariantFiles, base: GameMap | None, data: dict[str, Any]
+) -> dict[str, list[float]]:
+    """The provinces' places on the map's picture: the ``.aop``'s, else the base map's when
+    the variant is drawn on the base's board (its provinces), else none."""
+    if files.aop is not None:
+        try:
+            return picture_from_aop(files.aop, data["provinces"])
+        except AopError as exc:
+            raise VariantError(f"{files.name}.aop: {exc}") from None
+    if base is not None and base.picture and set(base.provinces) == set(data["provinces"]):
+        return {loc: [x, y] for loc, (x, y) in base.to_dict()["picture"].items()}
+    return {}
 
 
 def _base_of(name: str | None, bases: Mapping[str, GameMap] | None) -> GameMap | None:

@@ -105,3 +105,27 @@ def test_map_option_takes_daide_files(
     assert (tmp_path / "data" / "diplomat" / "maps" / "hundred3.json").is_file()
     assert main(["demo", "--map", str(tmp_path / "nothing.mdf")]) == 2
     assert "--map: " in capsys.readouterr().err
+
+
+def test_import_reads_the_aop_beside_the_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """AiMapper's NAME.aop beside the DAIDE files gives the map its picture; a broken one
+    stops the import with the line or province at fault."""
+    assert main(["map", "export", "sailho", "-o", str(tmp_path)]) == 0
+    sailho = load_map("sailho")
+    coast_type = {"NC": "CN", "SC": "CS", "EC": "CE", "WC": "CW"}
+    lines = []
+    for loc, (x, y) in sailho.picture.items():
+        prov, _, coast = loc.partition("/")
+        kind = coast_type[coast] if coast else "SC" if prov in sailho.supply_centres else "NO"
+        lines.append(f"{x:g} {y:g} {prov.title()} {kind} {sailho.provinces[prov].name}")
+    aop = tmp_path / "sailho.aop"
+    aop.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "mine.json"
+    assert main(["map", "import", str(tmp_path / "sailho.mdf"), "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert GameMap.from_dict(json.loads(out.read_text())).picture == sailho.picture
+    aop.write_text("\n".join(line for line in lines if " Nar " not in line) + "\n")
+    assert main(["map", "import", str(tmp_path / "sailho.mdf"), "-o", str(out)]) == 2
+    assert "sailho.aop: no position for province NAR" in capsys.readouterr().err
