@@ -196,11 +196,12 @@ class Negotiator(Bot):
             # round of proposals to silent bots (they answer nothing to a TRY), and whoever
             # comes first in the map's order proposes the alliance on hearing it (_heard).
             out.append(to(self._alive(view), m.Try(tuple(self._vocabulary(view)))))
-        who = self.personality
-        if not allies and ((first and who.pact) or view.rng.random() < who.initiative):
+        personality = self.personality
+        pact, initiative = personality.pact, personality.initiative
+        if not allies and ((first and pact) or view.rng.random() < initiative):
             ranked = self._candidates(view)
-            tries = 1 if self.talkers else 1 + round(2 * who.initiative)
-            if first and who.pact:
+            tries = 1 if self.talkers else 1 + round(2 * initiative)
+            if first and pact:
                 tries = len(ranked)  # whoever answers is our ally
             for partner in ranked[:tries]:
                 offer = self._offer(view, partner)
