@@ -167,11 +167,15 @@ def test_every_package_imports_only_downwards() -> None:
 
 
 def test_the_negotiator_imports_no_bot_and_no_map() -> None:
-    wrong = negotiator_imports(graph())
+    deps = graph()
+    wrong = negotiator_imports(deps)
     assert not wrong, "the negotiator must ask its core, not import:\n" + "\n".join(wrong)
     package = ROOT / "bots" / "negotiator"
     reads = [found for path in sorted(package.rglob("*.py")) for found in map_reads(path)]
     assert not reads, "the negotiator must ask its core, not read the map:\n" + "\n".join(reads)
+    # Each bot names its core by import (no "module:Class" string), so the graph sees the link.
+    assert "bots.dumbbot.core" in deps["bots.dumbbot"]
+    assert "bots.bordeaux.core" in deps["bots.bordeaux"]
 
 
 def test_the_checker_sees_a_negotiator_that_imports_a_bot_or_reads_the_map(
