@@ -70,7 +70,7 @@ class DumbCore(BoardCore):
             return _held(state, state.units, groups)
         orders: dict[str, list[Order]] = {}
         for g in groups:
-            for p in g:
+            for p in sorted(g):  # in a fixed order: the draws follow it
                 if any(u.power == p for u in state.units.values()):
                     ev = self.bot.evaluate(state, p, g - {p})
                     orders[p] = self.bot.orders_for(state, p, ev, view.rng)
