@@ -42,10 +42,10 @@ from protocol.tokens import STANDARD
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bots.client import play
 from bots.holdbot import HoldBot
 from bots.randombot import RandomBot
 from bots.session import Session
+from bots.transport import play
 from protocol import messages as m
 from protocol.connection import ClientConnection, Ready, Received
 from protocol.lines import TextConnection

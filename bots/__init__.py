@@ -1,5 +1,8 @@
 """DAIDE bots and the client library they share. A bot is a :class:`Bot` subclass with an
-``orders(view)`` method; :func:`run` is its ``main``. See README.md here."""
+``orders(view)`` method; ``bots.commandline.run`` is its ``main``. See README.md here.
+
+Importing this package (as ``bots.registry`` does for the tournament and the web page) loads
+neither the transports nor the negotiator nor any bot."""
 
 from bots.compiled import BOTS as _BOTS
 from engine.compiled import install as _install
@@ -7,7 +10,6 @@ from engine.compiled import install as _install
 _install(_BOTS)  # before any of the compiled modules is imported
 
 from bots.base import Bot, View  # noqa: E402
-from bots.client import play, play_stdio, play_tcp, run  # noqa: E402
 from bots.session import Session  # noqa: E402
 
-__all__ = ["Bot", "Session", "View", "play", "play_stdio", "play_tcp", "run"]
+__all__ = ["Bot", "Session", "View"]

@@ -3,7 +3,7 @@
 A bot is a class with one method, :meth:`Bot.orders`, that turns a view (the position, the
 bot's power, the map, a seeded random source) into orders. Everything else (connecting,
 the handshake, tracking the game, submitting, answering press) is the library's job
-(``bots.session`` and ``bots.client``).
+(``bots.session``, ``bots.transport`` and ``bots.commandline``).
 
 Orders a bot leaves out are filled in before submission (:func:`complete_orders`): units hold,
 dislodged units disband, unused builds are waived and missing removals are made. DAIDE servers
@@ -32,6 +32,8 @@ from engine.orderset import build_sites
 from engine.search import SearchPosition
 from engine.state import Dislodged, GameState, Phase, PhaseKind, Unit
 from protocol import messages as m
+from protocol.mdf import table_for_map
+from protocol.tokens import TokenTable
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,16 @@ class View:
     @property
     def map(self) -> GameMap:
         return self.state.map
+
+    @property
+    def powers(self) -> tuple[str, ...]:
+        """The game's powers, in the map's order."""
+        return tuple(self.state.map.powers)
+
+    @property
+    def table(self) -> TokenTable:
+        """The game's token table (the one its RM gave): what press is written in."""
+        return table_for_map(self.state.map)
 
     @property
     def phase(self) -> Phase:
@@ -110,9 +122,6 @@ class Bot:
 
     name: ClassVar[str] = "Bot"
     version: ClassVar[str] = "1.0"
-    # "module:Class" of the strategic-core adapter the negotiator can talk over (so that the
-    # command line offers --negotiate); None: this bot cannot negotiate.
-    core_adapter: ClassVar[str | None] = None
 
     def orders(self, view: View) -> Iterable[Order]:
         """The orders for this phase (those left out get the defaults above)."""

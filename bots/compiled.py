@@ -17,7 +17,7 @@ from engine.compiled import Group
 BOTS = Group(
     "bots",
     (
-        "dumbbot",
+        "dumbbot.bot",
         "bordeaux.adapter",
         "bordeaux.adjustments",
         "bordeaux.budget",

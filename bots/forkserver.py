@@ -18,43 +18,42 @@ from typing import Any
 
 import trio
 
+from bots.commandline import build_parser, start_session
+from bots.entry import Entry
 from bots.host import MAX_FDS, MAX_PACKET, HostError, die_with_parent
 from bots.registry import REGISTRY
+from bots.transport import play
+from protocol.connection import ClientConnection
 
 _PARSERS: dict[str, argparse.ArgumentParser] = {}  # built before forking (~2 ms each)
 
 
-def _parser(name: str, cls: Any) -> argparse.ArgumentParser:
-    from bots.client import build_parser
-
+def _parser(name: str, entry: Entry[Any]) -> argparse.ArgumentParser:
     if name not in _PARSERS:
-        _PARSERS[name] = build_parser(cls)
+        _PARSERS[name] = build_parser(entry)
     return _PARSERS[name]
 
 
-def _parse(name: str, argv: list[str]) -> tuple[Any, Any]:
-    """The bot class and its parsed command line; HostError for a bad one."""
+def _parse(name: str, argv: list[str]) -> tuple[Entry[Any], argparse.Namespace]:
+    """The bot (with its core) and its parsed command line; HostError for a bad one."""
     spec = REGISTRY.get(name)
     if spec is None:
         raise HostError(f"no bundled bot {name!r}")
-    cls = spec.bot_class()
+    entry = spec.entry()
     said = io.StringIO()
     try:
         with contextlib.redirect_stderr(said), contextlib.redirect_stdout(said):
-            args = _parser(name, cls).parse_args([*spec.args, *argv])
+            args = _parser(name, entry).parse_args([*spec.args, *argv])
     except SystemExit:
         lines = said.getvalue().strip().splitlines()
         raise HostError(
             f"{name} {' '.join(argv)}: {lines[-1] if lines else 'bad arguments'}"
         ) from None
-    return cls, args
+    return entry, args
 
 
-def _play(cls: Any, args: Any, fd: int) -> int:
-    from bots.client import play, start_session
-    from protocol.connection import ClientConnection
-
-    session = start_session(cls, args)
+def _play(entry: Entry[Any], args: argparse.Namespace, fd: int) -> int:
+    session = start_session(entry, args)
     sock = socket.socket(fileno=fd)
 
     async def main() -> int:
@@ -79,8 +78,8 @@ def _child(ctl: socket.socket, request: dict[str, Any], fd: int) -> None:
         os.dup2(out, 1)
         os.dup2(out, 2)
         os.close(out)
-        cls, args = _parse(request["bot"], request["argv"])
-        code = _play(cls, args, fd)
+        entry, args = _parse(request["bot"], request["argv"])
+        code = _play(entry, args, fd)
     except BaseException:
         with contextlib.suppress(Exception):
             traceback.print_exc()
@@ -151,7 +150,7 @@ def warm_up() -> None:
     from protocol.tokens import STANDARD
 
     for name, spec in REGISTRY.items():
-        _parser(name, spec.bot_class())
+        _parser(name, spec.entry())
     load_map("standard")
     codec_for(STANDARD)  # builds the DAIDE parser (~0.1 s)
     trio.run(trio.sleep, 0)  # trio's first run sets up what later runs reuse

@@ -9,7 +9,8 @@ from __future__ import annotations
 import sys
 
 from bots.base import Bot, View
-from bots.client import run
+from bots.commandline import run
+from bots.entry import Entry
 from engine.orders import Disband, Hold, Order, Remove, Waive
 
 
@@ -28,5 +29,7 @@ class HoldBot(Bot):
         return [Waive(view.power)] * need
 
 
+ENTRY = Entry(HoldBot)  # what ``python -m`` and the bot host run
+
 if __name__ == "__main__":
-    sys.exit(run(HoldBot))
+    sys.exit(run(ENTRY))

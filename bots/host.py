@@ -51,7 +51,7 @@ def die_with_parent() -> None:
 
 
 class HostProcess:
-    """A running host (``python -m bots.host``) and the socket to ask it on. Synchronous, so
+    """A running host (``python -m bots.forkserver``) and the socket to ask it on. Synchronous, so
     that one host can outlive several ``trio.run`` (a Ray worker plays game after game)."""
 
     def __init__(self) -> None:

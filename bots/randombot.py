@@ -13,7 +13,8 @@ from __future__ import annotations
 import sys
 
 from bots.base import WAIVE_KEY, Bot, View
-from bots.client import run
+from bots.commandline import run
+from bots.entry import Entry
 from engine.orders import Order, Remove
 
 
@@ -37,5 +38,7 @@ class RandomBot(Bot):
         return []
 
 
+ENTRY = Entry(RandomBot)  # what ``python -m`` and the bot host run
+
 if __name__ == "__main__":
-    sys.exit(run(RandomBot))
+    sys.exit(run(ENTRY))

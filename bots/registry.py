@@ -9,9 +9,12 @@ Every bundled bot is a DAIDE client of its own. It can be started two ways:
   every bundled bot once and forks one child per seat, each child a separate process on its
   own socket, playing within milliseconds of being asked.
 
-The tournament and the web page read this module and nothing else of ``bots``. To add a bot,
-add a :class:`BundledBot` to :data:`REGISTRY`; its fixed extra arguments (say ``--think 1``)
-go in ``args``, and a line-up can give more (``fast='bordeaux --think 0.5'``).
+The tournament and the web page read this module and nothing else of ``bots``; importing it
+loads no bot, no transport and no negotiator (``tests/test_layout.py`` checks it). To add a
+bot, give its module an ``ENTRY`` (:class:`~bots.entry.Entry`: the bot's class and, if it
+negotiates, its core) and a ``python -m`` that runs it, and add a :class:`BundledBot` naming
+the module to :data:`REGISTRY`; its fixed extra arguments (say ``--think 1``) go in ``args``,
+and a line-up can give more (``fast='bordeaux --think 0.5'``).
 """
 
 from __future__ import annotations
@@ -21,42 +24,45 @@ import shlex
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bots.host import BotHost, HostError, HostProcess
+from bots.lifeline import LIFELINE_ENV
 
 if TYPE_CHECKING:
     from bots.base import Bot
+    from bots.entry import Entry
 
 
 @dataclass(frozen=True)
 class BundledBot:
     name: str  # what users type
-    module: str  # the module whose ``python -m`` runs it
-    cls: str  # the Bot subclass in that module
+    module: str  # the module whose ``python -m`` runs it, and whose ``ENTRY`` is the bot
     args: tuple[str, ...] = ()  # command-line arguments it is always given
 
+    def entry(self) -> Entry[Any]:
+        """The bot and its core, from its module (imported now: the registry itself imports
+        no bot)."""
+        entry: Entry[Any] = importlib.import_module(self.module).ENTRY
+        return entry
+
     def bot_class(self) -> type[Bot]:
-        cls: type[Bot] = getattr(importlib.import_module(self.module), self.cls)
-        return cls
+        return self.entry().bot
 
 
 REGISTRY: dict[str, BundledBot] = {
     b.name: b
     for b in (
-        BundledBot("holdbot", "bots.holdbot", "HoldBot"),
-        BundledBot("randombot", "bots.randombot", "RandomBot"),
-        BundledBot("dumbbot", "bots.dumbbot", "DumbBot"),
-        BundledBot("bordeaux", "bots.bordeaux", "Bordeaux"),
+        BundledBot("holdbot", "bots.holdbot"),
+        BundledBot("randombot", "bots.randombot"),
+        BundledBot("dumbbot", "bots.dumbbot"),
+        BundledBot("bordeaux", "bots.bordeaux"),
     )
 }
 BUNDLED: tuple[str, ...] = tuple(REGISTRY)
 
-# A TCP bot that a tournament starts (a command template with {port}) finds in this
-# environment variable the number of a file descriptor it inherited: the read end of a pipe
-# whose other end only the tournament holds. It reads end-of-file there when the tournament's
-# game is gone (ended, or the tournament killed), and then stops trying to reconnect.
-LIFELINE_ENV = "DIPLOMAT_LIFELINE"
+# LIFELINE_ENV: the environment variable a tournament gives the TCP bots it starts, naming
+# their lifeline (``bots.lifeline``).
 
 
 def bundled_command(name: str, extra: Sequence[str] = ()) -> str:

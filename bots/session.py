@@ -8,7 +8,7 @@ them with SUB (GOF is the default, so it is never sent); make good on a MIS; ans
 cannot understand with HUH then TRY (spec §4.2); stop on OFF. Anything else is logged or ignored:
 a client must survive whatever a server sends.
 
-The transports (``bots.client``) feed it the messages their connection parses and send back
+The transports (``bots.transport``) feed it the messages their connection parses and send back
 what it returns; tests feed it messages directly.
 """
 

@@ -10,6 +10,8 @@ The table is the README's "Layout" section; change both together.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -30,6 +32,15 @@ ALLOWED: dict[str, set[str]] = {
 }
 UNRESTRICTED = {"cli", "tests", "bench"}
 PACKAGES = set(ALLOWED) | UNRESTRICTED
+
+# The negotiator asks its strategic core every question about the board: besides its own
+# package it imports only these modules of bots (no bot, no core), and no map: neither the
+# engine's maps (``engine.map``, which loads the map data) nor the protocol's tables and map
+# files made from them. Nor does it read a map off the game (``view.map``, ``state.map``).
+NEGOTIATOR = "bots.negotiator"
+NEGOTIATOR_MAY = {"bots.base", "bots.press", "bots.argtypes"}
+MAPS = {"engine.map", "protocol.mdf", "protocol.mapfiles"}
+MAP_ATTRIBUTES = {"map", "supply_centres", "homes"}
 
 
 def modules() -> dict[str, Path]:
@@ -117,6 +128,34 @@ def wrong_imports(
     return sorted(wrong)
 
 
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def negotiator_imports(deps: Mapping[str, set[str]]) -> list[str]:
+    """``module imports dep`` for every import of the negotiator's of a bot, a core or a
+    map."""
+    wrong = []
+    for name, imported in deps.items():
+        if not _within(name, NEGOTIATOR):
+            continue
+        for dep in imported:
+            other_bots = _within(dep, "bots") and not _within(dep, NEGOTIATOR)
+            if (other_bots and dep not in NEGOTIATOR_MAY) or any(_within(dep, m) for m in MAPS):
+                wrong.append(f"{name} imports {dep}")
+    return sorted(wrong)
+
+
+def map_reads(path: Path) -> list[str]:
+    """``path:line .name`` for every read of a map's attribute (``x.map``,
+    ``x.supply_centres``, ``x.homes``) in ``path``."""
+    return [
+        f"{path}:{node.lineno} .{node.attr}"
+        for node in ast.walk(ast.parse(path.read_text(), str(path)))
+        if isinstance(node, ast.Attribute) and node.attr in MAP_ATTRIBUTES
+    ]
+
+
 def package_graph(allowed: Mapping[str, set[str]]) -> dict[str, set[str]]:
     """The table as a graph of packages ("bots.registry" counts as bots)."""
     return {p: {a.split(".")[0] for a in may} - {p} for p, may in allowed.items()}
@@ -125,6 +164,62 @@ def package_graph(allowed: Mapping[str, set[str]]) -> dict[str, set[str]]:
 def test_every_package_imports_only_downwards() -> None:
     wrong = wrong_imports(graph(), ALLOWED, UNRESTRICTED)
     assert not wrong, "imports against the layout:\n" + "\n".join(wrong)
+
+
+def test_the_negotiator_imports_no_bot_and_no_map() -> None:
+    deps = graph()
+    wrong = negotiator_imports(deps)
+    assert not wrong, "the negotiator must ask its core, not import:\n" + "\n".join(wrong)
+    package = ROOT / "bots" / "negotiator"
+    reads = [found for path in sorted(package.rglob("*.py")) for found in map_reads(path)]
+    assert not reads, "the negotiator must ask its core, not read the map:\n" + "\n".join(reads)
+    # Each bot names its core by import (no "module:Class" string), so the graph sees the link.
+    assert "bots.dumbbot.core" in deps["bots.dumbbot"]
+    assert "bots.bordeaux.core" in deps["bots.bordeaux"]
+
+
+def test_the_checker_sees_a_negotiator_that_imports_a_bot_or_reads_the_map(
+    tmp_path: Path,
+) -> None:
+    fake = {
+        "bots.negotiator.negotiator": {"bots.negotiator.core", "bots.press", "bots.dumbbot"},
+        "bots.negotiator.core": {"bots.base", "engine.map", "engine.orders"},
+        "bots.negotiator.agreements": {"protocol.agreements", "bots.bordeaux.core"},
+        "bots.negotiator.trust": {"protocol.mdf"},
+        "bots.dumbbot.core": {"bots.negotiator.core", "engine.map", "bots.dumbbot.bot"},
+    }
+    assert negotiator_imports(fake) == [
+        "bots.negotiator.agreements imports bots.bordeaux.core",
+        "bots.negotiator.core imports engine.map",
+        "bots.negotiator.negotiator imports bots.dumbbot",
+        "bots.negotiator.trust imports protocol.mdf",
+    ]
+    source = tmp_path / "policy.py"
+    source.write_text("def f(view):\n    n = len(view.powers)\n    return view.map.homes\n")
+    assert sorted(map_reads(source)) == [f"{source}:3 .homes", f"{source}:3 .map"]
+
+
+def test_importing_the_registry_loads_no_bot_no_transport_and_no_negotiator() -> None:
+    # A fresh interpreter: what importing the registry (the tournament's and the web page's
+    # one module of bots) loads by itself.
+    code = "import sys, bots.registry\nprint(*sorted(sys.modules))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = set(done.stdout.split())
+    assert {"bots.registry", "bots.host"} <= loaded
+    from bots.registry import REGISTRY
+
+    heavy = [
+        "bots.transport",
+        "bots.commandline",
+        "bots.forkserver",
+        "bots.corekit",
+        NEGOTIATOR,
+        *(b.module for b in REGISTRY.values()),
+    ]
+    assert [m for m in sorted(loaded) if any(_within(m, h) for h in heavy)] == []
 
 
 def test_every_top_level_package_has_its_place_in_the_table() -> None:

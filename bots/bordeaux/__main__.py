@@ -2,7 +2,7 @@
 
 import sys
 
-from bots.bordeaux.bot import Bordeaux
-from bots.client import run
+from bots.bordeaux import ENTRY
+from bots.commandline import run
 
-sys.exit(run(Bordeaux))
+sys.exit(run(ENTRY))

@@ -60,7 +60,6 @@ class Decision:
 class Bordeaux(Bot):
     name = "Bordeaux"
     version = "1.0"
-    core_adapter = "bots.negotiator.cores:BordeauxCore"  # what --negotiate talks over
 
     def __init__(
         self,
@@ -104,6 +103,15 @@ class Bordeaux(Bot):
         think = DEFAULT_THINK if self.think is None else self.think
         seconds = _usable(min(think, cap))
         return Budget(seconds, None, seconds)
+
+    def decision_seconds(self) -> float:
+        """Seconds a whole decision takes with no deadline: ``think``, else what ``nodes``
+        take at the expected speed (at most 10 s), else the default."""
+        if self.think is not None:
+            return self.think
+        if self.nodes is not None:
+            return min(10.0, self.nodes / self.params.nodes_per_second)
+        return DEFAULT_THINK
 
     # -- orders -------------------------------------------------------------------------------
 

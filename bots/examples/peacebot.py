@@ -4,12 +4,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from bots import View, run
+from bots.base import View
+from bots.commandline import run
 from bots.dumbbot import DumbBot, evaluate, movement_orders, weights_for
 from bots.press import Incoming, Proposals, peace, propose, to
 from engine.orders import Order
 from protocol import messages as m
-from protocol.mdf import table_for_map
 
 
 class PeaceBot(DumbBot):
@@ -22,7 +22,7 @@ class PeaceBot(DumbBot):
 
     def book(self, view: View) -> Proposals:
         if self.asked is None:  # the game's token table: a HUH echoes our words in it
-            self.asked = Proposals(table_for_map(view.map), view.power)
+            self.asked = Proposals(view.table, view.power)
         return self.asked
 
     def phase_start(self, view: View) -> Sequence[m.Snd]:

@@ -10,7 +10,15 @@ asks a :class:`Core`:
   and what the alliance's position is worth after them;
 * :meth:`Core.silent`: the orders the core plays on its own (level 0: exactly those);
 * :meth:`Core.tension`: how much two powers threaten each other's centres (what peace
-  between them would free).
+  between them would free);
+* :meth:`Core.border`: the provinces a demilitarised zone between two powers would cover;
+* :meth:`Core.near_solo`: whether a power is too close to a solo for anyone to help it;
+* :meth:`Core.think`: how long a whole decision takes (what talk windows are measured in).
+
+The cores that ship with the bots live next to them (``bots.bordeaux.core``,
+``bots.dumbbot.core``); a new one implements this protocol, and ``bots.corekit`` answers the
+board questions from the map for any core that wants them. ``docs/negotiation.md``, "Writing a
+core", says what each question means.
 
 What a DMZ or an XDO costs is a question built on :meth:`Core.best`: :func:`cost` is the value
 of the best orders without it less the value with it.
@@ -87,6 +95,17 @@ class Core(Protocol):
 
     def tension(self, view: View, a: str, b: str) -> float:
         """How much ``a`` and ``b`` threaten each other (centres within reach)."""
+        ...
+
+    def border(self, view: View, a: str, b: str) -> list[str]:
+        """The provinces a DMZ between ``a`` and ``b`` would cover, best first: empty ones,
+        no supply centres, that both sides' units can reach (the negotiator offers the
+        first few)."""
+        ...
+
+    def near_solo(self, view: View, power: str) -> bool:
+        """Is ``power`` so close to a solo (or so far ahead of the rest, and of
+        ``view.power``) that nobody should ally with it, or agree anything with it?"""
         ...
 
     def think(self) -> float:

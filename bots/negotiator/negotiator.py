@@ -59,14 +59,12 @@ from engine.orders import Order, SupportHold, SupportMove, order_power
 from engine.state import GameState, Phase
 from protocol import messages as m
 from protocol.levels import TOKEN_LEVEL
-from protocol.mdf import table_for_map
 from protocol.pressbook import Proposal
 
 log = logging.getLogger("bots")
 
 PLAN_SHARE = 0.5  # of a decision's thinking, for the alliance's plan at the phase's start
 QUESTION_SHARE = 0.2  # for each "what does it cost" question
-NEAR_SOLO = 4  # never help a power within this many centres of a solo
 MAX_ALLIES = 2
 MAX_XDO = 2  # XDOs a phase in each direction
 DMZ_SIZE = 2
@@ -87,7 +85,7 @@ class Negotiator(Bot):
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.core = core
-        self.p = personality or Personality()
+        self.personality = personality or Personality()
         self.clock = clock
         self.me: str | None = None
         self.ledger: Ledger | None = None
@@ -129,9 +127,9 @@ class Negotiator(Bot):
         if self.me is None or self.ledger is None or self.trust is None:
             self.me = view.power
             self.ledger = Ledger(view.power)
-            others = [p for p in view.map.powers if p != view.power]
-            self.trust = Trust(others, self.p.trust, self.p.forgiveness)
-            self.proposals = Proposals(table_for_map(view.map), view.power)
+            others = [p for p in view.powers if p != view.power]
+            self.trust = Trust(others, self.personality.trust, self.personality.forgiveness)
+            self.proposals = Proposals(view.table, view.power)
         return self.me, self.ledger, self.trust
 
     def _book(self, view: View) -> Proposals:
@@ -145,14 +143,6 @@ class Negotiator(Bot):
 
     def _alive(self, view: View) -> list[str]:
         return [p for p in view.state.alive() if p != view.power]
-
-    def _near_solo(self, view: View, power: str) -> bool:
-        counts = view.state.centre_counts()
-        need = len(view.map.supply_centres) // 2 + 1
-        n = counts.get(power, 0)
-        others = sorted((c for q, c in counts.items() if q != power), reverse=True)
-        leader_by = n - (others[0] if others else 0)
-        return n >= need - NEAR_SOLO or (leader_by >= 3 and n > counts.get(view.power, 0))
 
     def _send(self, view: View, out: list[m.Snd]) -> list[m.Snd]:
         book = self._book(view)
@@ -192,7 +182,7 @@ class Negotiator(Bot):
         self.year = view.phase.year
         self._book(view).expire(view.phase.name)
         ledger.lapse(view.phase)
-        for gone in set(view.map.powers) - set(view.state.alive()):
+        for gone in set(view.powers) - set(view.state.alive()):
             ledger.end_with(gone)
         if view.kind != "movement" or me not in view.state.alive():
             return []  # an eliminated power may not send press (the server refuses it)
@@ -207,10 +197,12 @@ class Negotiator(Bot):
             # round of proposals to silent bots (they answer nothing to a TRY), and whoever
             # comes first in the map's order proposes the alliance on hearing it (_heard).
             out.append(to(self._alive(view), m.Try(tuple(self._vocabulary(view)))))
-        if not allies and ((first and self.p.pact) or view.rng.random() < self.p.initiative):
+        personality = self.personality
+        pact, initiative = personality.pact, personality.initiative
+        if not allies and ((first and pact) or view.rng.random() < initiative):
             ranked = self._candidates(view)
-            tries = 1 if self.talkers else 1 + round(2 * self.p.initiative)
-            if first and self.p.pact:
+            tries = 1 if self.talkers else 1 + round(2 * initiative)
+            if first and pact:
                 tries = len(ranked)  # whoever answers is our ally
             for partner in ranked[:tries]:
                 offer = self._offer(view, partner)
@@ -245,12 +237,12 @@ class Negotiator(Bot):
             for p in self._alive(view)
             if p not in self.silent
             and trust.trusted(p)
-            and not self._near_solo(view, p)
+            and not self.core.near_solo(view, p)
             and p not in ledger.enemies()
         ]
         if not cands:
             return []
-        powers = view.map.powers
+        powers = view.powers
         alone = [frozenset({p}) for p in powers]
         apart = dict(zip(powers, self.core.value(view, alone), strict=True))
         gain: dict[str, float] = {}
@@ -278,7 +270,7 @@ class Negotiator(Bot):
         me, ledger, _ = self._setup(view)
         self.talkers.add(sender)
         self.silent.discard(sender)
-        powers = list(view.map.powers)
+        powers = list(view.powers)
         if (
             "ALY" not in tokens
             or sender not in powers
@@ -317,7 +309,7 @@ class Negotiator(Bot):
                 continue
             arrs: list[Arrangement] = []
             if ally not in self.dmz_offered:
-                zone = self._border(view, ally)
+                zone = self.core.border(view, me, ally)[:DMZ_SIZE]
                 if zone:
                     arrs.append(dmz((me, ally), zone))
                 self.dmz_offered.add(ally)
@@ -340,23 +332,11 @@ class Negotiator(Bot):
                 out += [to((ally,), propose(a)) for a in arrs]
         return out
 
-    def _border(self, view: View, ally: str) -> list[str]:
-        """Empty provinces, not supply centres, that units of both sides can reach."""
-        state, gmap = view.state, view.map
-        reach: dict[str, set[str]] = {view.power: set(), ally: set()}
-        for u in state.units.values():
-            if u.power in reach:
-                reach[u.power] |= set(gmap.reach(u.type, u.loc))
-        shared = reach[view.power] & reach[ally]
-        zone = sorted(
-            p for p in shared if p not in gmap.supply_centres and state.units.get(p) is None
-        )
-        return zone[:DMZ_SIZE]
-
     def talk_time(self, view: View) -> float:
         if view.kind != "movement" or self._level(view) < 10:
             return 0.0
-        window = self.p.talk if self.p.talk is not None else min(4.0, 0.5 + 2.0 * self.core.think())
+        talk = self.personality.talk
+        window = talk if talk is not None else min(4.0, 0.5 + 2.0 * self.core.think())
         v = view.variant
         if v is not None and v.mtl:
             room = v.mtl * 0.25
@@ -396,7 +376,8 @@ class Negotiator(Bot):
         self.ordered = view.phase
         plan = ledger.plan(view.state)
         mine = self.core.best(view, plan, 1.0).of(me)
-        if self.p.honesty < 1.0 and ledger.active and view.rng.random() >= self.p.honesty:
+        honesty = self.personality.honesty
+        if honesty < 1.0 and ledger.active and view.rng.random() >= honesty:
             free = self.core.best(view, Plan(), 1.0).of(me)
             if self._breaks(view, free, plan):
                 self.stats["broken_by_us"] += 1
@@ -559,7 +540,7 @@ class Negotiator(Bot):
     def _friendly(self, view: View, powers: set[str]) -> bool:
         _, ledger, trust = self._setup(view)
         return all(
-            trust.trusted(p) and not self._near_solo(view, p) and p not in ledger.enemies()
+            trust.trusted(p) and not self.core.near_solo(view, p) and p not in ledger.enemies()
             for p in powers
         )
 
@@ -579,7 +560,7 @@ class Negotiator(Bot):
             return True
         extra = Plan(dmz=frozenset(zone), dmz_powers=frozenset(bound), required=tuple(required))
         price = cost(self.core, view, ledger.plan(view.state), extra, QUESTION_SHARE)
-        return price <= self.p.generosity
+        return price <= self.personality.generosity
 
     # -- the end ---------------------------------------------------------------------------
 

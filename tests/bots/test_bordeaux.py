@@ -21,7 +21,7 @@ from bots.bordeaux.adapter import EngineView
 from bots.bordeaux.budget import Budget
 from bots.bordeaux.evaluate import Evaluator
 from bots.bordeaux.search import _regret_matching
-from bots.client import build_parser
+from bots.commandline import build_parser
 from engine.legal import legal_orders
 from engine.map import load_map, province_of
 from engine.orders import (

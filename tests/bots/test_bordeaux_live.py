@@ -10,9 +10,9 @@ from pathlib import Path
 
 import trio
 
-from bots.client import play_tcp
 from bots.dumbbot import DumbBot
 from bots.session import Session
+from bots.transport import play_tcp
 from protocol.tokens import STANDARD
 from server.app import Server
 from server.settings import GameSettings

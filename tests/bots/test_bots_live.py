@@ -10,11 +10,11 @@ from pathlib import Path
 import trio
 
 from bots.base import Bot, View
-from bots.client import play_tcp
 from bots.dumbbot import DumbBot
 from bots.holdbot import HoldBot
 from bots.randombot import RandomBot
 from bots.session import Session
+from bots.transport import play_tcp
 from engine.orders import Order
 from protocol.tokens import STANDARD
 from server.app import Server

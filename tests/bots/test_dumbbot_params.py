@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from bots.client import build_parser
+from bots.commandline import build_parser
 from bots.dumbbot import (
     FALL,
     SPRING,

@@ -127,7 +127,7 @@ def test_the_readme_example_bot_plays() -> None:
 
 def test_every_bundled_bot_describes_itself_in_whole_sentences() -> None:
     """--help gives the module docstring's first paragraph, never a line cut mid-sentence."""
-    from bots.client import build_parser
+    from bots.commandline import build_parser
     from bots.registry import REGISTRY
 
     for bundled in REGISTRY.values():

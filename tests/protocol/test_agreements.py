@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from bots.base import View
+from bots.bordeaux.core import constraints_for
 from bots.negotiator.agreements import Ledger
 from bots.negotiator.agreements import breaches as negotiator_breaches
-from bots.negotiator.cores import constraints_for
 from engine.map import load_map
 from engine.notation import parse_order
 from engine.orders import Move, Order, Waive, order_power

@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bots import Bot, View, run
+from bots import Bot, View
+from bots.commandline import run
 from engine.map import province_of
 from engine.orders import Hold, Move, Order
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bots.negotiator.negotiator import NEAR_SOLO
+from bots.corekit import NEAR_SOLO
 from cli.main import main
 from engine.map import GameMap, bundled_maps, load_map
 from server.store import Store

@@ -17,9 +17,9 @@ import sys
 
 import trio
 
-from bots.client import play_tcp
 from bots.holdbot import HoldBot
 from bots.session import Session
+from bots.transport import play_tcp
 from protocol import messages as m
 from protocol.atoms import Atoms
 from protocol.tokens import STANDARD

@@ -67,7 +67,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Generic, TypeVar
@@ -76,7 +75,6 @@ from mypy_extensions import mypyc_attr
 
 from bots import tunable
 from bots.base import Bot, View
-from bots.client import run
 from bots.tunable import ranged
 from engine.map import GameMap, province_of
 from engine.orders import (
@@ -698,7 +696,6 @@ def removal_orders(
 class DumbBot(Bot):
     name = "DumbBot"
     version = "1.0"
-    core_adapter = "bots.negotiator.cores:DumbCore"  # what --negotiate talks over
 
     def __init__(
         self, collapse_ties: bool = True, neutral_pool: bool = True, params: DumbParams = STANDARD
@@ -707,18 +704,32 @@ class DumbBot(Bot):
         self.neutral_pool = neutral_pool
         self.params = params
 
-    def evaluate(self, state: GameState, power: str) -> Evaluation:
+    def evaluate(
+        self, state: GameState, power: str, friends: frozenset[str] = frozenset()
+    ) -> Evaluation:
+        """Every node's value for ``power`` by this bot's constants (``friends``: see
+        :func:`evaluate`)."""
         p = self.params
-        return evaluate(state, power, weights_for(state, power, p), self.neutral_pool, p)
+        return evaluate(
+            state, power, weights_for(state, power, p), self.neutral_pool, p, friends=friends
+        )
 
     def orders(self, view: View) -> list[Order]:
-        state, power, rng, p = view.state, view.power, view.rng, self.params
-        ev = self.evaluate(state, power)
-        if view.kind == "movement":
+        return self.orders_for(
+            view.state, view.power, self.evaluate(view.state, view.power), view.rng
+        )
+
+    def orders_for(
+        self, state: GameState, power: str, ev: Evaluation, rng: random.Random
+    ) -> list[Order]:
+        """``power``'s orders for this phase by the evaluation ``ev`` (its own, or one its
+        negotiating core changed)."""
+        p = self.params
+        if state.phase.kind == "movement":
             return movement_orders(state, power, ev, rng, self.collapse, p)
-        if view.kind == "retreat":
+        if state.phase.kind == "retreat":
             return retreat_orders(state, power, ev, rng, self.collapse, p)
-        if view.adjustment < 0:
+        if state.adjustments().get(power, 0) < 0:
             return removal_orders(state, power, ev, rng, self.collapse, p)
         return build_orders(state, power, ev, rng, self.collapse, p)
 
@@ -761,12 +772,3 @@ class DumbBot(Bot):
         return cls(
             collapse_ties=not args.keep_ties, neutral_pool=not args.neutral_constant, params=params
         )
-
-
-def main() -> int:
-    """The bot's process (``python -m bots.dumbbot``, compiled or not)."""
-    return run(DumbBot)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,20 +1,16 @@
-"""Running a bot: the transports (DAIDE binary over TCP, text lines over stdin/stdout) and the
-command line every bundled bot shares.
+"""The transports a bot plays over: DAIDE's binary form over TCP (reconnecting after a lost
+connection, until the tournament's lifeline says the game is gone) and text lines over
+stdin/stdout (how the server's pipe transport runs a bot).
 
-    python -m bots.dumbbot                      # TCP to 127.0.0.1:16713
-    python -m bots.dumbbot --host h --port p --power FRA --seed 7
-    python -m bots.dumbbot --stdio              # how the server's pipe transport runs it
-
-A new bot's module ends with ``sys.exit(run(MyBot))``. The transports are thin: bytes go to
-the protocol's sans-I/O connection, its messages to :class:`~bots.session.Session`, and the
-messages that returns back out. Logs go to stderr, never stdout, which may be the wire.
+The transports are thin: bytes go to the protocol's sans-I/O connection, its messages to
+:class:`~bots.session.Session`, and the messages that returns back out. Logs go to stderr,
+never stdout, which may be the wire. The command line that builds the session is
+:mod:`bots.commandline`.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import importlib
 import logging
 import math
 import os
@@ -24,10 +20,7 @@ from typing import Any
 
 import trio
 
-from bots.base import Bot
-from bots.negotiator import personality as negotiation
-from bots.negotiator.negotiator import Negotiator
-from bots.registry import LIFELINE_ENV
+from bots.lifeline import watch as watch_lifeline
 from bots.session import Session
 from protocol.connection import (
     ClientConnection,
@@ -40,7 +33,6 @@ from protocol.connection import (
 )
 from protocol.frames import DEFAULT_PORT
 from protocol.lines import TextConnection
-from protocol.tokens import STANDARD
 
 log = logging.getLogger("bots")
 
@@ -167,7 +159,7 @@ async def play_tcp(
     gone = trio.Event()
     async with trio.open_nursery() as nursery:
         if lifeline is not None:
-            nursery.start_soon(_watch_lifeline, lifeline, gone)
+            nursery.start_soon(watch_lifeline, lifeline, gone)
         while True:
             status = await play(session, stream, ClientConnection())
             if reconnect <= 0 or not session.resumable:
@@ -209,37 +201,6 @@ async def _reconnect(
     return None
 
 
-async def _watch_lifeline(fd: int, gone: trio.Event) -> None:
-    """Set ``gone`` when ``fd`` reads end-of-file (nothing is ever written to it)."""
-    stream = trio.lowlevel.FdStream(os.dup(fd))
-    try:
-        while True:
-            try:
-                if not await stream.receive_some(4096):
-                    break
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                break
-    finally:
-        with trio.CancelScope(shield=True):
-            await stream.aclose()
-    gone.set()
-
-
-def lifeline_from_environment() -> int | None:
-    """The lifeline a tournament gave this bot (:data:`bots.registry.LIFELINE_ENV`), if any
-    and if that file descriptor is open."""
-    value = os.environ.get(LIFELINE_ENV)
-    if value is None:
-        return None
-    try:
-        fd = int(value)
-        os.fstat(fd)
-    except (ValueError, OSError):
-        log.warning("%s=%r names no open file descriptor: ignored", LIFELINE_ENV, value)
-        return None
-    return fd
-
-
 async def play_stdio(session: Session) -> int:
     """Play over stdin/stdout, one message per line in DAIDE text form."""
     # Duplicates, so that closing our streams leaves the process's own descriptors alone.
@@ -249,100 +210,4 @@ async def play_stdio(session: Session) -> int:
     return await play(session, stream, TextConnection(session.codec.table))
 
 
-# -- the command line --------------------------------------------------------------------------
-
-
-def build_parser(bot: type[Bot]) -> argparse.ArgumentParser:
-    module = sys.modules[bot.__module__]
-    # The docstring's first paragraph, whole (its first line alone may stop mid-sentence).
-    first = (module.__doc__ or "").strip().split("\n\n")[0]
-    spec = getattr(module, "__spec__", None)  # set under ``python -m``, even for __main__
-    parser = argparse.ArgumentParser(
-        prog=f"python -m {spec.name}" if spec is not None else None,
-        description=" ".join(first.split()) or f"The {bot.name} DAIDE bot.",
-    )
-    where = parser.add_argument_group("connection")
-    where.add_argument("--host", default=DEFAULT_HOST, help="server host (default %(default)s)")
-    where.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help="server port (default %(default)s)"
-    )
-    where.add_argument(
-        "--stdio",
-        action="store_true",
-        help="speak DAIDE text lines on stdin/stdout instead of TCP (for pipe launchers)",
-    )
-    game = parser.add_argument_group("game")
-    game.add_argument("--name", default=None, help=f"name sent in NME (default {bot.name})")
-    game.add_argument("--power", default=None, help="ask for this power (NME 'POW:name'), e.g. FRA")
-    game.add_argument(
-        "--passcode",
-        type=int,
-        default=None,
-        help="rejoin a started game as --power with this passcode (IAM)",
-    )
-    where.add_argument(
-        "--reconnect",
-        type=float,
-        default=RECONNECT_FOR,
-        metavar="SECONDS",
-        help="after losing a TCP connection mid-game, keep trying to reconnect and rejoin "
-        "(IAM) for this long (default %(default)s; 0: exit at once)",
-    )
-    game.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
-    game.add_argument("--mdf", action="store_true", help="always ask for the map definition (MDF)")
-    parser.add_argument(
-        "-v", "--verbose", action="count", default=0, help="log more (-v info, -vv debug)"
-    )
-    bot.add_arguments(parser)
-    if bot.core_adapter is not None:
-        negotiation.add_arguments(parser)
-    return parser
-
-
-def make_bot(bot: type[Bot], args: argparse.Namespace) -> Bot:
-    """The bot of a parsed command line: ``bot`` itself, or with ``--negotiate`` a
-    :class:`~bots.negotiator.negotiator.Negotiator` talking over it as its strategic core
-    (the adapter named by ``bot.core_adapter``, loaded by name as the registry loads bots)."""
-    made = bot.from_arguments(args)
-    if not getattr(args, "negotiate", False) or bot.core_adapter is None:
-        return made
-    module, _, name = bot.core_adapter.partition(":")
-    adapter = getattr(importlib.import_module(module), name)
-    return Negotiator(adapter(made), negotiation.from_arguments(args))
-
-
-def start_session(bot: type[Bot], args: argparse.Namespace) -> Session:
-    """Logging to stderr at the verbosity asked for, and the bot's session, from its parsed
-    command line (:func:`build_parser`): how every bot starts, from its own process or forked
-    by the bot host."""
-    level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
-    logging.basicConfig(
-        level=level, stream=sys.stderr, format=f"%(asctime)s {bot.name} %(levelname)s %(message)s"
-    )
-    return Session(
-        make_bot(bot, args),
-        name=args.name,
-        power=args.power,
-        passcode=args.passcode,
-        seed=args.seed,
-        always_mdf=args.mdf,
-        # DAIDE's table until the game says otherwise (its RM, or the MAP on a text line).
-        table=STANDARD,
-    )
-
-
-def run(bot: type[Bot], argv: Sequence[str] | None = None) -> int:
-    """The ``main`` of a bot module: parse the command line, play one game, return the exit
-    status (0 when the game ended normally)."""
-    parser = build_parser(bot)
-    args = parser.parse_args(argv)
-    if args.passcode is not None and args.power is None:
-        parser.error("--passcode needs --power")
-    session = start_session(bot, args)
-    try:
-        if args.stdio:
-            return trio.run(play_stdio, session)
-        lifeline = lifeline_from_environment()
-        return trio.run(play_tcp, session, args.host, args.port, args.reconnect, lifeline)
-    except KeyboardInterrupt:
-        return 130
+__all__ = ["DEFAULT_HOST", "RECONNECT_FOR", "Connection", "play", "play_stdio", "play_tcp"]
