@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from engine.rules import RULE_SETS
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
@@ -134,6 +136,14 @@ def register_replay(sub: Any) -> None:
         help="the map to replay on (default: the game's, for the package's standard and "
         "standard_fleet_rome maps)",
     )
+    p.add_argument(
+        "--rules",
+        choices=sorted(RULE_SETS),
+        default="datc",
+        help="the rule set to adjudicate by: datc (default; differences the package's own "
+        "choices explain are reported as rule choices) or package (the package's choices, "
+        "under which its games replay with no phase differing)",
+    )
     p.set_defaults(handler=_replay)
 
 
@@ -141,7 +151,11 @@ def _replay(args: argparse.Namespace) -> int:
     from replay.games import replay_file
 
     status, lines = replay_file(
-        args.file, every_diff=args.all, verbose=args.verbose, map_name=args.map
+        args.file,
+        every_diff=args.all,
+        verbose=args.verbose,
+        map_name=args.map,
+        rules=RULE_SETS[args.rules],
     )
     out = sys.stderr if status == 2 else sys.stdout
     for line in lines:

@@ -5,14 +5,19 @@ web page's Ready all ask :func:`missing_orders`, so the defaults are written onc
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable
 
+from engine.map import GameMap, province_of
 from engine.orders import Build, Disband, Hold, Order, Remove, UnitOrder, Waive
+from engine.rules import DATC, PACKAGE_NAMES, Rules
 from engine.state import GameState, Unit
 
 
-def missing_orders(state: GameState, power: str | None, given: Iterable[Order]) -> list[Order]:
-    """The orders the rules give ``power`` (every power when None) for what ``given`` leaves
+def missing_orders(
+    state: GameState, power: str | None, given: Iterable[Order], rules: Rules = DATC
+) -> list[Order]:
+    """The orders ``rules`` give ``power`` (every power when None) for what ``given`` leaves
     out in ``state``'s phase, in province order (removals in civil-disorder order)."""
     given = list(given)
     kind = state.phase.kind
@@ -22,7 +27,7 @@ def missing_orders(state: GameState, power: str | None, given: Iterable[Order]) 
     out: list[Order] = []
     for p, need in needs.items():
         if need and (power is None or p == power):
-            out += _missing_adjustments(state, p, need, given)
+            out += _missing_adjustments(state, p, need, given, rules)
     return out
 
 
@@ -46,7 +51,7 @@ def missing_unit_orders(
 
 
 def _missing_adjustments(
-    state: GameState, power: str, need: int, given: list[Order]
+    state: GameState, power: str, need: int, given: list[Order], rules: Rules
 ) -> list[Order]:
     if need > 0:
         made = sum(
@@ -62,7 +67,12 @@ def _missing_adjustments(
         }
         owed = -need - len(removed)
         if owed > 0:
-            left = [u for u in removal_order(state, power) if u.province not in removed]
+            order = (
+                package_removal_order(state, power)
+                if rules.home_distance_removals
+                else removal_order(state, power)
+            )
+            left = [u for u in order if u.province not in removed]
             return [Remove(u) for u in left[:owed]]
     return []
 
@@ -79,3 +89,38 @@ def removal_order(state: GameState, power: str) -> list[Unit]:
         state.units_of(power),
         key=lambda u: (-dist.get(u.province, far), u.type != "F", gmap.provinces[u.province].name),
     )
+
+
+def package_removal_order(state: GameState, power: str) -> list[Unit]:
+    """Civil disorder as the ``diplomacy`` package makes it (``engine.rules.PACKAGE``, in
+    place of DATC 4.D.8): farthest from the power's home centres first, armies counting steps
+    over any province, fleets their own moves; fleets before armies on a tie, then in the
+    alphabetical order of the package's location names."""
+    gmap = state.map
+    homes = frozenset(gmap.homes[power])
+    return sorted(
+        state.units_of(power),
+        key=lambda u: (
+            -_home_distance(gmap, u, homes),
+            u.type != "F",
+            PACKAGE_NAMES.get(u.province, u.province) + u.loc[len(u.province) :],
+        ),
+    )
+
+
+def _home_distance(gmap: GameMap, unit: Unit, homes: frozenset[str]) -> int:
+    if unit.type == "A":
+        start, step = unit.province, gmap.neighbours
+    else:
+        start, step = unit.loc, gmap.fleet_adj
+    seen = {start}
+    queue = deque([(start, 0)])
+    while queue:
+        loc, d = queue.popleft()
+        if province_of(loc) in homes:
+            return d
+        for n in step[loc]:
+            if n not in seen:
+                seen.add(n)
+                queue.append((n, d + 1))
+    return 1 << 20  # no home reachable: farthest of all

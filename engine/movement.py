@@ -35,6 +35,7 @@ from engine.orders import (
     SupportMove,
     UnitOrder,
 )
+from engine.rules import DATC, Rules
 from engine.state import Dislodged, GameState, Unit
 
 _UNRESOLVED, _GUESSING, _RESOLVED = 0, 1, 2
@@ -62,12 +63,14 @@ class _Adjudicator:
         "convoyed",
         "convoys_for",
         "deps",
+        "land_backup",
         "lowest",
         "map",
         "move_dest",
         "moves_into",
         "orders",
         "result",
+        "rules",
         "stamp",
         "state",
         "status",
@@ -76,8 +79,9 @@ class _Adjudicator:
         "void",
     )
 
-    def __init__(self, state: GameState, orders: Mapping[str, UnitOrder]) -> None:
+    def __init__(self, state: GameState, orders: Mapping[str, UnitOrder], rules: Rules) -> None:
         self.state = state
+        self.rules = rules
         self.map = state.map
         self.units = state.units
         # The caller's mapping is read, never changed: copied only to add missing orders.
@@ -93,6 +97,9 @@ class _Adjudicator:
         self.void: set[str] = set()
         self.active: list[tuple[str, type]] = []  # orders but holds: (province, order type)
         self.convoyed: set[str] = set()
+        # Armies convoyed to an adjacent province that take the land route if the convoy
+        # fails (the package's 4.A.3, engine.rules.Rules.land_fallback).
+        self.land_backup: set[str] = set()
         self.convoys_for: dict[str, list[str]] = {}  # army province -> convoying fleets
         self.convoy_mask: dict[str, int] = {}  # the same, as a mask over the map's seas
         self.status: dict[str, int] = {}
@@ -154,6 +161,8 @@ class _Adjudicator:
                 void.update(fleets)
                 del convoys_for[p]
                 del self.convoy_mask[p]
+        if self.rules.land_fallback:
+            self._fall_back_to_land()
         supported = self.supports
         for p, sup, t in supports:
             tp = prov_at[sup.target.loc]
@@ -163,7 +172,7 @@ class _Adjudicator:
                 dest = sup.dest
                 dprov = prov_at[dest]
                 matches = move_dest.get(tp) == dprov and (
-                    dest == dprov or _moves_to(orders[tp], dest)
+                    dest == dprov or self.rules.coastless_supports or _moves_to(orders[tp], dest)
                 )
             else:  # the target has an order and it is not a move
                 matches = tp in orders and tp not in move_dest
@@ -173,6 +182,25 @@ class _Adjudicator:
                 supported[tp].append(p)
             else:
                 supported[tp] = [p]
+
+    def _fall_back_to_land(self) -> None:
+        """DATC 4.A.3's option (6.G.6, 6.G.8), as the package has it: an army convoyed to an
+        adjacent province whose convoy orders form no route at all moves over land, and those
+        convoy orders are void; one whose order does not say "via convoy" (a fleet of its own
+        power convoys it) goes over land if the convoy fails."""
+        gmap, units = self.map, self.units
+        for p in [a for a in self.convoyed if self.move_dest[a] in gmap.army_adj[units[a].loc]]:
+            mask = self.convoy_mask.get(p, 0)
+            if mask and find_route(gmap, mask, p, self.move_dest[p]) is not None:
+                order = self.orders[p]
+                if TYPE_CHECKING:
+                    assert isinstance(order, Move)
+                if not order.convoy:
+                    self.land_backup.add(p)
+                continue
+            self.convoyed.discard(p)
+            self.void.update(self.convoys_for.pop(p, ()))
+            self.convoy_mask.pop(p, None)
 
     # -- Kruijswijk's resolver ------------------------------------------------------------
 
@@ -271,11 +299,21 @@ class _Adjudicator:
         if not fleets:
             return True
         route = find_route(self.map, fleets, p, self.move_dest[p], self._resolve)
-        return route is None
+        return route is None and p not in self.land_backup
+
+    def _by_convoy(self, p: str) -> bool:
+        """Does the move from ``p`` go by convoy (an army with a land backup only while a
+        route of its convoy stands)?"""
+        if p not in self.convoyed:
+            return False
+        if p not in self.land_backup:
+            return True
+        fleets = self.convoy_mask[p]
+        return find_route(self.map, fleets, p, self.move_dest[p], self._resolve) is not None
 
     def _head_to_head(self, p: str, dest: str) -> bool:
         return (
-            self.move_dest.get(dest) == p and p not in self.convoyed and dest not in self.convoyed
+            self.move_dest.get(dest) == p and not self._by_convoy(p) and not self._by_convoy(dest)
         )
 
     def _support_count(self, p: str, exclude_power: str | None = None) -> int:
@@ -296,6 +334,12 @@ class _Adjudicator:
             return 1 + self._support_count(p)
         if occupant.power == self.units[p].power:
             return 0
+        if self.rules.package_own_unit_supports and p in self.convoyed:
+            order = self.orders[p]
+            if TYPE_CHECKING:
+                assert isinstance(order, Move)
+            if order.convoy:  # the package's deviation: see engine.rules
+                return 1 + self._support_count(p)
         return 1 + self._support_count(p, occupant.power)
 
     def _hold_strength(self, dest: str) -> int:
@@ -324,7 +368,16 @@ class _Adjudicator:
         if attack == 0:
             return False
         if self._head_to_head(p, dest):
-            if attack <= 1 + self._support_count(dest):
+            # The package's deviation: the defender's supports from the attacker's power do
+            # not count either (DATC 6.E.3 counts them, to defend).
+            if self.rules.package_own_unit_supports:
+                # (and equal numbers of supports, counted all, bounce both)
+                if self._support_count(p) == self._support_count(dest):
+                    return False
+                defend = 1 + self._support_count(dest, self.units[p].power)
+            else:
+                defend = 1 + self._support_count(dest)
+            if attack <= defend:
                 return False
         elif attack <= self._hold_strength(dest):
             return False
@@ -337,8 +390,17 @@ class _Adjudicator:
         power = self.units[s].power
         aimed = self.map.province_at[order.dest] if type(order) is SupportMove else None
         attackers = self.moves_into.get(s, ())
+        # DATC 4.A.2's 1982 option: an army does not cut a support for or against a fleet
+        # ordered to convoy it.
+        fleet = ""
+        if self.rules.paradox_1982:
+            if TYPE_CHECKING:
+                assert isinstance(order, SupportHold | SupportMove)
+            fleet = aimed or self.map.province_at[order.target.loc]
         for q in attackers:
             if q == aimed or self.units[q].power == power:
+                continue
+            if fleet and q in self.convoyed and fleet in self.convoys_for.get(q, ()):
                 continue
             if self._no_route(q):
                 continue
@@ -424,11 +486,15 @@ class _Adjudicator:
         contested = self._standoffs(occupied)
         dislodged: list[Dislodged] = []
         destroyed: list[Unit] = []
+        anywhere = self.rules.convoyed_retreats_anywhere
         for unit, attacker in zip(dislodged_units, attackers, strict=True):
-            by_convoy = attacker in self.convoyed
-            barred = occupied | contested
-            if not by_convoy:
-                barred = barred | {attacker}
+            by_convoy = self._by_convoy(attacker)
+            if by_convoy and anywhere:  # the package's 6.G.10: only occupied ones are barred
+                barred = occupied
+            elif by_convoy:
+                barred = occupied | contested
+            else:
+                barred = occupied | contested | {attacker}
             adj = self.map.army_adj if unit.type == "A" else self.map.fleet_adj
             retreats = tuple(sorted(d for d in adj[unit.loc] if province_of(d) not in barred))
             if retreats:
@@ -490,7 +556,9 @@ def _moves_to(order: UnitOrder, dest: str) -> bool:
     return type(order) is Move and order.dest == dest
 
 
-def adjudicate_movement(state: GameState, orders: Mapping[str, UnitOrder]) -> MovementOutcome:
-    """Resolve a movement phase. ``orders`` maps a unit's province to its (legal, normalised)
-    order; units without one hold."""
-    return _Adjudicator(state, orders).run()
+def adjudicate_movement(
+    state: GameState, orders: Mapping[str, UnitOrder], rules: Rules = DATC
+) -> MovementOutcome:
+    """Resolve a movement phase under ``rules``. ``orders`` maps a unit's province to its
+    (legal, normalised) order; units without one hold."""
+    return _Adjudicator(state, orders, rules).run()

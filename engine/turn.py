@@ -29,6 +29,7 @@ from engine.orders import (
     order_power,
 )
 from engine.orderset import OrderSet, adjustment_owed
+from engine.rules import DATC, Rules
 from engine.state import FrozenDict, GameState, Phase, Unit
 
 
@@ -43,30 +44,39 @@ class PhaseResult:
     dislodged: tuple[Unit, ...] = ()
 
 
-def process(state: GameState, orders: OrderSet | Mapping[str, Iterable[Order]]) -> PhaseResult:
-    """Adjudicate ``state``'s phase. ``orders`` is an :class:`OrderSet` (already judged) or
-    orders per power, which are judged here; illegal orders are ignored."""
+def process(
+    state: GameState,
+    orders: OrderSet | Mapping[str, Iterable[Order]],
+    rules: Rules = DATC,
+) -> PhaseResult:
+    """Adjudicate ``state``'s phase under ``rules`` (``engine.rules``). ``orders`` is an
+    :class:`OrderSet` (already judged) or orders per power, which are judged here; illegal
+    orders are ignored."""
     if not isinstance(orders, OrderSet):
         book = OrderSet(state)
         book.submit_all(orders)
         orders = book
     if state.phase.kind == "adjustment":
-        return _after_adjustments(state, orders)
-    return after_unit_orders(state, orders.view_by_unit())
+        return _after_adjustments(state, orders, rules)
+    return after_unit_orders(state, orders.view_by_unit(), rules)
 
 
-def after_unit_orders(state: GameState, orders: Mapping[str, UnitOrder]) -> PhaseResult:
+def after_unit_orders(
+    state: GameState, orders: Mapping[str, UnitOrder], rules: Rules = DATC
+) -> PhaseResult:
     """:func:`process` for a movement or retreat phase whose ``orders`` are legal, normal and
     keyed by their unit's province (``OrderSet.by_unit``)."""
     if state.phase.kind == "movement":
-        return after_movement(state, orders)
+        return after_movement(state, orders, rules)
     return after_retreats(state, orders)
 
 
-def after_movement(state: GameState, orders: Mapping[str, UnitOrder]) -> PhaseResult:
+def after_movement(
+    state: GameState, orders: Mapping[str, UnitOrder], rules: Rules = DATC
+) -> PhaseResult:
     """:func:`process` for a movement phase whose ``orders`` are legal, normal and keyed by
     their unit's province (``OrderSet.by_unit``)."""
-    outcome = adjudicate_movement(state, orders)
+    outcome = adjudicate_movement(state, orders, rules)
     results = outcome.results
     units = FrozenDict(outcome.units)
     retreats = state.phase.next()
@@ -105,13 +115,13 @@ def after_retreats(state: GameState, orders: Mapping[str, UnitOrder]) -> PhaseRe
     return _advance(state.phase, results, after.replace(phase=state.phase.next()))
 
 
-def _after_adjustments(state: GameState, book: OrderSet) -> PhaseResult:
+def _after_adjustments(state: GameState, book: OrderSet, rules: Rules) -> PhaseResult:
     units = dict(state.units)
     results: list[tuple[Order, Result]] = []
     done = RESULTS[Outcome.SUC, False]
     by_power = book.all_orders()
     given = [o for orders in by_power.values() for o in orders]
-    for order in missing_orders(state, None, given):
+    for order in missing_orders(state, None, given, rules):
         by_power[order_power(order)].append(order)
     for order in [o for orders in by_power.values() for o in orders]:
         if isinstance(order, Build):

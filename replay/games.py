@@ -53,22 +53,18 @@ compared with the package's phase of the same name.
 from __future__ import annotations
 
 import json
-from collections import deque
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
 from typing import Any, Literal
 
-from engine.convoy import route_exists
 from engine.map import GameMap, MapError, load_map, province_of
 from engine.notation import NotationError, parse_location, parse_order
 from engine.orders import (
-    RESULTS,
     Build,
     Convoy,
     Disband,
-    Hold,
     Move,
     Note,
     Order,
@@ -81,9 +77,9 @@ from engine.orders import (
     Waive,
 )
 from engine.orderset import OrderSet
+from engine.rules import DATC, Rules
 from engine.state import (
     Dislodged,
-    FrozenDict,
     GameState,
     Phase,
     StateError,
@@ -537,241 +533,48 @@ OrderMap = dict[str, list[Order]]
 
 @dataclass(frozen=True, slots=True)
 class Choice:
-    """A documented rule on which the package differs, as a way to re-run a phase under it.
-    ``orders`` rewrites the phase's accepted orders (None if the choice does not bear on
-    them); ``after`` rewrites our resulting state; ``results`` our order results."""
+    """A documented rule on which the package differs: the :class:`engine.rules.Rules` flag
+    under which this engine adjudicates as the package does."""
 
     key: str
     label: str
     kind: str  # the phase kind it applies to
-    orders: Callable[[GameState, OrderMap, SavedPhase], OrderMap | None] | None = None
-    after: Callable[[GameState, list[tuple[Order, Result]], GameState], GameState | None] | None = (
-        None
-    )
-    results: Callable[[list[tuple[Order, Result]]], list[tuple[Order, Result]] | None] | None = None
+    flag: str  # the field of engine.rules.Rules
 
 
-def _land_fallback(state: GameState, orders: OrderMap, saved: SavedPhase) -> OrderMap | None:
-    """As the package does it: an army moving to an adjacent province goes over land when
-    the fleets ordered to convoy it form no complete route, whether the move says "via
-    convoy" (6.G.8) or a fleet of its own power shows the intent (6.G.6). The convoy orders
-    of such a move are then void, which for positions is the same as holding."""
-    gmap = state.map
-    convoyers: dict[tuple[str, str], set[str]] = {}
-    for batch in orders.values():
-        for o in batch:
-            if isinstance(o, Convoy):
-                key = (o.target.province, province_of(o.dest))
-                convoyers.setdefault(key, set()).add(o.unit.province)
-    overland: set[tuple[str, str]] = set()
-    for batch in orders.values():
-        for o in batch:
-            if isinstance(o, Move) and o.unit.type == "A":
-                src, dest = o.unit.province, province_of(o.dest)
-                key = (src, dest)
-                if (
-                    (o.convoy or key in convoyers)
-                    and dest in gmap.army_adj[o.unit.loc]
-                    and not route_exists(gmap, frozenset(convoyers.get(key, ())), src, dest)
-                ):
-                    overland.add(key)
-    if not overland:
-        return None
-    out: OrderMap = {}
-    for power, batch in orders.items():
-        new: list[Order] = []
-        for o in batch:
-            if isinstance(o, Move) and (o.unit.province, province_of(o.dest)) in overland:
-                new.append(Move(o.unit, province_of(o.dest)))
-            elif isinstance(o, Convoy) and (o.target.province, o.dest) in overland:
-                new.append(Hold(o.unit))
-            else:
-                new.append(o)
-        out[power] = new
-    return out
-
-
-def _coastless_supports(state: GameState, orders: OrderMap, saved: SavedPhase) -> OrderMap | None:
-    """The package ignores the coast a support names (6.B.9)."""
-    changed = False
-    out: OrderMap = {}
-    for power, batch in orders.items():
-        new: list[Order] = []
-        for o in batch:
-            if isinstance(o, SupportMove) and "/" in o.dest:
-                new.append(SupportMove(o.unit, o.target, province_of(o.dest)))
-                changed = True
-            else:
-                new.append(o)
-        out[power] = new
-    return out if changed else None
-
-
-def _convoyed_attack_retreats(
-    before: GameState, results: list[tuple[Order, Result]], after: GameState
-) -> GameState | None:
-    """The package lets a unit dislodged by a convoyed army retreat to every adjacent location
-    (6.G.10), contested ones and the attacker's origin included (occupied ones are listed but
-    refused when ordered): rebuild our retreat phase that way."""
-    gmap = before.map
-    orders = [o for o, _ in results]
-    convoy_of: dict[tuple[str, str], list[str]] = {}
-    for o in orders:
-        if isinstance(o, Convoy):
-            key = (o.target.province, province_of(o.dest))
-            convoy_of.setdefault(key, []).append(o.unit.power)
-    attackers: dict[str, Move] = {}
-    for o, r in results:
-        if isinstance(o, Move) and r.outcome is Outcome.SUC:
-            attackers[province_of(o.dest)] = o
-    changed: dict[str, Dislodged] = {}
-    for o, r in results:
-        if not r.dislodged or isinstance(o, Waive):
-            continue
-        unit = o.unit
-        attack = attackers.get(unit.province)
-        if attack is None or not _went_by_convoy(gmap, attack, convoy_of):
-            continue
-        adj = gmap.army_adj if unit.type == "A" else gmap.fleet_adj
-        free = (r for r in adj[unit.loc] if province_of(r) not in after.units)
-        changed[unit.province] = Dislodged(unit, None, tuple(sorted(free)))
-    if not changed:
-        return None
-    dislodged = dict(after.dislodged) if after.phase.kind == "retreat" else {}
-    dislodged.update(changed)
-    # Our engine may have skipped the retreat phase (every such unit destroyed) and moved on,
-    # updating centres after the Fall; the package's retreat phase comes before that.
-    centres = after.centres if after.phase.kind == "retreat" else before.centres
-    return after.replace(
-        phase=before.phase.next(), centres=centres, dislodged=FrozenDict(dislodged)
-    )
-
-
-def _convoyed_attacks_spare_supports(
-    results: list[tuple[Order, Result]],
-) -> list[tuple[Order, Result]] | None:
-    """The package's 1982 paradox rule: a support for or against a fleet convoying an army is
-    not cut by that army. Our cut supports whose every cutter is such an army are given."""
-    convoyed_by: dict[str, set[str]] = {}  # army province -> fleets ordered to convoy it
-    for o, r in results:
-        if isinstance(o, Convoy) and r.outcome is not Outcome.NSO:
-            convoyed_by.setdefault(o.target.province, set()).add(o.unit.province)
-    attacks: dict[str, list[Move]] = {}
-    for o, _ in results:
-        if isinstance(o, Move):
-            attacks.setdefault(province_of(o.dest), []).append(o)
-    out: list[tuple[Order, Result]] = []
-    changed = False
-    for o, r in results:
-        if (
-            isinstance(o, (SupportHold, SupportMove))
-            and r.outcome is Outcome.CUT
-            and not r.dislodged
-        ):
-            fleet = province_of(o.dest) if isinstance(o, SupportMove) else o.target.province
-            cutters = [
-                m
-                for m in attacks.get(o.unit.province, ())
-                if m.unit.power != o.unit.power and m.unit.province != fleet
-            ]
-            if cutters and all(fleet in convoyed_by.get(m.unit.province, ()) for m in cutters):
-                r = RESULTS[Outcome.SUC, False]
-                changed = True
-        out.append((o, r))
-    return out if changed else None
-
-
-def _went_by_convoy(
-    gmap: GameMap, move: Move, convoy_of: Mapping[tuple[str, str], list[str]]
-) -> bool:
-    if move.unit.type != "A":
-        return False
-    dest = province_of(move.dest)
-    if move.convoy or dest not in gmap.army_adj[move.unit.loc]:
-        return True
-    return move.unit.power in convoy_of.get((move.unit.province, dest), ())
-
-
-def _home_distance_removals(
-    state: GameState, orders: OrderMap, saved: SavedPhase
-) -> OrderMap | None:
-    """Civil disorder as the package does it: remove first the unit farthest from its power's
-    home centres (armies over any province, fleets over their own moves), fleets before armies
-    on a tie, then in the alphabetical order of the package's location ids."""
-    gmap = state.map
-    changed = False
-    out: OrderMap = {p: list(batch) for p, batch in orders.items()}
-    for power, need in state.adjustments().items():
-        if need >= 0:
-            continue
-        mine = out.setdefault(power, [])
-        removed = {o.unit.province for o in mine if isinstance(o, Remove)}
-        short = -need - len(removed)
-        if short <= 0:
-            continue
-        homes = frozenset(gmap.homes[power])
-        left = [u for u in state.units_of(power) if u.province not in removed]
-        left.sort(
-            key=lambda u: (
-                -_home_distance(gmap, u, homes),
-                u.type != "F",
-                saved.spelling.get(u.loc, u.loc),
-            )
-        )
-        mine.extend(Remove(u) for u in left[:short])
-        changed = True
-    return out if changed else None
-
-
-def _home_distance(gmap: GameMap, unit: Unit, homes: frozenset[str]) -> int:
-    if unit.type == "A":
-        start, step = unit.province, gmap.neighbours
-    else:
-        start, step = unit.loc, gmap.fleet_adj
-    seen = {start}
-    queue = deque([(start, 0)])
-    while queue:
-        loc, d = queue.popleft()
-        if province_of(loc) in homes:
-            return d
-        for n in step[loc]:
-            if n not in seen:
-                seen.add(n)
-                queue.append((n, d + 1))
-    return 1 << 20  # no home reachable: farthest of all
-
-
+# The package's deviation that no DATC option describes (``package_own_unit_supports``) is not
+# a choice: under DATC it stays a difference, and only ``--rules package`` replays it.
 CHOICES: tuple[Choice, ...] = (
     Choice(
         "4.A.3",
         "DATC 3.0 4.A.3 convoy to an adjacent province, no land fallback: 6.G.6, 6.G.8",
         "movement",
-        orders=_land_fallback,
+        "land_fallback",
     ),
     Choice(
         "4.B.4",
         "DATC 3.0 4.B.4 coast in a support order, 6.B.9",
         "movement",
-        orders=_coastless_supports,
+        "coastless_supports",
     ),
     Choice(
         "6.G.10",
         "DATC 6.G.10 retreats after a convoyed dislodgement",
         "movement",
-        after=_convoyed_attack_retreats,
+        "convoyed_retreats_anywhere",
     ),
     Choice(
         "4.A.2",
         "DATC 3.0 4.A.2 convoy paradox rule (the package: 1982, a convoyed army does not cut "
         "a support for or against its convoying fleet)",
         "movement",
-        results=_convoyed_attacks_spare_supports,
+        "paradox_1982",
     ),
     Choice(
         "4.D.8",
         "DATC 3.0 4.D.8 civil-disorder removal",
         "adjustment",
-        orders=_home_distance_removals,
+        "home_distance_removals",
     ),
 )
 
@@ -810,18 +613,20 @@ class ReplayReport:
         return self.count("choice")
 
 
-def replay_game(game: SavedGame) -> ReplayReport:
-    """Replay every phase that has a successor in the record."""
+def replay_game(game: SavedGame, rules: Rules = DATC) -> ReplayReport:
+    """Replay every phase that has a successor in the record under ``rules``. A difference is
+    explained by the package's rule choices only under rules that are not the package's
+    (``engine.rules.PACKAGE`` already makes every one of them)."""
     report = ReplayReport(game.game_id)
     phases = game.phases
     for i, saved in enumerate(phases[:-1]):
         if saved.completed:
             break
-        report.verdicts.append(_replay_phase(phases, i))
+        report.verdicts.append(_replay_phase(phases, i, rules))
     return report
 
 
-def _replay_phase(phases: list[SavedPhase], i: int) -> PhaseVerdict:
+def _replay_phase(phases: list[SavedPhase], i: int, rules: Rules) -> PhaseVerdict:
     saved = phases[i]
     if saved.state is None:
         return PhaseVerdict(
@@ -830,7 +635,7 @@ def _replay_phase(phases: list[SavedPhase], i: int) -> PhaseVerdict:
     state = saved.state
     book, refused = read_orders(state, saved.orders)
     given = book.all_orders()
-    result = process(state, book)
+    result = process(state, book, rules)
     target = _target(phases, i, result.state)
     if target.state is None:
         return PhaseVerdict(
@@ -841,11 +646,12 @@ def _replay_phase(phases: list[SavedPhase], i: int) -> PhaseVerdict:
             refused=tuple(refused),
         )
     theirs = target.state
-    target_name = None if target.completed else target.name
+    kept_idle = target.name != result.state.phase.name and target is phases[-1] and _idle(target)
+    target_name = None if target.completed or kept_idle else target.name
     diffs = compare(result.state, theirs, target_name) + compare_results(saved, result.results)
     if not diffs:
         return PhaseVerdict(saved.name, target.name, "agree", (), refused=tuple(refused))
-    explained = _explain(state, given, saved, theirs, target_name)
+    explained = _explain(state, given, saved, theirs, target_name, rules)
     return PhaseVerdict(
         saved.name,
         target.name,
@@ -872,6 +678,10 @@ def _target(phases: list[SavedPhase], i: int, ours: GameState) -> SavedPhase:
         j += 1
     if j < len(phases) and (phases[j].name == ours.phase.name or phases[j].completed):
         return phases[j]
+    if j == len(phases):
+        # The record ends on phases the package kept with nothing to do: the last of them
+        # holds the position our next phase starts from.
+        return phases[-1]
     return nxt
 
 
@@ -892,49 +702,22 @@ def _explain(
     saved: SavedPhase,
     theirs: GameState,
     target_name: str | None,
+    rules: Rules,
 ) -> tuple[Choice, ...] | None:
-    """The smallest set of the package's rule choices under which our result equals its."""
+    """The smallest set of the package's rule choices, added to ``rules``, under which our
+    result equals its (a larger set is tried only when no smaller one explains it, so every
+    choice in the set found matters)."""
     kind = state.phase.kind
-    usable = [c for c in CHOICES if c.kind == kind]
+    usable = [c for c in CHOICES if c.kind == kind and not getattr(rules, c.flag)]
     for size in range(1, len(usable) + 1):
         for combo in combinations(usable, size):
-            alt = _rerun(state, given, saved, combo)
-            if (
-                alt is not None
-                and not compare(alt[0], theirs, target_name)
-                and not compare_results(saved, alt[1])
+            alt = replace(rules, name="choices", **{c.flag: True for c in combo})
+            result = process(state, given, alt)
+            if not compare(result.state, theirs, target_name) and not compare_results(
+                saved, result.results
             ):
                 return combo
     return None
-
-
-def _rerun(
-    state: GameState, given: OrderMap, saved: SavedPhase, combo: tuple[Choice, ...]
-) -> tuple[GameState, list[tuple[Order, Result]]] | None:
-    """Our next state and order results with the choices in ``combo``; None if one of them
-    changes nothing (so a smaller set already covers this case)."""
-    orders = given
-    for c in combo:
-        if c.orders is not None:
-            new = c.orders(state, orders, saved)
-            if new is None:
-                return None
-            orders = new
-    result = process(state, orders)
-    after = result.state
-    results = result.results
-    for c in combo:
-        if c.after is not None:
-            new_state = c.after(state, result.results, after)
-            if new_state is None:
-                return None
-            after = new_state
-        if c.results is not None:
-            new_results = c.results(results)
-            if new_results is None:
-                return None
-            results = new_results
-    return after, results
 
 
 # -- output ---------------------------------------------------------------------------------
@@ -973,22 +756,26 @@ def format_report(
 
 
 def replay_file(
-    path: str | Path, every_diff: bool = False, verbose: bool = False, map_name: str | None = None
+    path: str | Path,
+    every_diff: bool = False,
+    verbose: bool = False,
+    map_name: str | None = None,
+    rules: Rules = DATC,
 ) -> tuple[int, list[str]]:
-    """Replay every game of a saved-game file: (exit status, lines to print). Status 0 when
-    every phase agrees or differs only by a rule choice, 1 when some phase differs, 2 when the
-    file cannot be read (the only line is then the reason)."""
+    """Replay every game of a saved-game file under ``rules``: (exit status, lines to print).
+    Status 0 when every phase agrees or differs only by a rule choice, 1 when some phase
+    differs, 2 when the file cannot be read (the only line is then the reason)."""
     try:
         games = load_saved_games(path, map_name)
     except ReplayError as exc:
         return 2, [f"error: {exc}"]
     if len(games) == 1:
-        report = replay_game(games[0])
+        report = replay_game(games[0], rules)
         return (1 if report.differ else 0), format_report(report, every_diff, verbose)
     lines: list[str] = []
     total = ReplayReport("")
     for n, game in enumerate(games, 1):
-        report = replay_game(game)
+        report = replay_game(game, rules)
         total.verdicts.extend(report.verdicts)
         body = format_report(report, every_diff, verbose)
         lines.append(f"game {n} ({game.game_id or 'no id'}): {body[-1]}")
