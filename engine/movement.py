@@ -285,7 +285,10 @@ class _Adjudicator:
         if t is Move:
             return self._move_succeeds(p)
         if t is Convoy:
-            return not any(self._resolve(q) for q in self.moves_into.get(p, ()))
+            attackers = self.moves_into.get(p, ())
+            if self.rules.package_own_unit_supports:
+                return not any(self._resolve(q) or self._outguns(q, p) for q in attackers)
+            return not any(self._resolve(q) for q in attackers)
         return self._support_given(p)
 
     # -- the rules of each decision ---------------------------------------------------------
@@ -382,6 +385,17 @@ class _Adjudicator:
         elif attack <= self._hold_strength(dest):
             return False
         return all(attack > self._prevent(q) for q in self.moves_into[dest] if q != p)
+
+    def _outguns(self, q: str, fleet: str) -> bool:
+        """The package's deviation: a foreign move ``q`` against a convoying ``fleet`` disrupts
+        the convoy when it would dislodge it counting every support, those of the fleet's own
+        power included (DATC: only a fleet actually dislodged fails, 4.A.1)."""
+        if self.units[q].power == self.units[fleet].power or self._no_route(q):
+            return False
+        attack = 1 + self._support_count(q)
+        return attack > self._hold_strength(fleet) and all(
+            attack > self._prevent(r) for r in self.moves_into[fleet] if r != q
+        )
 
     def _support_given(self, s: str) -> bool:
         if s in self.void:

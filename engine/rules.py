@@ -21,7 +21,8 @@ expect. Each difference is one flag, read by the one module where that rule live
 - ``package_own_unit_supports`` (``engine.movement``): deviations of the package's that no
   DATC option describes, in how supports that help dislodge the supporter's own unit count:
   for a move that goes "via convoy" they count (DATC 6.D.12: never), and in a head-to-head
-  battle they do not count to the defence either (DATC 6.E.3 counts them there).
+  battle they do not count to the defence either (DATC 6.E.3 counts them there), and
+  against a convoying fleet they count to disrupt the convoy even when the attack fails.
 - ``land_fallback`` also covers an army convoyed to an adjacent province by a fleet of its own
   power without saying "via convoy": the package tries the convoy and, when it fails, moves
   the army over land (DATC 4.A.3's 2.x reading; 3.0 keeps it a failed convoy).

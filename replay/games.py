@@ -52,6 +52,7 @@ compared with the package's phase of the same name.
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -130,13 +131,17 @@ class SavedGame:
 def load_saved_games(path: str | Path, map_name: str | None = None) -> list[SavedGame]:
     """Read a file of saved games: one JSON document, or JSON lines with one game per line (as
     the package's ``to_saved_game_format(game, output_path)`` appends them and as published
-    corpora ship them). :class:`ReplayError` if it cannot be read."""
+    corpora ship them), gzipped when its name ends in ``.gz``. :class:`ReplayError` if it
+    cannot be read."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
+        data = Path(path).read_bytes()
+        if str(path).endswith(".gz"):
+            data = gzip.decompress(data)
+        text = data.decode("utf-8")
+    except OSError as exc:  # gzip.BadGzipFile is one
         raise ReplayError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ReplayError(f"{path} is not a UTF-8 text file") from None
+    except (UnicodeDecodeError, EOFError):
+        raise ReplayError(f"{path} is not a UTF-8 text file (nor gzipped one)") from None
     if not text.strip():
         raise ReplayError(f"{path} is empty")
     try:
@@ -692,6 +697,8 @@ def _idle(saved: SavedPhase) -> bool:
     kind = state.phase.kind
     if kind == "movement":
         return False
+    if kind == "retreat" and not any(d.retreats for d in state.dislodged.values()):
+        return True  # the package keeps a retreat phase for units with nowhere to go
     book = OrderSet(state)
     return not any(book.needs_orders(p) for p in state.map.powers)
 

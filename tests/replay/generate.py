@@ -17,6 +17,8 @@ package's DATC 2.x choices and its deviations one phase at a time.
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
 import random
 import sys
@@ -179,6 +181,73 @@ DEVIATION_TURNS = [
 ]
 
 
+# Positions on which the package's rules differ from DATC 3.0 beyond its documented choices,
+# one game each (replayed with no difference under ``--rules package``).
+PACKAGE_RULE_GAMES: list[
+    tuple[dict[str, list[str]], dict[str, list[str]], list[dict[str, list[str]]]]
+] = [
+    # DATC 6.G.6-like: Turkey convoys its own army to an adjacent province without "VIA"; the
+    # convoy is disrupted and the package moves the army over land (DATC 3.0: it fails).
+    (
+        {"TURKEY": ["A ANK", "F BLA"], "RUSSIA": ["F SEV", "F RUM"]},
+        {"TURKEY": ["ANK"], "RUSSIA": ["SEV", "RUM"]},
+        [
+            {
+                "TURKEY": ["A ANK - ARM", "F BLA C A ANK - ARM"],
+                "RUSSIA": ["F SEV - BLA", "F RUM S F SEV - BLA"],
+            }
+        ],
+    ),
+    # A head-to-head battle in which each side has a support from the other side's power:
+    # the package counts neither (DATC 3.0 counts Russia's for Turkey's defence: a standoff).
+    (
+        {"RUSSIA": ["F SEV", "A UKR"], "TURKEY": ["A RUM", "F BUL/EC"], "AUSTRIA": ["A GAL"]},
+        {"RUSSIA": ["SEV"], "TURKEY": ["RUM"], "AUSTRIA": ["VIE"]},
+        [
+            {
+                "RUSSIA": ["F SEV - RUM", "A UKR S A RUM - SEV"],
+                "TURKEY": ["A RUM - SEV", "F BUL S F SEV - RUM"],
+                "AUSTRIA": ["A GAL S F SEV - RUM"],
+            }
+        ],
+    ),
+    # DATC 6.G.10 with a standoff: the package lets the unit dislodged by a convoyed army
+    # retreat into the province left empty by a standoff (Norway).
+    (
+        {"ENGLAND": ["A NWY", "F SKA", "F DEN", "F NTH"], "RUSSIA": ["A SWE", "F BAR"]},
+        {"ENGLAND": ["NWY", "DEN"], "RUSSIA": ["SWE"]},
+        [
+            {
+                "ENGLAND": [
+                    "A NWY - SWE VIA",
+                    "F SKA C A NWY - SWE",
+                    "F DEN S A NWY - SWE",
+                    "F NTH - NWY",
+                ],
+                "RUSSIA": ["A SWE H", "F BAR - NWY"],
+            },
+            {"RUSSIA": ["A SWE R NWY"]},
+        ],
+    ),
+]
+
+
+def random_corpus(path: str, games: int = 40, phases: int = 12) -> None:
+    """Random games of a few years each, one JSON line per game, gzipped (``diplomat
+    replay`` reads it so): one in five on Fleet Rome, one in seven keeping empty phases
+    (``DONT_SKIP_PHASES``)."""
+    lines = []
+    for seed in range(100, 100 + games):
+        rules = ["DONT_SKIP_PHASES"] if seed % 7 == 0 else None
+        map_name = "standard_fleet_rome" if seed % 5 == 0 else "standard"
+        game = random_game(seed, phases, rules, map_name)
+        lines.append(json.dumps(to_saved_game_format(game)) + "\n")
+    # mtime 0: the same games give the same bytes
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
+        out.write("".join(lines).encode())
+    print(path, games, "games")
+
+
 def save(game: Any, path: str) -> None:
     if os.path.exists(path):
         os.remove(path)  # the package appends
@@ -204,6 +273,12 @@ def main(folder: str) -> None:
         scripted_game(DEVIATION_UNITS, DEVIATION_CENTRES, DEVIATION_TURNS),
         os.path.join(folder, "package_deviation.json"),
     )
+    rules_path = os.path.join(folder, "package_rules.jsonl")
+    if os.path.exists(rules_path):
+        os.remove(rules_path)
+    for units, centres, turns in PACKAGE_RULE_GAMES:
+        to_saved_game_format(scripted_game(units, centres, turns), output_path=rules_path)
+    random_corpus(os.path.join(folder, "corpus.jsonl.gz"))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from cli.main import main
+from engine.rules import PACKAGE
 from replay.games import (
     ReplayError,
     load_saved_games,
@@ -259,3 +260,52 @@ def test_unreadable_orders_are_reported_not_fatal() -> None:
     data["phases"][0]["orders"]["FRANCE"].append("A BEL FLIES TO THE MOON")
     (verdict,) = replay_game(read_saved_game(data)).verdicts
     assert any("unreadable" in r for r in verdict.refused)
+
+
+SAMPLES = sorted(
+    p.name for p in REPLAY_DIR.iterdir() if p.name.endswith((".json", ".jsonl", ".jsonl.gz"))
+)
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_every_sample_replays_with_no_difference_under_the_package_rules(name: str) -> None:
+    games = load_saved_games(REPLAY_DIR / name)
+    for game in games:
+        report = replay_game(game, PACKAGE)
+        assert report.differ == 0, [v for v in report.verdicts if v.status == "differ"]
+        assert report.by_choice == 0  # nothing left to explain by a choice
+        assert report.agree == len(report.verdicts) > 0
+
+
+def test_the_random_corpus_holds_thirty_games_or_more_and_exercises_the_rules() -> None:
+    games = load_saved_games(REPLAY_DIR / "corpus.jsonl.gz")
+    assert len(games) >= 30
+    assert {g.map.name for g in games} == {"standard", "fleet_rome"}
+    choices = {c for g in games for v in replay_game(g).verdicts for c in v.choices}
+    assert any("4.A.3" in c for c in choices) and any("4.D.8" in c for c in choices)
+
+
+def test_the_package_rule_positions_differ_under_datc() -> None:
+    (land, head_to_head, retreat) = load_saved_games(REPLAY_DIR / "package_rules.jsonl")
+    assert "4.A.3" in replay_game(land).verdicts[0].choices[0]
+    assert replay_game(head_to_head).verdicts[0].status == "differ"  # a deviation, no choice
+    assert "6.G.10" in replay_game(retreat).verdicts[0].choices[0]
+
+
+def test_cli_replay_rules_package(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(REPLAY_DIR / "package_deviation.json")
+    assert main(["replay", path]) == 1
+    capsys.readouterr()
+    assert main(["replay", "--rules", "package", path]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "1 phases agree, 0 differ"
+    with pytest.raises(SystemExit) as exc:
+        main(["replay", "--rules", "dpjudge", path])
+    assert exc.value.code == 2
+    assert "invalid choice: 'dpjudge'" in capsys.readouterr().err
+
+
+def test_a_gzipped_file_that_is_not_gzip_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "games.jsonl.gz"
+    path.write_text("{}")
+    with pytest.raises(ReplayError, match=r"cannot read .*games\.jsonl\.gz"):
+        load_saved_games(path)
