@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine.compiled import Group
+from engine.rules import RULE_SETS
 from server.settings import VARIANT_OPTIONS, GameSettings, default_db_path
 
 
@@ -50,6 +51,13 @@ def add_game_options(p: argparse.ArgumentParser) -> None:
         type=int,
         metavar="SECONDS",
         help="press stops this many seconds before the movement deadline",
+    )
+    g.add_argument(
+        "--rules",
+        choices=sorted(RULE_SETS),
+        default="datc",
+        help="the rule set adjudicating the games: datc (DATC 3.0's preferred options, the "
+        "default) or package (the diplomacy Python package's choices; docs/engine.md)",
     )
     g.add_argument("--dsd", action="store_true", help="deadlines stop while a player is away")
     g.add_argument("--aoa", action="store_true", help="any orders accepted")
@@ -96,7 +104,11 @@ def game_settings(args: argparse.Namespace) -> GameSettings:
     for option in PRESS_DEADLINES:
         variant[VARIANT_OPTIONS[option]] = _deadline(variant[VARIANT_OPTIONS[option]])
     return GameSettings(
-        map=args.map, max_year=args.max_year, draw_unchanged_years=args.draw_after, **variant
+        map=args.map,
+        max_year=args.max_year,
+        draw_unchanged_years=args.draw_after,
+        rules=args.rules,
+        **variant,
     )
 
 

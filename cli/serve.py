@@ -21,6 +21,7 @@ from cli.options import (
     press_deadlines,
 )
 from cli.web_options import add_web_options, game_spec
+from engine.rules import RULE_SETS
 from server.settings import (
     BYTE_RATE,
     DEFAULT_PORT,
@@ -105,8 +106,19 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--log-json", action="store_true", help="log JSON even on a terminal")
     add_game_options(p)
+    _add_diplomacy_rules(p)
     add_web_options(p)
     p.set_defaults(handler=_serve)
+
+
+def _add_diplomacy_rules(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--diplomacy-rules",
+        choices=sorted(RULE_SETS),
+        default="datc",
+        help="the rule set of games created by the diplomacy Python package's clients: datc "
+        "(the default) or package (the package's own adjudication; docs/engine.md)",
+    )
 
 
 class _Refused(Exception):
@@ -195,6 +207,7 @@ async def _host(
         per_address=args.per_address,
         max_connections=args.max_connections,
         byte_rate=args.byte_rate,
+        diplomacy_rules=args.diplomacy_rules,
     )
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)

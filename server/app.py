@@ -25,6 +25,7 @@ from typing import Any, TypeAlias
 import trio
 
 from engine.map import load_map
+from engine.rules import rules_named
 from protocol import messages as m
 from protocol.connection import Closed, ConnectionClosedError, Received, Send, Unparsed
 from protocol.lines import TextConnection
@@ -435,7 +436,10 @@ class Server:
         max_connections: int = MAX_CONNECTIONS,
         lobby_timeout: float = LOBBY_TIMEOUT,
         per_address: int = PER_ADDRESS,
+        diplomacy_rules: str = "datc",
     ) -> None:
+        # The rule set (engine.rules) of games the diplomacy package's clients create.
+        self.diplomacy_rules = rules_named(diplomacy_rules).name
         self.lobby_timeout = lobby_timeout  # seconds a connection may stay in no game
         self.per_address = per_address  # connections at once from one address (our port)
         self._connections: dict[str, int] = {}  # address -> connections open

@@ -28,6 +28,7 @@ from engine.convoy import with_route
 from engine.map import GameMap, load_map
 from engine.orders import Move, Note, Order, Result, order_key, order_power
 from engine.orderset import OrderSet
+from engine.rules import rules_named
 from engine.state import GameState, initial_state
 from engine.turn import process
 from protocol import messages as m
@@ -71,6 +72,7 @@ class GameMaster:
         self.name = name or f"game-{game_id}"
         self.settings = settings
         self.map = gmap or load_map(settings.map)
+        self.rules = rules_named(settings.rules)  # checked by GameSettings
         self.codec: Codec = codec_for(table_for_map(self.map))
         self.state: GameState = initial_state(self.map)
         self.book = OrderSet(self.state)
@@ -673,7 +675,7 @@ class GameMaster:
         (stored before any result goes out), then ORDs, SCO, the end if it came (SLO or DRW)
         and NOW, to every client."""
         before = self.state
-        processed = process(before, self.book)
+        processed = process(before, self.book, self.rules)
         ords = [self._ord(before, order, res) for order, res in processed.results]
         after = self.state = processed.state
         self.history.add(before, ords, after)

@@ -8,6 +8,7 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.map import MapError, load_map
+from engine.rules import RULE_SETS
 from protocol.frames import DEFAULT_PORT, IM_TIMEOUT
 from protocol.levels import LEVELS as PRESS_LEVELS
 from protocol.messages import Variant
@@ -61,9 +62,17 @@ class GameSettings(BaseModel):
     draw_unchanged_years: int | None = Field(
         None, ge=1, description="end as a draw when no centre changes hands for this many years"
     )
+    # A game stored before rule sets existed has none in its JSON: it loads with the default.
+    rules: str = Field(
+        "datc",
+        description="the rule set adjudicating the game (engine.rules): datc, or package "
+        "(the diplomacy Python package's choices)",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> GameSettings:
+        if self.rules not in RULE_SETS:
+            raise ValueError(f"unknown rule set {self.rules!r} (known: {', '.join(RULE_SETS)})")
         try:
             gmap = load_map(self.map)
         except MapError as exc:

@@ -31,3 +31,15 @@ def test_the_command_line_options_reach_the_hlo_variant() -> None:
         level=10, mtl=60, rtl=20, btl=30, dsd=True, aoa=True, pda=True, npr=True, npb=True, ptl=10
     )
     assert (settings.move_time, settings.press_time, settings.retreat_time) == (60, 10, 20)
+
+
+def test_the_rule_set_options() -> None:
+    from cli.main import build_parser
+
+    parser = argparse.ArgumentParser()
+    add_game_options(parser)
+    assert game_settings(parser.parse_args([])).rules == "datc"
+    assert game_settings(parser.parse_args(["--rules", "package"])).rules == "package"
+    serve = build_parser().parse_args(["serve", "--diplomacy-rules", "package"])
+    assert (serve.diplomacy_rules, serve.rules) == ("package", "datc")
+    assert build_parser().parse_args(["serve"]).diplomacy_rules == "datc"

@@ -1,0 +1,83 @@
+"""A game's rule set (``GameSettings.rules``) on a real server: the same orders adjudicated by
+DATC 3.0 and by the ``diplomacy`` package's rules (DATC 4.A.3's land fallback)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import trio
+from pydantic import ValidationError
+
+from engine.orders import Hold, Move, Order, Result
+from engine.state import Unit
+from protocol import messages as m
+from protocol.connection import Closed
+from server.settings import GameSettings
+
+from .daide_client import MakeServer, WireClient
+
+# England's orders: the fleet to the North Sea and the army to Yorkshire, then the army "via
+# convoy" to the adjacent London through the North Sea, whose fleet does not convoy it.
+ENGLAND: dict[str, tuple[Order, ...]] = {
+    "S1901M": (
+        Move(Unit("ENG", "F", "LON"), "NTH"),
+        Move(Unit("ENG", "A", "LVP"), "YOR"),
+        Hold(Unit("ENG", "F", "EDI")),
+    ),
+    "F1901M": (
+        Move(Unit("ENG", "A", "YOR"), "LON", True, ("NTH",)),
+        Hold(Unit("ENG", "F", "NTH")),
+        Hold(Unit("ENG", "F", "EDI")),
+    ),
+}
+
+
+async def _play(client: WireClient, log: list[Any]) -> None:
+    """England plays :data:`ENGLAND`; every other power holds. Until the game ends."""
+    power = None
+    while True:
+        ev = await client.event()
+        log.append(ev)
+        if isinstance(ev, Closed):
+            return
+        if isinstance(ev, m.Hlo):
+            power = ev.power
+        elif isinstance(ev, m.Now) and ev.turn is not None and ev.turn.kind == "movement":
+            mine = [u for u in ev.units if isinstance(u, Unit) and u.power == power]
+            orders = ENGLAND.get(ev.turn.name) if power == "ENG" else None
+            await client.send(m.Sub(orders or tuple(Hold(u) for u in mine)))
+
+
+@pytest.mark.parametrize(("rules", "army"), [("datc", "YOR"), ("package", "LON")])
+async def test_a_via_convoy_move_with_no_convoy_by_the_game_rule_set(
+    make_server: MakeServer, rules: str, army: str
+) -> None:
+    server = await make_server(GameSettings(map="standard", max_year=1901, rules=rules))
+    clients = [await WireClient.connect(server.address[1]) for _ in range(7)]
+    for i, c in enumerate(clients):
+        await c.join(f"player{i}")
+    logs: list[list[Any]] = [[] for _ in clients]
+    async with trio.open_nursery() as n:
+        for c, log in zip(clients, logs, strict=True):
+            n.start_soon(_play, c, log)
+    (row,) = server.store.games()
+    assert row.settings["rules"] == rules
+    assert row.result is not None and row.result["reason"] == "year limit"
+    # The last NOW every player saw: DATC 3.0 keeps the army in Yorkshire (no convoy route),
+    # the package's rules move it over land to London.
+    for log in logs:
+        last = [e for e in log if isinstance(e, m.Now)][-1]
+        assert Unit("ENG", "A", army) in last.units
+    ords = [o for o in logs[0] if isinstance(o, m.Ord) and o.turn and o.turn.name == "F1901M"]
+    (cto,) = [o for o in ords if isinstance(o.order, Move) and o.order.unit.loc == "YOR"]
+    assert isinstance(cto.result, Result)
+    assert cto.result.outcome.value == ("BNC" if rules == "datc" else "SUC")
+
+
+def test_a_game_stored_before_rule_sets_loads_with_datc() -> None:
+    stored = GameSettings(map="standard").model_dump()
+    del stored["rules"]
+    assert GameSettings.model_validate(stored).rules == "datc"
+    with pytest.raises(ValidationError, match="unknown rule set 'dpjudge'"):
+        GameSettings(map="standard", rules="dpjudge")
