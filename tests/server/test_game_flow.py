@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import trio
 
-from engine.orders import Disband, Hold, Remove, Waive
+from engine.orders import Disband, Hold, Order, Remove, Waive
 from engine.state import Unit
 from protocol import messages as m
 from protocol.connection import Closed
@@ -15,8 +16,13 @@ from server.settings import GameSettings
 from .daide_client import PATIENCE, MakeServer, WireClient
 
 
-async def play_holds(client: WireClient, log: list[Any]) -> None:
-    """A HoldBot: hold, disband, waive or remove the first units; record everything."""
+async def play_holds(
+    client: WireClient,
+    log: list[Any],
+    script: Mapping[tuple[str, str], tuple[Order, ...]] | None = None,
+) -> None:
+    """A HoldBot: hold, disband, waive or remove the first units; record everything. In the
+    phases ``script`` names for its power, its orders are the script's instead."""
     power = None
     centres: dict[str, str] = {}
     while True:
@@ -45,6 +51,8 @@ async def play_holds(client: WireClient, log: list[Any]) -> None:
                     if n < 0
                     else tuple(Waive(power) for _ in range(n) if power is not None)
                 )
+            if script and (power, ev.turn.name) in script:
+                orders = script[power, ev.turn.name]
             if orders:
                 await client.send(m.Sub(orders))
 

@@ -12,41 +12,26 @@ from pydantic import ValidationError
 from engine.orders import Hold, Move, Order, Result
 from engine.state import Unit
 from protocol import messages as m
-from protocol.connection import Closed
 from server.settings import GameSettings
 
 from .daide_client import MakeServer, WireClient
+from .test_game_flow import play_holds
 
-# England's orders: the fleet to the North Sea and the army to Yorkshire, then the army "via
-# convoy" to the adjacent London through the North Sea, whose fleet does not convoy it.
-ENGLAND: dict[str, tuple[Order, ...]] = {
-    "S1901M": (
+# England's orders (every other power holds): the fleet to the North Sea and the army to
+# Yorkshire, then the army "via convoy" to the adjacent London through the North Sea, whose
+# fleet does not convoy it.
+SCRIPT: dict[tuple[str, str], tuple[Order, ...]] = {
+    ("ENG", "S1901M"): (
         Move(Unit("ENG", "F", "LON"), "NTH"),
         Move(Unit("ENG", "A", "LVP"), "YOR"),
         Hold(Unit("ENG", "F", "EDI")),
     ),
-    "F1901M": (
+    ("ENG", "F1901M"): (
         Move(Unit("ENG", "A", "YOR"), "LON", True, ("NTH",)),
         Hold(Unit("ENG", "F", "NTH")),
         Hold(Unit("ENG", "F", "EDI")),
     ),
 }
-
-
-async def _play(client: WireClient, log: list[Any]) -> None:
-    """England plays :data:`ENGLAND`; every other power holds. Until the game ends."""
-    power = None
-    while True:
-        ev = await client.event()
-        log.append(ev)
-        if isinstance(ev, Closed):
-            return
-        if isinstance(ev, m.Hlo):
-            power = ev.power
-        elif isinstance(ev, m.Now) and ev.turn is not None and ev.turn.kind == "movement":
-            mine = [u for u in ev.units if isinstance(u, Unit) and u.power == power]
-            orders = ENGLAND.get(ev.turn.name) if power == "ENG" else None
-            await client.send(m.Sub(orders or tuple(Hold(u) for u in mine)))
 
 
 @pytest.mark.parametrize(("rules", "army"), [("datc", "YOR"), ("package", "LON")])
@@ -60,7 +45,7 @@ async def test_a_via_convoy_move_with_no_convoy_by_the_game_rule_set(
     logs: list[list[Any]] = [[] for _ in clients]
     async with trio.open_nursery() as n:
         for c, log in zip(clients, logs, strict=True):
-            n.start_soon(_play, c, log)
+            n.start_soon(play_holds, c, log, SCRIPT)
     (row,) = server.store.games()
     assert row.settings["rules"] == rules
     assert row.result is not None and row.result["reason"] == "year limit"
