@@ -51,7 +51,7 @@ async def play_holds(
                     if n < 0
                     else tuple(Waive(power) for _ in range(n) if power is not None)
                 )
-            if script and (power, ev.turn.name) in script:
+            if script and power is not None and (power, ev.turn.name) in script:
                 orders = script[power, ev.turn.name]
             if orders:
                 await client.send(m.Sub(orders))
