@@ -166,7 +166,9 @@ class _Adjudicator:
         supported = self.supports
         for p, sup, t in supports:
             tp = prov_at[sup.target.loc]
-            if t is SupportMove:  # the target moves there (to that coast, if named)
+            # The target moves there (to that coast, if named, unless the rules ignore the
+            # coast: DATC 4.B.4's option).
+            if t is SupportMove:
                 if TYPE_CHECKING:
                     assert isinstance(sup, SupportMove)
                 dest = sup.dest

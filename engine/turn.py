@@ -6,7 +6,9 @@ which nobody has anything to do are skipped (a retreat phase with no retreats to
 adjustment phase in which no power can build or must remove).
 
 Missing orders get the defaults of ``engine.defaults.missing_orders`` (units hold, dislodged
-units disband, unused builds are waived, missing removals follow civil disorder).
+units disband, unused builds are waived, missing removals follow civil disorder). The rule set
+(``engine.rules``: DATC 3.0, or the ``diplomacy`` package's choices) is an argument, passed on
+to movement and civil disorder.
 """
 
 from __future__ import annotations

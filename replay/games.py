@@ -27,9 +27,12 @@ package's ``void`` (or ``no convoy``) for orders the DATC calls given: supports 
 an army whose convoy failed, and supports of a move against a unit of the supporter's own
 power (which do not count, 6.D.12, 6.E.3, but are not void).
 
-The package adjudicates some cases by DATC 2.x choices (or its own deviations). A phase whose
-difference disappears when the phase is re-run under the package's choice is reported as a rule
-choice, not an error; the alternatives (:data:`CHOICES`) are tried alone and together:
+Every phase is adjudicated under a rule set (``engine.rules``): ``DATC`` by default, or
+``PACKAGE``, the package's own rules, under which its games replay with no difference. The
+package adjudicates some cases by DATC 2.x choices (and some by deviations of its own, which
+only ``PACKAGE`` reproduces). Under another rule set, a phase whose difference disappears when
+the phase is re-run with the package's choice (a flag of ``engine.rules.Rules``) is reported as
+a rule choice, not an error; the alternatives (:data:`CHOICES`) are tried alone and together:
 
 - 4.A.3 (6.G.8): a "via convoy" move to an adjacent province whose convoy orders form no route
   goes over land in the package; DATC 3.0 has no such fallback.
@@ -39,15 +42,15 @@ choice, not an error; the alternatives (:data:`CHOICES`) are tried alone and tog
   location (even occupied or contested ones); DATC 3.0 bars occupied and standoff provinces.
 - 4.A.2 (6.F.14-6.F.24): the package follows the 1982 paradox rule, under which a convoyed
   army does not cut a support for or against a fleet convoying it; DATC 3.0 prefers the
-  Szykman rule, under which it does unless the convoy is in a paradox. Only where the cut
-  changes no position can it be recognised (this engine cannot adjudicate by the 1982 rule).
+  Szykman rule, under which it does unless the convoy is in a paradox.
 - 4.D.8 (6.J): civil-disorder removals in the package count distance to home centres, fleets by
   sea only, ties by the package's province ids; DATC 3.0 (2023) counts distance to owned
   centres over land and sea, ties by English names.
 
-The package may also keep phases in which nobody can do anything (rule ``DONT_SKIP_PHASES``)
-where this engine skips them; such a kept phase is replayed like any other, and our next state is
-compared with the package's phase of the same name.
+The package may also keep phases in which nobody can do anything (rule ``DONT_SKIP_PHASES``, or
+a retreat phase whose units have nowhere to go) where this engine skips them; such a kept phase
+is replayed like any other, and our next state is compared with the package's phase of the same
+name (or, when the record ends on kept phases, with its last phase).
 """
 
 from __future__ import annotations
