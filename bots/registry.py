@@ -35,6 +35,7 @@ class BundledBot:
     module: str  # the module whose ``python -m`` runs it
     cls: str  # the Bot subclass in that module
     args: tuple[str, ...] = ()  # command-line arguments it is always given
+    negotiates: bool = False  # takes --negotiate: talks (press levels 10 to 30)
 
     def bot_class(self) -> type[Bot]:
         cls: type[Bot] = getattr(importlib.import_module(self.module), self.cls)
@@ -46,11 +47,13 @@ REGISTRY: dict[str, BundledBot] = {
     for b in (
         BundledBot("holdbot", "bots.holdbot", "HoldBot"),
         BundledBot("randombot", "bots.randombot", "RandomBot"),
-        BundledBot("dumbbot", "bots.dumbbot", "DumbBot"),
-        BundledBot("bordeaux", "bots.bordeaux", "Bordeaux"),
+        BundledBot("dumbbot", "bots.dumbbot", "DumbBot", negotiates=True),
+        BundledBot("bordeaux", "bots.bordeaux", "Bordeaux", negotiates=True),
     )
 }
 BUNDLED: tuple[str, ...] = tuple(REGISTRY)
+NEGOTIATORS: tuple[str, ...] = tuple(b.name for b in REGISTRY.values() if b.negotiates)
+DEFAULT_BOT = "dumbbot"  # the opponent a web game's seat gets when none is named
 
 # A TCP bot that a tournament starts (a command template with {port}) finds in this
 # environment variable the number of a file descriptor it inherited: the read end of a pipe
@@ -69,7 +72,9 @@ def bundled_command(name: str, extra: Sequence[str] = ()) -> str:
 
 __all__ = [
     "BUNDLED",
+    "DEFAULT_BOT",
     "LIFELINE_ENV",
+    "NEGOTIATORS",
     "REGISTRY",
     "BotHost",
     "BundledBot",

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 from pydantic import ValidationError
 
-from bots.registry import BUNDLED, bundled_command
+from bots.registry import BUNDLED, DEFAULT_BOT, NEGOTIATORS, bundled_command
 from engine.map import GameMap, bundled_maps, load_map
 from engine.orders import Order
 from engine.state import GameState
@@ -57,11 +57,10 @@ FRAME_BURST = 100  # requests a page may send at once ...
 FRAME_EVERY = 0.05  # ... and then one per this many seconds (people click far slower)
 GAMES_PER_ADDRESS = 2  # web games one address may have running at once
 NEGOTIATE = "--negotiate"  # the one option the page may give a bundled bot: it talks
-NEGOTIATORS = ("bordeaux", "dumbbot")  # the bundled bots that negotiate with it
 DEFAULTS: dict[str, Any] = {
     "power": "random",
     "level": 0,
-    "opponents": ["dumbbot"] * 6,
+    "opponents": [DEFAULT_BOT] * 6,
     "move_time": 600,
     "retreat_time": 120,
     "build_time": 120,
@@ -103,7 +102,7 @@ def read_spec(spec: Any, gmap: GameMap) -> GameSpec:
     power = str(spec.get("power") or "random").upper()
     if power not in powers and power != RANDOM:
         raise SpecError(f"no power {power}: choose one of {', '.join(powers)} or random")
-    opponents = spec.get("opponents", ["dumbbot"] * (len(powers) - 1))
+    opponents = spec.get("opponents", [DEFAULT_BOT] * (len(powers) - 1))
     if not isinstance(opponents, list) or len(opponents) != len(powers) - 1:
         raise SpecError(f"choose {len(powers) - 1} opponents")
     names = [" ".join(str(o).lower().split()) for o in opponents]
@@ -133,7 +132,7 @@ def read_spec(spec: Any, gmap: GameMap) -> GameSpec:
 def bot_choices() -> list[str]:
     """What the page offers as an opponent: every bundled bot, and the negotiating ones
     with ``--negotiate`` (silent in a gunboat game, talking at press levels 10 to 30)."""
-    return [*BUNDLED, *(f"{b} {NEGOTIATE}" for b in NEGOTIATORS if b in BUNDLED)]
+    return [*BUNDLED, *(f"{b} {NEGOTIATE}" for b in NEGOTIATORS)]
 
 
 def bot_argv(choice: str, seed: int) -> list[str]:
