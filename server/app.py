@@ -848,7 +848,8 @@ class Server:
         scope.cancel()
 
     async def _hand_over(self, client: Client, link: MessageLink) -> None:
-        """The writer of a link that takes typed messages: each in turn, then the close."""
+        """The writer of a link that takes typed messages: they are handed over when queued
+        (:meth:`_queue`), so only the close comes this way."""
         try:
             async for item in client.receive:
                 if item is _CLOSE:
@@ -966,6 +967,11 @@ class Server:
         if client.dropped is not None:
             client.undelivered += 1
             return
+        if not isinstance(client.link, Link) and item is not _CLOSE:
+            # Handed over at once, in the sender's task (the game's): a web seat then knows a
+            # game's messages before the watchers, called after the event, report its status.
+            client.link.take(item)
+            return
         if item is not _CLOSE and not isinstance(item, bytes) and isinstance(client.link, Link):
             try:
                 item = client.link.encode(item)
@@ -1011,7 +1017,7 @@ class Server:
                 continue
             msg = effect.message
             if not isinstance(client.link, Link):
-                self._queue(client, msg)  # handed over as it is, by the client's writer
+                self._queue(client, msg)  # handed over as it is
                 continue
             key = (id(msg), client.link.wire_key)
             data = encoded.get(key)

@@ -4,7 +4,8 @@ a trio byte stream plus the protocol's sans-I/O connection for its wire form.
 A client link brings the server the connection's events (typed messages, its end) and is
 closed by it; messages go out one of two ways. A :class:`Link` is given bytes: the server
 encodes each message once per wire form and writes them. A :class:`MessageLink` (a seat
-played from web pages) is handed each typed message, in order, and makes of it what it will.
+played from web pages) is handed each typed message at once, in order, and makes of it what it
+will.
 
 A :class:`Link` reads bytes, feeds them to the connection and yields its events; it writes the
 bytes the connection produces. DAIDE binary (TCP), DAIDE text lines (TCP, for ``nc`` users,
@@ -56,8 +57,8 @@ class MessageLink(ClientLink, Protocol):
     """A client link that is handed typed messages, not bytes."""
 
     def take(self, message: m.Message) -> None:
-        """One message from the game, in the order the game sent them (called by the
-        client's writer task: it must not block)."""
+        """One message from the game, in the order the game sent them (called in the
+        sender's task, the game's, at once: it must not block)."""
         ...
 
 
