@@ -9,9 +9,10 @@ deadline, the orders this power has given) the game task reports through a watch
 
 The session outlives a page: pages attach and detach (a reload, a lost connection, two tabs);
 only when no page has been attached for ``grace`` seconds does the session leave the game,
-and the power goes into civil disorder as any player's would. The session turns what it knows
-into JSON views for the pages (the map as SVG, what may be clicked, the orders, the status),
-and the pages' requests ("PAR was clicked", "ready") into DAIDE.
+and the power goes into civil disorder as any player's would. The session keeps what it knows
+of the game, sends the pages its views (built by :mod:`web.views`: the map as SVG, what may be
+clicked, the orders, the status), and turns the pages' requests ("PAR was clicked", "ready")
+into DAIDE.
 """
 
 from __future__ import annotations

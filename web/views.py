@@ -19,7 +19,7 @@ from engine.orderset import OrderSet
 from engine.state import GameState
 from mapdraw.svg import power_colours, render_map
 from protocol import messages as m
-from web.builder import OrderBuilder
+from web.builder import Offer, OrderBuilder
 from web.press import PressDesk
 
 if TYPE_CHECKING:
@@ -241,7 +241,7 @@ class SeatViews:
             return f"Game over: the board in {SEASON_NAMES.get(ph.season, ph.season)} {ph.year}"
         return phase_title(state)
 
-    def _map_svg(self, s: Seat, offer: Any, mine: dict[str, Order]) -> str:
+    def _map_svg(self, s: Seat, offer: Offer | None, mine: dict[str, Order]) -> str:
         assert s.state is not None
         pending = list(mine.values()) if s.playing() else []
         if s.desk is not None and s.playing():
