@@ -109,7 +109,7 @@ async def throughput(args: argparse.Namespace) -> None:
                 runner = server.create_game(settings)
                 logs: list[dict[str, Any]] = [{} for _ in range(7)]
                 async with trio.open_nursery() as game:
-                    for i, power in enumerate(runner.master.map.powers):
+                    for i, power in enumerate(runner.map.powers):
                         if args.subprocess:
                             cmd = [sys.executable, "-m", f"bots.{args.bot}", "--stdio",
                                    "--seed", str(g * 7 + i)]  # fmt: skip
@@ -119,7 +119,7 @@ async def throughput(args: argparse.Namespace) -> None:
                             game.start_soon(
                                 in_process_bot, server, runner, power, bot, g * 7 + i, logs[i]
                             )
-                phases += len(runner.master.history)
+                phases += runner.status().processed
                 if not args.subprocess:
                     latencies += _latencies(logs)
             elapsed = time.perf_counter() - start
@@ -203,7 +203,7 @@ async def latency(args: argparse.Namespace) -> None:
                 runner = server.create_game(settings)
                 logs: list[list[tuple[float, float]]] = [[] for _ in range(7)]
                 async with trio.open_nursery() as game:
-                    for i, power in enumerate(runner.master.map.powers):
+                    for i, power in enumerate(runner.map.powers):
                         game.start_soon(line_client, server, runner, power, holder(power, logs[i]))
                 for k in range(min(len(x) for x in logs)):
                     out.append(max(x[k][0] for x in logs) - max(x[k][1] for x in logs))
@@ -257,7 +257,7 @@ async def capacity(args: argparse.Namespace) -> None:
                 async with trio.open_nursery() as games:
                     for _ in range(k):
                         runner = server.create_game(settings)
-                        for power in runner.master.map.powers:
+                        for power in runner.map.powers:
                             games.start_soon(line_client, server, runner, power, waiter(late))
                 nursery.cancel_scope.cancel()
             store.close()
@@ -347,7 +347,7 @@ class _Lanes:
         self.live: list[GameRunner] = []
 
     def phases(self) -> int:
-        return self.done_phases + sum(len(r.master.history) for r in self.live)
+        return self.done_phases + sum(r.status().processed for r in self.live)
 
     async def play(self, lane: int) -> None:
         g = 0
@@ -356,7 +356,7 @@ class _Lanes:
             self.live.append(runner)
             logs: list[dict[str, Any]] = [{} for _ in range(7)]
             async with trio.open_nursery() as game:
-                for i, power in enumerate(runner.master.map.powers):
+                for i, power in enumerate(runner.map.powers):
                     if self.bot == "holder":  # costs next to nothing
                         answer = holder(power, [])
                         game.start_soon(line_client, self.server, runner, power, answer)
@@ -364,7 +364,7 @@ class _Lanes:
                     game.start_soon(in_process_bot, self.server, runner, power, BOTS[self.bot](),
                                     lane * 100000 + g * 7 + i, logs[i])  # fmt: skip
             self.live.remove(runner)
-            self.done_phases += len(runner.master.history)
+            self.done_phases += runner.status().processed
             g += 1
 
     async def measure(

@@ -39,6 +39,7 @@ class BundledBot:
     name: str  # what users type
     module: str  # the module whose ``python -m`` runs it, and whose ``ENTRY`` is the bot
     args: tuple[str, ...] = ()  # command-line arguments it is always given
+    negotiates: bool = False  # takes --negotiate: talks (press levels 10 to 30)
 
     def entry(self) -> Entry[Any]:
         """The bot and its core, from its module (imported now: the registry itself imports
@@ -55,11 +56,13 @@ REGISTRY: dict[str, BundledBot] = {
     for b in (
         BundledBot("holdbot", "bots.holdbot"),
         BundledBot("randombot", "bots.randombot"),
-        BundledBot("dumbbot", "bots.dumbbot"),
-        BundledBot("bordeaux", "bots.bordeaux"),
+        BundledBot("dumbbot", "bots.dumbbot", negotiates=True),
+        BundledBot("bordeaux", "bots.bordeaux", negotiates=True),
     )
 }
 BUNDLED: tuple[str, ...] = tuple(REGISTRY)
+NEGOTIATORS: tuple[str, ...] = tuple(b.name for b in REGISTRY.values() if b.negotiates)
+DEFAULT_BOT = "dumbbot"  # the opponent a web game's seat gets when none is named
 
 # LIFELINE_ENV: the environment variable a tournament gives the TCP bots it starts, naming
 # their lifeline (``bots.lifeline``).
@@ -75,7 +78,9 @@ def bundled_command(name: str, extra: Sequence[str] = ()) -> str:
 
 __all__ = [
     "BUNDLED",
+    "DEFAULT_BOT",
     "LIFELINE_ENV",
+    "NEGOTIATORS",
     "REGISTRY",
     "BotHost",
     "BundledBot",

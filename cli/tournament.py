@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bots.registry import BUNDLED
 from cli.options import (
     add_db_option,
     add_game_options,
@@ -36,7 +37,7 @@ def register(sub: Any) -> None:
         description=(
             "Run GAMES games of bots, one per power of the map (seven on the standard map), on "
             "an in-process server and print a table per bot. "
-            "A seat is a bundled bot (holdbot, randombot, dumbbot, bordeaux), with its "
+            f"A seat is a bundled bot ({', '.join(BUNDLED)}), with its "
             "arguments if any ('bordeaux --think 0.25', labelled by that text), NAME:K for K "
             "seats of it, "
             "or LABEL='command template' (LABEL='command template':K for K seats) for any "
@@ -159,7 +160,6 @@ def _line_up(args: argparse.Namespace) -> tuple[list[Any], GameSettings, int]:
     """The seats, the game settings the command line asks for and the number of powers of
     the map; :class:`_Refused` if they make no tournament. (``--max-year`` left out is the
     map's fifteenth year.)"""
-    from bots.registry import BUNDLED
     from cli.options import game_settings, join_options_error
     from engine.map import MapError, load_map
     from tournament.runner import LineupError, parse_lineup

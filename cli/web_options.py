@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from bots.argtypes import count
+from bots.registry import BUNDLED, DEFAULT_BOT, NEGOTIATORS
 from cli.options import port_number
 
 DEFAULT_WEB_PORT = 8080
@@ -62,13 +63,12 @@ def add_web_options(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--against",
-        default="dumbbot:6",
+        default=f"{DEFAULT_BOT}:6",
         metavar="SEATS",
-        help="the six opponents of --play: bundled bots by name (bordeaux, dumbbot, randombot, "
-        "holdbot), "
-        "NAME:K for K of them, 'NAME --negotiate' (or ':K' after it) for bordeaux or dumbbot "
-        "talking at the game's --level, 'open' for a seat left to a bot connecting over TCP "
-        "(default dumbbot:6)",
+        help=f"the six opponents of --play: bundled bots by name ({', '.join(BUNDLED)}), "
+        f"NAME:K for K of them, 'NAME --negotiate' (or ':K' after it) for "
+        f"{' or '.join(NEGOTIATORS)} talking at the game's --level, 'open' for a seat left to "
+        f"a bot connecting over TCP (default {DEFAULT_BOT}:6)",
     )
 
 

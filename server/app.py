@@ -2,8 +2,11 @@
 
 Structured concurrency (trio): the server's nursery holds the listener, one task per game and
 two tasks per client (a reader that parses and forwards, a writer that drains the client's
-bounded queue). A game's :class:`~server.game.GameMaster` is touched only by its own task,
-which takes client messages from an inbox, so no state is shared and nothing needs a lock.
+bounded queue). A game's :class:`~server.game.GameMaster` is touched only by its own task
+(and by the :class:`Server` in this module), which takes client messages from an inbox, so no
+state is shared and nothing needs a lock. Everyone else (the web page, the tournament, the
+commands and benchmarks) reads a game through its :class:`GameRunner`'s public face: its
+status, its map and token table, and watchers called after every event.
 A client whose queue fills up (it reads too slowly) is dropped, and its power goes into civil
 disorder: one slow client never holds up a game.
 """
@@ -24,13 +27,14 @@ from typing import Any, TypeAlias
 
 import trio
 
-from engine.map import load_map
+from engine.map import GameMap, load_map
 from engine.rules import rules_named
 from protocol import messages as m
 from protocol.connection import Closed, ConnectionClosedError, Received, Send, Unparsed
 from protocol.lines import TextConnection
 from protocol.mdf import table_for_map
 from protocol.text import word_of
+from protocol.tokens import TokenTable
 from server.effects import ClientId, Close, Effects, Tell, split
 from server.faults import describe
 from server.forming import Waiting, plan
@@ -49,7 +53,7 @@ from server.inbox import (
     Start,
     Watch,
 )
-from server.links import Link, accept_link, answer_http, refuse
+from server.links import Link, MessageLink, accept_link, answer_http, refuse
 from server.logs import get_logger
 from server.seating import Joiner, JoinRefused
 from server.settings import (
@@ -80,14 +84,13 @@ _CLOSE = object()  # queue item: send FM and close
 # Messages kept in the game's memory and sent again on request (the map's MDF, the ORDs of
 # past phases for HST and ORD): their encodings are kept too, the most recent LASTING_CACHE.
 _LASTING = (m.Mdf, m.Ord)
-_BYTE_WIRES = ("dm", "text")  # wire forms whose encoding is plain bytes (not a web view)
 LASTING_CACHE = 4096
 
 
 @dataclass(eq=False)
 class Client:
     id: ClientId
-    link: Link
+    link: Link | MessageLink
     send: trio.MemorySendChannel[Any]
     receive: trio.MemoryReceiveChannel[Any]
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
@@ -130,7 +133,7 @@ class GameRunner:
 
     def __init__(self, server: Server, master: GameMaster) -> None:
         self.server = server
-        self.master = master
+        self._master = master
         self.inbox_send, self.inbox = trio.open_memory_channel[Command](math.inf)
         self.pending_joins = 0  # NMEs (and moved players) posted to this game, not yet handled
         self.reaped = False  # ended before it started (abandoned)
@@ -141,12 +144,38 @@ class GameRunner:
         self.done = trio.Event()
         self.log = get_logger(game=master.id)
         # Web pages show what DAIDE has no message for (who has ordered, the deadline, the
-        # page's own orders): each watcher is given the master's status after every event.
+        # page's own orders), and whoever seats players waits for joins and the start: each
+        # watcher is given the master's status after every event, and once more at the end.
         self.watchers: dict[object, Callable[[MasterStatus, float], None]] = {}
+
+    # -- what others may read of the game (its master is the game task's alone) --------------
 
     @property
     def id(self) -> int:
-        return self.master.id
+        return self._master.id
+
+    @property
+    def map(self) -> GameMap:
+        """The map the game is played on (fixed for its life)."""
+        return self._master.map
+
+    @property
+    def table(self) -> TokenTable:
+        """The game's token table (its map's RM): what its clients' links are built with."""
+        return self._master.codec.table
+
+    @property
+    def name(self) -> str:
+        return self._master.name
+
+    def status(self) -> MasterStatus:
+        """The game as it stands now (see :mod:`server.status`)."""
+        return self._master.status()
+
+    def passcode(self, power: str) -> int | None:
+        """The passcode ``power``'s player rejoins with (IAM), for whoever seats that player
+        (a web page's person, a bot it restarts); None before the start."""
+        return self._master.passcode(power)
 
     def post(self, command: Command) -> None:
         self.inbox_send.send_nowait(command)
@@ -156,11 +185,11 @@ class GameRunner:
     def joined(self) -> set[str | None]:
         """The powers asked for by players who have joined and accepted the map (None for a
         player who asked for none)."""
-        return set(self.master.status().accepted)
+        return set(self._master.status().accepted)
 
     def has_joiner_for(self, power: str) -> bool:
         """Whether a player asking for ``power`` has sent NME (accepted the map or not)."""
-        return power in self.master.status().joined
+        return power in self._master.status().joined
 
     def start_without(self, missing: Sequence[tuple[str, str | None]]) -> None:
         """Start now; the ``(power, label)`` seats still empty begin in civil disorder."""
@@ -168,7 +197,7 @@ class GameRunner:
 
     def free_seats(self) -> int:
         """Places left for players who have not been routed here yet (0 once started)."""
-        master = self.master
+        master = self._master
         if master.started or master.finished or self.reaped:
             return 0
         return len(master.map.powers) - len(master.lobby.joiners) - self.pending_joins
@@ -188,7 +217,7 @@ class GameRunner:
         synchronous and trio runs one task at a time, so this is one step between two of the
         game's events; posted, it would wait behind events already queued (a deadline due,
         a player leaving) that would then be handled with the clock running."""
-        self._carry_out(self.master.halt(trio.current_time()))
+        self._carry_out(self._master.halt(trio.current_time()))
 
     def watch(self, key: object, look: Callable[[MasterStatus, float], None] | None) -> None:
         """Call ``look(status, now)`` in the game's task after every event (None: stop)."""
@@ -204,11 +233,13 @@ class GameRunner:
             self.done.set()
             self.server.game_over(self)
             self._settle_inbox()
+            self._watch_end()
 
     def _settle_inbox(self) -> None:
         """What clients posted here and the game never handled (it ended first): a message
         for a client moved elsewhere is passed on, a join is refused, and each counts as
-        handled, so the client's next message is not held back waiting for it."""
+        handled, so the client's next message is not held back waiting for it. A watcher
+        that came too late is kept for the last call (so that it learns the game is over)."""
         while True:
             try:
                 item = self.inbox.receive_nowait()
@@ -222,13 +253,15 @@ class GameRunner:
                 case Join(client, msg) | Observe(client, msg) | Rejoin(client, msg):
                     self.server.deliver(client.id, m.Rej(msg))
                     self.server.handled(client)
+                case Watch(key, look) if look is not None:
+                    self.watchers[key] = look  # (it still gets the last call, at the end)
 
     async def _loop(self) -> None:
         faults = 0  # in a row: a fault that recurs however often the game is reloaded
-        while not self.master.finished and not self.reaped:
+        while not self._master.finished and not self.reaped:
             item = None
             try:
-                wake = self.master.next_wakeup()
+                wake = self._master.next_wakeup()
                 with trio.move_on_at(wake if wake is not None else math.inf):
                     item = await self.inbox.receive()
                 self._step(item)
@@ -240,7 +273,7 @@ class GameRunner:
             await trio.lowlevel.checkpoint()  # (a phase after a phase: others get a turn)
 
     async def _end(self) -> None:
-        master = self.master
+        master = self._master
         if self.reaped:
             self.log.info("forming game abandoned", players=len(master.lobby.joiners))
             self.server.store.set_status(self.id, "abandoned")
@@ -251,7 +284,7 @@ class GameRunner:
 
     def _step(self, item: Command | None) -> None:
         """One event: a posted item, or the time (None)."""
-        master = self.master
+        master = self._master
         now = trio.current_time()
         done = len(master.history)
         forming = not master.started
@@ -277,23 +310,32 @@ class GameRunner:
             self.server.answer_fault(item.client, item.msg, None)
         if faults >= GAME_FAULTS:
             self.log.error("game stopped", reason=f"{faults} faults in a row")
-            self.server.deliver_many([Tell(cid, m.Off()) for cid in self.master.clients])
+            self.server.deliver_many([Tell(cid, m.Off()) for cid in self._master.clients])
             return False
-        if self.master.started and not self.master.finished:
+        if self._master.started and not self._master.finished:
             try:
-                self.master = self.server.reload(self.master)
+                self._master = self.server.reload(self._master)
             except Exception as again:
                 self.log.error("game reload failed", **describe(again))
                 return faults + 1 < GAME_FAULTS
-            self.log.info("game reloaded", phase=self.master.state.phase.name)
+            self.log.info("game reloaded", phase=self._master.state.phase.name)
         return True
 
     def _watch(self, now: float) -> None:
         if not self.watchers:
             return
-        status = self.master.status()
+        status = self._master.status()
         for key, look in list(self.watchers.items()):
             self._look(key, look, status, now)
+
+    def _watch_end(self) -> None:
+        """The watchers' last call: the game's task has ended (``done`` is set), so whoever
+        waits on a watcher wakes and sees it."""
+        try:
+            self._watch(trio.current_time())
+        except Exception as exc:  # (the master that failed may fail again here)
+            self.log.error("watchers' last call failed", **describe(exc))
+        self.watchers.clear()
 
     def _look(
         self, key: object, look: Callable[[MasterStatus, float], None], st: MasterStatus, now: float
@@ -305,7 +347,7 @@ class GameRunner:
             self.log.error("watcher failed", **describe(exc))
 
     def _handle(self, item: Command, now: float) -> Effects:
-        master = self.master
+        master = self._master
         match item:
             case Watch(key, look):
                 self._rewatch(key, look, now)
@@ -337,11 +379,11 @@ class GameRunner:
             self.watchers.pop(key, None)
         else:
             self.watchers[key] = look
-            self._look(key, look, self.master.status(), now)
+            self._look(key, look, self._master.status(), now)
 
     def _from_client(self, item: FromClient, now: float) -> Effects:
         """A client's message, or its join (a join the game refuses is answered REJ)."""
-        master, client = self.master, item.client
+        master, client = self._master, item.client
         try:
             match item:
                 case Said(_, msg):
@@ -371,7 +413,7 @@ class GameRunner:
             return []
         self._enter(client)
         try:
-            return self.master.adopt_joiner(joiner, now)
+            return self._master.adopt_joiner(joiner, now)
         except JoinRefused as exc:  # its seat was taken meanwhile (cannot happen: seats count)
             self._refused(client, exc)
             return [Tell(client.id, m.Off()), Close(client.id, f"could not be moved: {exc}")]
@@ -383,7 +425,7 @@ class GameRunner:
 
     def _started(self) -> None:
         """The game has just started: each power is played from its client's address."""
-        for power, seat in self.master.seats.items():
+        for power, seat in self._master.seats.items():
             client = self.server.clients.get(seat.client) if seat.client is not None else None
             if client is not None:
                 self.server.played_from(self.id, power, client.link.peer)
@@ -401,7 +443,7 @@ class GameRunner:
         self.server.deliver_many(wire)
 
     async def _close_clients(self) -> None:
-        for cid in list(self.master.clients):
+        for cid in list(self._master.clients):
             client = self.server.clients.get(cid)
             if client is not None:
                 try:
@@ -528,9 +570,13 @@ class Server:
         self._halt_games()
         with trio.move_on_after(3):
             for client in list(self.clients.values()):
+                link = client.link
                 with contextlib.suppress(Exception):
-                    await client.link.write(client.link.encode(m.Off()))
-                await client.link.close()
+                    if isinstance(link, Link):
+                        await link.write(link.encode(m.Off()))
+                    else:
+                        link.take(m.Off())
+                await link.close()
 
     def _halt_games(self) -> None:
         for runner in list(self.games.values()):
@@ -595,7 +641,7 @@ class Server:
     def forming_open_games(self) -> list[GameRunner]:
         """The open games still forming, earliest first."""
         return sorted(
-            (r for r in self.games.values() if r.open and not r.master.started and not r.reaped),
+            (r for r in self.games.values() if r.open and not r._master.started and not r.reaped),
             key=lambda r: r.id,
         )
 
@@ -610,7 +656,7 @@ class Server:
         games = [
             (
                 r.free_seats(),
-                [Waiting(j.client, j.ready_map, j.request) for j in r.master.lobby.joiners],
+                [Waiting(j.client, j.ready_map, j.request) for j in r._master.lobby.joiners],
             )
             for r in forming
         ]
@@ -623,14 +669,14 @@ class Server:
                 continue  # gone, or moved already (its move is on its way)
             for client, frm, to in pairs:
                 assert client is not None
-                joiner = frm.master.release_joiner(client.id)
+                joiner = frm._master.release_joiner(client.id)
                 assert joiner is not None
                 client.game = to
                 to.pending_joins += 1
                 to.post(Adopt(client, joiner))
                 self.log.info("player moved", client=client.id, frm=frm.id, to=to.id)
         for runner in forming[1:]:
-            if not runner.master.lobby.joiners and runner.pending_joins == 0:
+            if not runner._master.lobby.joiners and runner.pending_joins == 0:
                 runner.reaped = True
                 runner.post(Abandon())
 
@@ -711,7 +757,9 @@ class Server:
         await self.serve_link(link)
 
     async def serve_link(
-        self, link: Link, seat: tuple[GameRunner, str | None, str | None] | None = None
+        self,
+        link: Link | MessageLink,
+        seat: tuple[GameRunner, str | None, str | None] | None = None,
     ) -> None:
         """Run one client until it leaves. ``seat`` sends its NME to that game, for that
         power and tournament label."""
@@ -770,6 +818,10 @@ class Server:
         """Drain the client's queue. What has piled up goes out in one write: a phase's
         results are dozens of messages, and one system call beats dozens."""
         link = client.link
+        if not isinstance(link, Link):
+            await self._hand_over(client, link)
+            scope.cancel()
+            return
         try:
             async for item in client.receive:
                 batch: list[bytes] = []
@@ -798,6 +850,18 @@ class Server:
         except Exception as exc:
             self.log.warning("send failed", client=client.id, error=repr(exc))
         scope.cancel()
+
+    async def _hand_over(self, client: Client, link: MessageLink) -> None:
+        """The writer of a link that takes typed messages: they are handed over when queued
+        (:meth:`_queue`), so only the close comes this way."""
+        try:
+            async for item in client.receive:
+                if item is _CLOSE:
+                    await link.close()
+                    return
+                link.take(item)
+        except Exception as exc:
+            self.log.warning("send failed", client=client.id, error=repr(exc))
 
     def _backlogged(self, client: Client) -> bool:
         """Too much waits to go out to this client to read more of its requests."""
@@ -878,6 +942,9 @@ class Server:
         """Answer a message the server failed to handle (:func:`fault_answer`; the connection
         is closed when nothing can answer it), and count the fault."""
         client.faults += 1
+        if not isinstance(client.link, Link):
+            self._queue(client, m.Rej(msg))  # (typed: no wire form to fail to carry it)
+            return
         answer = fault_answer(client.link, msg, atoms)
         self._queue(client, _CLOSE if answer is None else answer)
 
@@ -904,7 +971,12 @@ class Server:
         if client.dropped is not None:
             client.undelivered += 1
             return
-        if item is not _CLOSE and not isinstance(item, bytes):
+        if not isinstance(client.link, Link) and item is not _CLOSE:
+            # Handed over at once, in the sender's task (the game's): a web seat then knows a
+            # game's messages before the watchers, called after the event, report its status.
+            client.link.take(item)
+            return
+        if item is not _CLOSE and not isinstance(item, bytes) and isinstance(client.link, Link):
             try:
                 item = client.link.encode(item)
             except Exception as exc:  # a message this wire form cannot carry
@@ -948,9 +1020,12 @@ class Server:
                 self._queue(client, _CLOSE)
                 continue
             msg = effect.message
+            if not isinstance(client.link, Link):
+                self._queue(client, msg)  # handed over as it is
+                continue
             key = (id(msg), client.link.wire_key)
             data = encoded.get(key)
-            lasting = type(msg) in _LASTING and key[1][0] in _BYTE_WIRES
+            lasting = type(msg) in _LASTING
             if data is None and lasting:
                 kept = self._lasting.get(key)
                 if kept is not None and kept[0] is msg:
@@ -1010,7 +1085,7 @@ class Server:
                 await self._post(runner, Join(client, msg, power, label))
             case m.Obs():
                 runner = self.open_game
-                if (runner is None or runner.master.finished) and self.open_games:
+                if (runner is None or runner._master.finished) and self.open_games:
                     runner = self._new_open_game()
                 if runner is None:
                     self._queue(client, m.Rej(msg))
@@ -1021,7 +1096,7 @@ class Server:
             case m.Map(None):
                 self._queue(client, m.Map(self.map.name))  # the map's name, not a file's path
             case m.Mdf(None):
-                master = self.open_game.master if self.open_game else None
+                master = self.open_game._master if self.open_game else None
                 if master is not None:
                     self.deliver(client.id, mdf_for(master.map))
                 else:
@@ -1042,10 +1117,10 @@ class Server:
         candidates = [
             runner
             for runner in list(self.games.values())
-            if runner.master.awaits(msg.power) and self.guard.may_try(runner.id, msg.power, peer)
+            if runner._master.awaits(msg.power) and self.guard.may_try(runner.id, msg.power, peer)
         ]
         for runner in candidates:
-            if runner.master.can_rejoin(msg.power, msg.passcode):
+            if runner._master.can_rejoin(msg.power, msg.passcode):
                 self.guard.succeeded(runner.id, msg.power, peer)
                 self.played_from(runner.id, msg.power, peer)
                 await self._post(runner, Rejoin(client, msg))
@@ -1093,7 +1168,7 @@ class Server:
         listeners = await trio.open_tcp_listeners(port, host=self.host)
         port = listeners[0].socket.getsockname()[1]
         # The game's own map's tokens (its RM), whatever map the server's main port plays.
-        table = table_for_map(runner.master.map)
+        table = runner.table
 
         async def handler(stream: trio.SocketStream) -> None:
             with _boundary(self.log.bind(game=runner.id), "connection failed"):
@@ -1138,7 +1213,7 @@ class Server:
         assert proc.stdin is not None and proc.stdout is not None
         stream = trio.StapledStream(proc.stdin, proc.stdout)
         # A bot for a known game speaks that game's map; otherwise the server's.
-        table = table_for_map(seat[0].master.map) if seat is not None else self.table
+        table = seat[0].table if seat is not None else self.table
         link = Link(stream, TextConnection(table), "pipe", f"pid {proc.pid}")
         task_status.started(proc)
         try:

@@ -177,6 +177,7 @@ class GameMaster:
         return MasterStatus(
             started=started,
             finished=self.finished,
+            halted=self.halted,
             phase=self.state.phase.name,
             processed=len(self.history),
             deadline=self.clock.deadline,

@@ -1,4 +1,11 @@
-"""Transports: a trio byte stream plus the protocol's sans-I/O connection for its wire form.
+"""Transports: what the server serves as one client (:class:`ClientLink`), and the byte link,
+a trio byte stream plus the protocol's sans-I/O connection for its wire form.
+
+A client link brings the server the connection's events (typed messages, its end) and is
+closed by it; messages go out one of two ways. A :class:`Link` is given bytes: the server
+encodes each message once per wire form and writes them. A :class:`MessageLink` (a seat
+played from web pages) is handed each typed message at once, in order, and makes of it what it
+will.
 
 A :class:`Link` reads bytes, feeds them to the connection and yields its events; it writes the
 bytes the connection produces. DAIDE binary (TCP), DAIDE text lines (TCP, for ``nc`` users,
@@ -11,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Iterable, Iterator
+from typing import Protocol
 
 import trio
 
@@ -29,7 +37,34 @@ READ_SIZE = 65536
 SLICE = 512  # bytes parsed at a time (a 17-order SUB is about 300)
 
 
+class ClientLink(Protocol):
+    """What the server needs of any client's connection, whatever carries its messages."""
+
+    kind: str  # "tcp", "text", "pipe", "host", "web"...: for the logs
+    peer: str  # who it is, for the logs
+
+    @property
+    def closed(self) -> bool: ...
+
+    def events(self) -> AsyncIterator[Event]:
+        """What the client says (``Received``, ``Unparsed``...) until it goes (``Closed``)."""
+        ...
+
+    async def close(self, final: bool = True) -> None: ...
+
+
+class MessageLink(ClientLink, Protocol):
+    """A client link that is handed typed messages, not bytes."""
+
+    def take(self, message: m.Message) -> None:
+        """One message from the game, in the order the game sent them (called in the
+        sender's task, the game's, at once: it must not block)."""
+        ...
+
+
 class Link:
+    """A client link over a byte stream (TCP, a pipe, a bot host's socket)."""
+
     def __init__(
         self,
         stream: trio.abc.Stream,
@@ -210,7 +245,9 @@ async def refuse(link: Link, wait: float) -> None:
 
 __all__ = [
     "IM_TIMEOUT",
+    "ClientLink",
     "Link",
+    "MessageLink",
     "Send",
     "accept_link",
     "answer_http",

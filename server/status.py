@@ -1,6 +1,8 @@
-"""What a game master reports of its game in one frozen value: who owes orders, who has given
-them, who is ready, who is away, the deadline. The web page and the tournament read this, never
-the master's own fields (:meth:`server.game.GameMaster.status`)."""
+"""What a game master reports of its game in one frozen value: whether it has started, finished
+or halted, who owes orders, who has given them, who is ready, who is away, the deadline. The
+web page, the tournament and the benchmarks read this (``GameRunner.status()``, or a watcher's
+argument), never the master's own fields (:meth:`server.game.GameMaster.status`); what never
+changes in a game (its map, token table, name) is on the runner."""
 
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ class PowerStatus:
 class MasterStatus:
     started: bool
     finished: bool
+    halted: bool  # the server is stopping: the clock stopped, no more phases processed here
     phase: str  # the phase in progress (the last one, once finished)
     processed: int  # phases adjudicated so far
     deadline: float | None  # the shell's monotonic seconds; None: none, or stopped

@@ -360,3 +360,66 @@ def test_the_length_check_sees_a_long_function(tmp_path: Path) -> None:
     )
     assert long_functions(source, 80) == [f"{source}:6 long (82 lines)"]
     assert long_functions(source, 82) == []
+
+
+# -- the server's public face ----------------------------------------------------------------
+
+# A game's master belongs to its game task: outside server/, a game is read through its
+# runner's public face (status(), map, table, watchers), never the master. Only this module,
+# for white-box tests, may reach it; only the server's own tests may import it.
+MASTER_ATTRIBUTES = {"master", "_master"}
+MASTER_READER = "tests.server.masters"
+
+
+def master_readers(mods: Mapping[str, Path]) -> list[str]:
+    """``module:line reads .master`` for each module outside ``server`` (and
+    :data:`MASTER_READER`) that reads a runner's master, and ``module imports server.game``
+    for each outside ``server`` and ``tests.server`` that imports the game master's module."""
+    found = []
+    for name, path in sorted(mods.items()):
+        if name == "server" or name.startswith("server."):
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        if name != MASTER_READER:
+            found += [
+                f"{name}:{node.lineno} reads .{node.attr}"
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Attribute) and node.attr in MASTER_ATTRIBUTES
+            ]
+        if not name.startswith("tests.server") and "server.game" in imports_of(
+            name, path, set(mods)
+        ):
+            found.append(f"{name} imports server.game")
+    return found
+
+
+def test_no_module_outside_the_server_reads_the_game_master() -> None:
+    found = master_readers(modules())
+    assert not found, "read the game through GameRunner's public face:\n" + "\n".join(found)
+
+
+def test_the_master_check_sees_a_reader(tmp_path: Path) -> None:
+    files = {
+        "server.app": "class GameRunner:\n    def map(self):\n        return self._master.map\n",
+        "server.game": "class GameMaster: ...\n",
+        "web.hub": "def f(runner):\n    return runner.status().started\n",
+        "web.peek": "def f(runner):\n    x = 1\n    return runner.master.started\n",
+        "tournament.game": "def f(r):\n    return getattr(r, 'x') or r._master\n",
+        "tournament.made": "from server.game import GameMaster\n",
+        "tests.server.masters": "def master_of(runner):\n    return runner._master\n",
+        "tests.server.test_x": "from server.game import GameMaster\n",
+        "tests.web.test_y": "from server import game\n",
+    }
+    mods = {}
+    for name, text in files.items():
+        path = tmp_path / f"{name}.py"
+        path.write_text(text)
+        mods[name] = path
+    mods["server"] = tmp_path / "server.py"  # (the package itself: imports_of must know it)
+    mods["server"].write_text("")
+    assert master_readers(mods) == [
+        "tests.web.test_y imports server.game",
+        "tournament.game:2 reads ._master",
+        "tournament.made imports server.game",
+        "web.peek:3 reads .master",
+    ]

@@ -84,7 +84,7 @@ async def _play_record(spec: GameSpec, process: HostProcess) -> dict[str, Any]:
                 nursery.cancel_scope.cancel()
         finally:
             host.close()
-        if not played.runner.master.finished:
+        if not played.runner.status().finished:
             store.close()
             raise RuntimeError(f"game {spec.index} did not finish")
         logs = {}

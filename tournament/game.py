@@ -7,6 +7,7 @@ tasks (:mod:`tournament.distributed`).
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import shlex
 import signal
@@ -20,6 +21,7 @@ import trio
 
 from bots.registry import LIFELINE_ENV, BotHost, HostError
 from server.app import GameRunner, Server
+from server.changes import Changes
 from server.links import Link, binary_link, text_link
 from server.logs import get_logger
 from server.settings import GameSettings
@@ -232,7 +234,7 @@ class GamePlay:
         # The game's status before its last event, while a deadline ran: who owed orders
         # then and who had not given them all.
         self._before: MasterStatus | None = None
-        self._changed = trio.Event()  # set (and replaced) at every event of the game
+        self._changes = Changes()  # poked at every event of the game, and at a seat's end
         self.log = log.bind(tournament=spec.key, index=spec.index)
 
     def _log_path(self, s: SeatSpec) -> Path | None:
@@ -271,7 +273,7 @@ class GamePlay:
                 await runner.done.wait()
         finally:
             for seat in self.seats:
-                if seat.status != "played" or not runner.master.finished:
+                if seat.status != "played" or not runner.status().finished:
                     seat.kill()
                 if seat.lifeline is not None:  # a TCP bot still trying to reconnect stops
                     os.close(seat.lifeline)
@@ -310,7 +312,7 @@ class GamePlay:
             return
         for seat, (stream, pid) in zip(seats, started, strict=True):
             seat.pid = pid
-            link = binary_link(stream, "host", f"pid {pid}", runner.master.codec.table)
+            link = binary_link(stream, "host", f"pid {pid}", runner.table)
             nursery.start_soon(self._serve, runner, seat, link)
 
     async def _launch(
@@ -352,8 +354,7 @@ class GamePlay:
                 )
                 assert seat.proc.stdin is not None and seat.proc.stdout is not None
                 pipes = trio.StapledStream(seat.proc.stdin, seat.proc.stdout)
-                table = runner.master.codec.table
-                link = text_link(pipes, "pipe", f"pid {seat.proc.pid}", table)
+                link = text_link(pipes, "pipe", f"pid {seat.proc.pid}", runner.table)
                 nursery.start_soon(self._serve, runner, seat, link)
                 nursery.start_soon(self._watch_process, runner, seat)
         except OSError as exc:
@@ -367,7 +368,7 @@ class GamePlay:
     def _failed(self, seat: _Seat, why: str) -> None:
         self.log.warning(f"seat {seat.spec.seat}: {why}")
         seat.status, seat.phase, seat.detail, seat.gone = "crashed", "joining", why, True
-        self._poke()
+        self._changes.poke()
 
     async def _serve(self, runner: GameRunner, seat: _Seat, link: Link) -> None:
         with trio.CancelScope() as scope:
@@ -399,8 +400,8 @@ class GamePlay:
 
     def _gone(self, runner: GameRunner, seat: _Seat, code: int | None) -> None:
         seat.gone = True
-        self._poke()
-        status = runner.master.status()
+        self._changes.poke()
+        status = runner.status()
         if status.finished or seat.status != "played":
             return
         seat.status = "crashed"
@@ -409,11 +410,11 @@ class GamePlay:
         self.log.warning(f"seat {seat.spec.seat} ({seat.spec.entry.label}) crashed", game=runner.id)
 
     async def _wait_joined(self, runner: GameRunner, seat: _Seat) -> None:
-        with trio.move_on_after(self.spec.join_timeout):
-            while not runner.has_joiner_for(seat.spec.power):
-                if runner.master.started or runner.done.is_set() or seat.gone:
-                    return
-                await trio.sleep(0.02)
+        until = trio.current_time() + self.spec.join_timeout
+        while not runner.has_joiner_for(seat.spec.power) and trio.current_time() < until:
+            if runner.status().started or runner.done.is_set() or seat.gone:
+                return
+            await self._changes.wait(until)
 
     async def _start_when_ready(self, runner: GameRunner, abandon: bool) -> bool:
         """Start once every seat has accepted the map, or is gone, or has had the join timeout
@@ -422,10 +423,8 @@ class GamePlay:
         that ended is ``crashed``). Then, with ``abandon``, the game is abandoned (to be
         played again), else it starts without them (their powers in civil disorder).
         Returns whether a player was missing (the game is incomplete)."""
-        master = runner.master
         timeout = self.spec.join_timeout
-        while not master.started and not runner.done.is_set():
-            changed = self._changed
+        while not runner.status().started and not runner.done.is_set():
             ready = runner.joined()
             waiting = [s for s in self.seats if s.spec.power not in ready]
             now = trio.current_time()
@@ -436,22 +435,19 @@ class GamePlay:
                     await runner.done.wait()
                     return True
                 runner.start_without([(s.spec.power, s.spec.entry.label) for s in waiting])
-                # The game starts in its own task; wait until it has.
-                while not master.started and not runner.done.is_set():
-                    changed = self._changed
-                    with trio.move_on_after(1):
-                        await changed.wait()
+                # The game starts in its own task; wait until it has (or has ended).
+                while not runner.status().started and not runner.done.is_set():
+                    await self._changes.wait()
                 return bool(waiting)
             # Woken by the game's events (a join, a map accepted), a bot's end, or the first
             # seat's join timeout.
-            due = min((s.asked + timeout for s in waiting if not s.gone), default=now + 1)
-            with trio.move_on_at(min(due, now + 1)):
-                await changed.wait()
+            due = min((s.asked + timeout for s in waiting if not s.gone), default=math.inf)
+            await self._changes.wait(due)
         return False
 
     def _missing(self, runner: GameRunner, waiting: list[_Seat]) -> None:
         """Record the seats missing at the start (see :meth:`_start_when_ready`)."""
-        joined = runner.master.status().joined
+        joined = runner.status().joined
         timeout = self.spec.join_timeout
         for s in waiting:
             if s.gone:
@@ -469,15 +465,10 @@ class GamePlay:
                 seats={s.spec.power: s.status for s in waiting},
             )
 
-    def _poke(self) -> None:
-        self._changed.set()
-        self._changed = trio.Event()
-
     # -- watching the game (in the game's task, after every event) ---------------------------
 
     def _look(self, status: MasterStatus, now: float) -> None:
-        if self._changed.statistics().tasks_waiting:
-            self._poke()
+        self._changes.poke()
         if not status.started:
             for seat in self.seats:
                 if seat.joined is None and seat.spec.power in status.joined:

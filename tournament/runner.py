@@ -395,7 +395,7 @@ class Tournament:
         try:
             played = await play_complete(server, host, spec, self.folder, seen)
             self.stats.replays += played.replays
-            if played.runner.master.finished:
+            if played.runner.status().finished:
                 self.records.set_seats(played.runner.id, played.seats)
                 self.stats.timings.append(played.timing)
         finally:
@@ -403,8 +403,8 @@ class Tournament:
             self.progress.running -= 1
             if runner is not None:
                 self._running.pop(runner.id, None)
-                self.progress.phases += len(runner.master.history)
-                if runner.master.finished:
+                self.progress.phases += runner.status().processed
+                if runner.status().finished:
                     self.progress.done += 1
             self._emit()
 
@@ -420,7 +420,7 @@ class Tournament:
 
     def _emit(self) -> None:
         if self.on_progress is not None:
-            live = sum(len(r.master.history) for r in self._running.values())
+            live = sum(r.status().processed for r in self._running.values())
             snapshot = Progress(
                 self.progress.total,
                 self.progress.done,

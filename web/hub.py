@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 from pydantic import ValidationError
 
-from bots.registry import BUNDLED, bundled_command
+from bots.registry import BUNDLED, DEFAULT_BOT, NEGOTIATORS, bundled_command
 from engine.map import GameMap, bundled_maps, load_map
 from engine.orders import Order
 from engine.state import GameState
@@ -30,6 +30,7 @@ from mapdraw.svg import render_map
 from protocol import messages as m
 from protocol.codec import codec_for
 from protocol.mdf import table_for_map
+from server.changes import Changes
 from server.faults import describe
 from server.guard import peer_key
 from server.logs import get_logger
@@ -39,7 +40,8 @@ from web.http import Request, Response, WebSocket, serve_http
 from web.payloads import PayloadError, first_problem, frame, game_request
 from web.press import PRESS_LEVELS
 from web.seats import SeatBook, SeatRow
-from web.session import WebSession, notice, phase_title, result_lines
+from web.session import WebSession
+from web.views import notice, phase_title, result_lines
 
 if TYPE_CHECKING:
     from server.app import GameRunner, Server
@@ -55,11 +57,10 @@ FRAME_BURST = 100  # requests a page may send at once ...
 FRAME_EVERY = 0.05  # ... and then one per this many seconds (people click far slower)
 GAMES_PER_ADDRESS = 2  # web games one address may have running at once
 NEGOTIATE = "--negotiate"  # the one option the page may give a bundled bot: it talks
-NEGOTIATORS = ("bordeaux", "dumbbot")  # the bundled bots that negotiate with it
 DEFAULTS: dict[str, Any] = {
     "power": "random",
     "level": 0,
-    "opponents": ["dumbbot"] * 6,
+    "opponents": [DEFAULT_BOT] * 6,
     "move_time": 600,
     "retreat_time": 120,
     "build_time": 120,
@@ -101,7 +102,7 @@ def read_spec(spec: Any, gmap: GameMap) -> GameSpec:
     power = str(spec.get("power") or "random").upper()
     if power not in powers and power != RANDOM:
         raise SpecError(f"no power {power}: choose one of {', '.join(powers)} or random")
-    opponents = spec.get("opponents", ["dumbbot"] * (len(powers) - 1))
+    opponents = spec.get("opponents", [DEFAULT_BOT] * (len(powers) - 1))
     if not isinstance(opponents, list) or len(opponents) != len(powers) - 1:
         raise SpecError(f"choose {len(powers) - 1} opponents")
     names = [" ".join(str(o).lower().split()) for o in opponents]
@@ -131,7 +132,7 @@ def read_spec(spec: Any, gmap: GameMap) -> GameSpec:
 def bot_choices() -> list[str]:
     """What the page offers as an opponent: every bundled bot, and the negotiating ones
     with ``--negotiate`` (silent in a gunboat game, talking at press levels 10 to 30)."""
-    return [*BUNDLED, *(f"{b} {NEGOTIATE}" for b in NEGOTIATORS if b in BUNDLED)]
+    return [*BUNDLED, *(f"{b} {NEGOTIATE}" for b in NEGOTIATORS)]
 
 
 def bot_argv(choice: str, seed: int) -> list[str]:
@@ -428,7 +429,10 @@ class WebHub:
         """After a restart: the bots of web games still running come back with IAM."""
         for seat in self.seats.all():
             runner = self.server.games.get(seat.game_id)
-            if runner is not None and runner.master.started and not runner.master.finished:
+            if runner is None:
+                continue
+            status = runner.status()
+            if status.started and not status.finished:
                 self.live.add(runner.id)
                 self._expect_open_seats(seat)
                 self.bots[runner.id] = sum(1 for b in seat.lineup.values() if bundled_choice(b))
@@ -464,7 +468,7 @@ class WebHub:
             await listening.wait()
 
     async def _supervised(self, runner: GameRunner, seat: SeatRow, rejoin: bool) -> None:
-        gone: set[str] = set()
+        gone = _Gone()
         async with trio.open_nursery() as nursery:
             passcodes: dict[str, int] = {}
             if rejoin:
@@ -510,7 +514,7 @@ class WebHub:
             listening.set()
 
     async def _run_bot(
-        self, runner: GameRunner, power: str, bot: str, passcode: int | None, gone: set[str]
+        self, runner: GameRunner, power: str, bot: str, passcode: int | None, gone: _Gone
     ) -> None:
         argv = bot_argv(bot, self.rng.randrange(1 << 30))
         seat: tuple[GameRunner, str | None, str | None] | None = (runner, power, bot)
@@ -528,37 +532,45 @@ class WebHub:
         finally:
             gone.add(power)
         # (Not when cancelled or stopped: the server is shutting down, no one needs telling.)
-        if not runner.master.finished and not runner.master.halted:
+        status = runner.status()
+        if not status.finished and not status.halted:
             self.log.warning("bot left its game", game=runner.id, power=power)
 
-    async def _start_when_ready(self, runner: GameRunner, seat: SeatRow, gone: set[str]) -> None:
+    async def _start_when_ready(self, runner: GameRunner, seat: SeatRow, gone: _Gone) -> None:
         """A game starts by itself when all seven have joined. A bot that dies first must
         not stall it: once the person and every bot still running are in, it starts with the
-        missing powers in civil disorder."""
-        master = runner.master
+        missing powers in civil disorder. Woken by the game's events (its watcher) and by
+        the bots' ends."""
         give_up = trio.current_time() + self.forming_timeout
-        while not master.started and not runner.done.is_set():
-            ready = runner.joined()
-            missing = set(master.map.powers) - ready
-            if seat.power in ready and missing and missing <= gone:
-                self.start_now(seat)
-                return
-            if trio.current_time() > give_up and seat.power not in ready:
-                # Nobody came to play it: abandon it (its bots get OFF and exit).
-                self.log.info("web game abandoned: nobody came", game=runner.id)
-                runner.abandon()
-                return
-            await trio.sleep(0.1)
+        runner.watch(gone, gone.changes.poke)
+        try:
+            while not runner.status().started and not runner.done.is_set():
+                ready = runner.joined()
+                missing = set(runner.map.powers) - ready
+                if seat.power in ready and missing and missing <= gone.powers:
+                    self.start_now(seat)
+                    return
+                if seat.power in ready:
+                    await gone.changes.wait()
+                elif trio.current_time() >= give_up:
+                    # Nobody came to play it: abandon it (its bots get OFF and exit).
+                    self.log.info("web game abandoned: nobody came", game=runner.id)
+                    runner.abandon()
+                    return
+                else:
+                    await gone.changes.wait(give_up)
+        finally:
+            runner.watch(gone, None)
 
     def start_now(self, seat: SeatRow) -> None:
         """Start without the seats still empty (the person asked): they begin in disorder."""
         runner = self.server.games.get(seat.game_id)
-        if runner is None or runner.master.started:
+        if runner is None or runner.status().started:
             return
         ready = runner.joined()
         if seat.power not in ready:
             return
-        missing = [p for p in runner.master.map.powers if p not in ready]
+        missing = [p for p in runner.map.powers if p not in ready]
         runner.start_without([(p, seat.lineup.get(p)) for p in missing])
 
     def forming_view(self, seat: SeatRow, joined: int) -> dict[str, Any]:
@@ -647,7 +659,7 @@ class WebHub:
                 await old.done.wait()
         runner = self.server.games.get(seat.game_id)
         if runner is not None:
-            gmap = runner.master.map
+            gmap = runner.map
         else:
             gmap = self.map_named(self.store.game(seat.game_id).settings["map"])
         session = WebSession(self, seat, runner, gmap)
@@ -715,6 +727,19 @@ class WebHub:
         shown = dict(view)
         shown["press"] = [desk.message_view(i, {}) for i in items]
         return shown
+
+
+class _Gone:
+    """The powers of a forming web game whose bots have ended (or never started), and a
+    wake-up for whoever waits for the game to start (poked by the game's events too)."""
+
+    def __init__(self) -> None:
+        self.powers: set[str] = set()
+        self.changes = Changes()
+
+    def add(self, power: str) -> None:
+        self.powers.add(power)
+        self.changes.poke()
 
 
 async def _cancel_after(event: trio.Event, scope: trio.CancelScope, grace: float) -> None:

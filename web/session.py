@@ -1,6 +1,6 @@
 """A person's seat in a game, played from web pages: one more kind of connection.
 
-A :class:`WebSession` is a :class:`~server.links.Link` the server serves like any bot's: it
+A :class:`WebSession` is a :class:`~server.links.MessageLink` the server serves like any bot's: it
 sends the game typed DAIDE messages (``NME`` or ``IAM``, ``SUB``, ``NOT (SUB ...)``, ``GOF``,
 ``NOT (GOF)``) and reads the game's (``HLO``, ``NOW``, ``SCO``, ``THX``, ``ORD``, ``DRW``,
 ``SLO``, ``SMR``, ``OFF``), so deadlines, civil disorder, persistence and the end of the game
@@ -9,9 +9,10 @@ deadline, the orders this power has given) the game task reports through a watch
 
 The session outlives a page: pages attach and detach (a reload, a lost connection, two tabs);
 only when no page has been attached for ``grace`` seconds does the session leave the game,
-and the power goes into civil disorder as any player's would. The session turns what it knows
-into JSON views for the pages (the map as SVG, what may be clicked, the orders, the status),
-and the pages' requests ("PAR was clicked", "ready") into DAIDE.
+and the power goes into civil disorder as any player's would. The session keeps what it knows
+of the game, sends the pages its views (built by :mod:`web.views`: the map as SVG, what may be
+clicked, the orders, the status), and turns the pages' requests ("PAR was clicked", "ready")
+into DAIDE.
 """
 
 from __future__ import annotations
@@ -20,38 +21,33 @@ import contextlib
 import json
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
 from engine.defaults import missing_orders
 from engine.map import GameMap, province_of
-from engine.notation import SEASON_NAMES, NotationError, parse_order
-from engine.notation import phase_title as name_of_phase
+from engine.notation import NotationError, parse_order
 from engine.orders import (
     NOTE_TEXT,
     Order,
-    Outcome,
-    Result,
     Waive,
     order_key,
-    order_power,
 )
 from engine.orderset import OrderSet
 from engine.state import GameState, Unit
 from mapdraw.geometry import geometry
-from mapdraw.svg import power_colours, render_map
 from protocol import messages as m
 from protocol.codec import Codec, codec_for
 from protocol.connection import Closed, Event, Received
 from protocol.mdf import table_for_map
 from protocol.syntax import ParseError
+from server.changes import Changes
 from server.faults import describe
-from server.links import Link
 from server.logs import get_logger
 from web.builder import Action, OrderBuilder
 from web.press import PressDesk, stored_items
+from web.views import GameStatus, ResultGroup, SeatViews, game_status, notice
 
 if TYPE_CHECKING:
     from server.app import GameRunner, Server
@@ -87,114 +83,16 @@ _log = get_logger(web=True)
 RECENT_LIMIT = 12  # result groups kept for "every phase since your last orders"
 HUMAN_NAME = "Human"
 HUMAN_VERSION = "diplomat-web"
-OUTCOMES = {
-    Outcome.SUC: "",
-    Outcome.BNC: "bounced",
-    Outcome.CUT: "cut",
-    Outcome.DSR: "disrupted",
-    Outcome.NSO: "void",
-}
 
 
-@dataclass(frozen=True)
-class GameStatus:
-    """What the game task reports after each event (for the seat's own power only, its
-    orders; for the others, only whether they have ordered: never who they are)."""
-
-    started: bool
-    finished: bool
-    phase: str
-    deadline: float | None  # trio clock
-    paused: float | None  # seconds left while the clock is stopped (DSD)
-    joined: int  # players who have joined, before the start
-    states: tuple[tuple[str, str], ...]  # (power, out/idle/ordering/ordered/ready/disorder)
-    mine: tuple[Order, ...]
-    ready: bool
-
-
-def game_status(status: MasterStatus, power: str) -> GameStatus:
-    """The seat's view of the master's status."""
-    return GameStatus(
-        started=status.started,
-        finished=status.finished,
-        phase=status.phase,
-        deadline=status.deadline,
-        paused=status.paused,
-        joined=len(status.accepted),
-        states=tuple((p.power, status.state_of(p.power)) for p in status.powers),
-        mine=status.of(power).orders,
-        ready=status.started and not status.of(power).waiting,
-    )
-
-
-def notice(text: str, level: str = "error") -> str:
-    """A notice for a page, as the page reads it (JSON)."""
-    return json.dumps({"t": "notice", "level": level, "text": text})
-
-
-def phase_title(state: GameState) -> str:
-    """The phase as players name it: ``Spring 1903 Retreats``."""
-    return name_of_phase(state.phase)
-
-
-def place_names(gmap: GameMap, text: str) -> str:
-    """The provinces an order names, spelt out (for the sea abbreviations nobody knows):
-    ``NAO: North Atlantic Ocean, MAO: Mid-Atlantic Ocean``."""
-    seen: list[str] = []
-    for word in text.replace("/", " ").split():
-        if word in gmap.provinces and word not in seen:
-            seen.append(word)
-    return ", ".join(f"{p}: {gmap.provinces[p].name}" for p in seen)
-
-
-@dataclass(frozen=True)
-class ResultGroup:
-    """One processed phase: the position it was played in, and its orders with results."""
-
-    state: GameState
-    results: list[tuple[Order, Any]]
-    ordered: bool  # whether this seat gave orders in it
-
-
-def result_lines(
-    ords: list[tuple[Order, Any]], gmap: GameMap | None = None
-) -> list[dict[str, Any]]:
-    """The results of a phase as the page lists them, grouped by power in the map's order
-    (a build or a waive under its own power), each with the names of the places it names."""
-    out = []
-    rank = {p: k for k, p in enumerate(gmap.powers)} if gmap is not None else {}
-    powered = [(order_power(order), order, res)
-               for order, res in ords]  # fmt: skip
-    powered.sort(key=lambda x: rank.get(x[0], len(rank)))
-    for power, order, res in powered:
-        outcome = ""
-        dislodged = False
-        if isinstance(res, Result):
-            outcome = OUTCOMES.get(res.outcome, res.outcome.value)
-            dislodged = res.dislodged
-        elif isinstance(res, m.NoteResult):
-            outcome = NOTE_TEXT.get(res.note, "") if res.note is not None else ""
-            dislodged = res.retreat
-        out.append(
-            {
-                "power": power,
-                "text": str(order) if not isinstance(order, Waive) else "waives a build",
-                "names": place_names(gmap, str(order)) if gmap is not None else "",
-                "outcome": outcome,
-                "dislodged": dislodged,
-            }
-        )
-    return out
-
-
-class WebSession(Link):
-    """A seat (game, power) played from web pages; see the module's docstring."""
+class WebSession:
+    """A seat (game, power) played from web pages; see the module's docstring. To the server
+    it is a :class:`~server.links.MessageLink`: it says DAIDE messages (``events``) and is
+    handed the game's (``take``)."""
 
     def __init__(
         self, hub: SeatHost, seat: SeatRow, runner: GameRunner | None, gmap: GameMap
     ) -> None:
-        # Not a byte stream: the Link interface is what the server serves, so only its
-        # attributes are set here (no stream, no sans-I/O connection).
         self.hub = hub
         self.seat = seat
         self.runner = runner
@@ -202,13 +100,13 @@ class WebSession(Link):
         self.power = seat.power
         self.kind = "web"
         self.peer = f"web:{seat.game_id}:{seat.power}"
-        self.timeout = math.inf
         self.closed = False
         self.codec: Codec = codec_for(table_for_map(gmap))
         self._inbox_send, self._inbox = trio.open_memory_channel[Event](math.inf)
         self._wake_send, self._wake = trio.open_memory_channel[None](1)
         self.sockets: set[WebSocket] = set()
         self._alone_since = trio.current_time()
+        self._pages = Changes()  # poked when a page attaches or detaches
         self.ended = False  # no longer connected to the game
         self.done = trio.Event()  # set by the hub when run() has returned
         self.joined = False
@@ -227,9 +125,7 @@ class WebSession(Link):
         self.end: dict[str, Any] | None = None
         self.refused: str | None = None  # why the game would not take this seat
         self._gof_phase: str | None = None
-        self._svg_key: Any = None
-        self._svg = ""
-        self._svg_serial = 0
+        self.views = SeatViews()
         self._sent: dict[WebSocket, int] = {}  # the drawing each page has
         # Press (levels 10 and up; None in a gunboat game): what this seat said and heard.
         settings = hub.store.game(seat.game_id).settings
@@ -240,12 +136,7 @@ class WebSession(Link):
         self._snd_waiting = 0  # SNDs sent that the game has not answered yet
         self._failing = False  # a fault was reported and nothing has succeeded since
 
-    # -- the Link interface (the server's side) -----------------------------------------------
-
-    @property
-    def wire_key(self) -> tuple[str, bytes]:
-        # Each session turns messages into its own view: nothing is shared between sessions.
-        return ("web", str(id(self)).encode())
+    # -- the MessageLink interface (the server's side) ----------------------------------------
 
     async def events(self) -> AsyncIterator[Event]:
         async for event in self._inbox:
@@ -253,15 +144,14 @@ class WebSession(Link):
             if isinstance(event, Closed):
                 return
 
-    def encode(self, message: Any) -> bytes:
+    def take(self, message: m.Message) -> None:
         """A message from the game: update what the session knows; the view is sent by the
-        session's own task (so rendering never holds up the game's)."""
+        session's own task (so rendering never holds up the server's)."""
         try:
             self._on_message(message)
-        except Exception as exc:  # the page's fault, not the game's: the game task goes on
+        except Exception as exc:  # the page's fault, not the game's: the game goes on
             self._failed("a message from the game", exc)
         self._wake_up()
-        return b""
 
     def _failed(self, what: str, exc: Exception) -> None:
         """One log line, and a notice to the pages, for something the session could not do
@@ -274,16 +164,13 @@ class WebSession(Link):
         _log.error("web session failed", peer=self.peer, on=what, **describe(exc))
         self.notice(f"The page could not follow {what} ({name}); the game goes on.", "error")
 
-    async def write(self, data: bytes) -> None:
-        return None
-
     async def close(self, final: bool = True) -> None:
         self.closed = True
         self._wake_up()
 
     # -- running ---------------------------------------------------------------------------------
 
-    def send(self, message: Any) -> None:
+    def send(self, message: m.Message) -> None:
         """To the game, through the server's reader like any client's message."""
         if not self.closed:
             self._inbox_send.send_nowait(Received(message, ()))
@@ -310,12 +197,11 @@ class WebSession(Link):
             nursery.cancel_scope.cancel()
 
     async def _play(self, runner: GameRunner) -> None:
-        master = runner.master
-        self.game_name = master.name
+        self.game_name = runner.name
         server = self.hub.server
         seat: tuple[GameRunner, str | None, str | None] | None = None
-        if master.started:
-            passcode = master.passcode(self.power) or 0
+        if runner.status().started:
+            passcode = runner.passcode(self.power) or 0
             self.send(m.Iam(self.power, passcode))
         else:
             seat = (runner, self.power, "human")
@@ -327,7 +213,7 @@ class WebSession(Link):
             await server.serve_link(self, seat)
         finally:
             runner.watch(self, None)
-        if master.finished:
+        if runner.status().finished:
             self.finished = True
             if self.end is None:
                 self.load_finished()
@@ -347,13 +233,20 @@ class WebSession(Link):
             self._inbox_send.send_nowait(Closed(None, by_peer=True, reason="no page attached"))
 
     async def _until_alone(self) -> None:
+        """Return once no page has been attached for the hub's grace (woken when pages come
+        and go)."""
         while True:
-            if not self.sockets and trio.current_time() - self._alone_since >= self.hub.grace:
+            if self.sockets:
+                await self._pages.wait()
+                continue
+            alone_until = self._alone_since + self.hub.grace
+            if trio.current_time() >= alone_until:
                 return
-            await trio.sleep(min(0.5, self.hub.grace))
+            await self._pages.wait(alone_until)
 
     def attach(self, ws: WebSocket) -> None:
         self.sockets.add(ws)
+        self._pages.poke()
         self._wake_up()
 
     def detach(self, ws: WebSocket) -> None:
@@ -361,6 +254,7 @@ class WebSession(Link):
         self._sent.pop(ws, None)
         if not self.sockets:
             self._alone_since = trio.current_time()
+        self._pages.poke()
 
     def _wake_up(self) -> None:
         with contextlib.suppress(trio.WouldBlock):  # a view is due already
@@ -381,8 +275,8 @@ class WebSession(Link):
             view["svg"] = None
             lean = json.dumps(view)
             for ws in list(self.sockets):
-                fresh = self._sent.get(ws) != self._svg_serial
-                self._sent[ws] = self._svg_serial
+                fresh = self._sent.get(ws) != self.views.svg_serial
+                self._sent[ws] = self.views.svg_serial
                 await ws.send(full if fresh else lean)
 
     # -- what the game tells --------------------------------------------------------------------
@@ -393,60 +287,61 @@ class WebSession(Link):
             self.status = status
             self._wake_up()
 
-    def _on_message(self, msg: Any) -> None:
-        t = type(msg)
-        if t is m.Yes:
-            inner = msg.inner
-            if isinstance(inner, m.Nme | m.Iam):
+    def _on_message(self, msg: m.Message) -> None:
+        match msg:
+            case m.Yes(inner=m.Nme() | m.Iam() as joined):
                 self.joined = True
-            if isinstance(inner, m.Iam):
-                # After IAM nothing is sent unasked (spec §3.2): ask for the position.
-                self.send(m.Hlo())
-                self.send(m.Sco())
-                self.send(m.Now())
-            elif isinstance(inner, m.Snd):
+                if isinstance(joined, m.Iam):
+                    # After IAM nothing is sent unasked (spec §3.2): ask for the position.
+                    self.send(m.Hlo())
+                    self.send(m.Sco())
+                    self.send(m.Now())
+            case m.Yes(inner=m.Snd()):
                 self._snd_answered()
                 self.load_press()
-        elif t is m.Frm:
-            self.load_press()
-        elif t is m.Huh or (t in (m.Ccd, m.Out) and self._snd_waiting):
-            if self._snd_waiting:
+            case m.Frm():
+                self.load_press()
+            case m.Huh() | m.Ccd() | m.Out():
+                self._not_sent(msg)
+            case m.Rej(inner=m.Snd()):
                 self._snd_answered()
-                why = {m.Ccd: "is in civil disorder", m.Out: "is out of the game"}
-                power = getattr(msg, "power", "")
-                name = self.gmap.power_info[power].name if power in self.gmap.power_info else ""
-                text = f"{name} {why[t]}" if t in why else "the server did not understand it"
-                self.notice(f"Not sent: {text}.", "error")
-        elif t is m.Rej and isinstance(msg.inner, m.Snd):
-            self._snd_answered()
-            self.notice("Not sent: press is not allowed now.", "error")
-        elif t is m.Rej:
-            inner = msg.inner
-            if isinstance(inner, m.Nme | m.Iam):
+                self.notice("Not sent: press is not allowed now.", "error")
+            case m.Rej(inner=m.Nme() | m.Iam()):
                 self.refused = "The game would not take this seat (it has started without it)."
                 self._inbox_send.send_nowait(Closed(None, by_peer=False, reason="refused"))
-        elif t is m.Map:
-            if msg.name is not None:
-                self.send(m.Yes(m.Map(msg.name)))
-        elif t is m.Sco:
-            self.centres = msg.centres()
-        elif t is m.Now:
-            self._on_now(msg)
-        elif t is m.Ord:
-            if msg.order is not None:
+            case m.Map(name=str(name)):
+                self.send(m.Yes(m.Map(name)))
+            case m.Sco():
+                self.centres = msg.centres()
+            case m.Now():
+                self._on_now(msg)
+            case m.Ord() if msg.order is not None:
                 self._incoming.append((msg.order, msg.result))
-        elif t is m.Thx:
-            if msg.note.value != "MBV":
+            case m.Thx() if msg.note.value != "MBV":
                 text = NOTE_TEXT.get(msg.note, msg.note.value)
                 self.notice(f"{msg.order}: refused, {text}.", "error")
-        elif t is m.Drw:
-            self.end = {"kind": "draw", "powers": list(msg.powers or ())}
-        elif t is m.Slo:
-            self.end = {"kind": "solo", "powers": [msg.power]}
-        elif t is m.Smr:
-            self._on_smr(msg)
+            case m.Drw():
+                self.end = {"kind": "draw", "powers": list(msg.powers or ())}
+            case m.Slo():
+                self.end = {"kind": "solo", "powers": [msg.power]}
+            case m.Smr():
+                self._on_smr(msg)
         # OFF is no sign of the end: it also comes when the server shuts down. The game's
         # end is its SMR (and the game's own flag, once the link is closed).
+
+    def _not_sent(self, msg: m.Huh | m.Ccd | m.Out) -> None:
+        """HUH, or a power in disorder or out, just after this seat sent press: the press
+        was not sent (CCD and OUT otherwise are no answer to anything)."""
+        if not self._snd_waiting:
+            return
+        self._snd_answered()
+        if isinstance(msg, m.Huh):
+            text = "the server did not understand it"
+        else:
+            why = "is in civil disorder" if isinstance(msg, m.Ccd) else "is out of the game"
+            info = self.gmap.power_info.get(msg.power)
+            text = f"{info.name if info is not None else ''} {why}"
+        self.notice(f"Not sent: {text}.", "error")
 
     def _on_now(self, msg: m.Now) -> None:
         if msg.turn is None:
@@ -603,6 +498,13 @@ class WebSession(Link):
                 orders[order_key(o)] = o
         return orders, waives
 
+    def forming(self, joined: int) -> dict[str, Any]:
+        """What the page shows of the game while it forms (``joined`` players in)."""
+        return self.hub.forming_view(self.seat, joined)
+
+    def view(self) -> dict[str, Any]:
+        return self.views.view(self)
+
     def playing(self) -> bool:
         return (
             self.joined
@@ -740,193 +642,5 @@ class WebSession(Link):
         self.hub.seats.set_ready(self.seat.token, phase)
         self.seat.ready_phase = phase
 
-    # -- the view --------------------------------------------------------------------------------
 
-    def view(self) -> dict[str, Any]:
-        gmap = self.gmap
-        st = self.status
-        state = self.state
-        stage = "finished" if self.finished else ("playing" if st and st.started else "forming")
-        view: dict[str, Any] = {
-            "t": "view",
-            "game": self.seat.game_id,
-            "name": self.game_name,
-            "power": self.power,
-            "power_name": gmap.power_info[self.power].name,
-            "stage": stage,
-            "phase": state.phase.name if state else None,
-            "phase_title": self._title(stage),
-            "history": self.history,
-            "powers": self._powers(),
-            "refused": self.refused,
-        }
-        if stage == "forming":
-            view["forming"] = self.hub.forming_view(self.seat, st.joined if st else 0)
-        mine, waives = self.mine()
-        offer = None
-        desk = self.desk
-        if self.playing() and self.builder is not None:
-            offer = (desk.offer() if desk is not None else None) or self.builder.offer(mine, waives)
-            view["prompt"] = offer.prompt
-            view["menu"] = [{"id": i.id, "label": i.label} for i in offer.menu]
-            view["orders"] = self._orders_view(mine, waives)
-            view.update(self._ready_view(st))
-        if st is not None and st.started and not st.finished:
-            if st.deadline is not None:
-                view["deadline"] = max(0.0, st.deadline - trio.current_time())
-            elif st.paused is not None:
-                view["deadline"] = st.paused
-                view["paused"] = True
-        if desk is not None:
-            view["press"] = desk.view(state, self.reachable(), self.playing(), self.finished)
-        if self.recent:
-            view["results"] = [self._group_view(g) for g in reversed(self.recent)]
-        if self.finished and self.end is not None:
-            view["end"] = self._end_view()
-        view["svg"] = self._map_svg(offer, mine) if state is not None else ""
-        view["svg_serial"] = self._svg_serial
-        return view
-
-    def _group_view(self, group: ResultGroup) -> dict[str, Any]:
-        """A processed phase for the results panel; ``away`` when this seat owed orders in
-        it and gave none (it was away: the defaults stood, or civil disorder)."""
-        lines = result_lines(group.results, self.gmap)
-        owed = any(line["power"] == self.power for line in lines)
-        name = group.state.phase.name
-        return {
-            "phase": name,
-            "title": phase_title(group.state),
-            "index": self.history.index(name) if name in self.history else None,
-            "lines": lines,
-            "away": owed and not group.ordered,
-            "agreements": (
-                self.desk.outcomes_view(group.state, [o for o, _ in group.results])
-                if self.desk is not None
-                else []
-            ),
-        }
-
-    def _title(self, stage: str) -> str:
-        state = self.state
-        if state is None:
-            return "Waiting for the players" if stage == "forming" else "No position"
-        if stage == "finished":
-            ph = state.phase
-            return f"Game over: the board in {SEASON_NAMES.get(ph.season, ph.season)} {ph.year}"
-        return phase_title(state)
-
-    def _map_svg(self, offer: Any, mine: dict[str, Order]) -> str:
-        assert self.state is not None
-        pending = list(mine.values()) if self.playing() else []
-        if self.desk is not None and self.playing():
-            pending += self.desk.draft_orders()
-        selected = offer.selected if offer else []
-        highlight = offer.highlight if offer else []
-        key = (self.state, tuple(pending), tuple(selected), tuple(highlight), self.finished)
-        if key != self._svg_key:
-            self._svg = render_map(
-                self.gmap,
-                self.state,
-                pending=pending,
-                selected=selected,
-                highlight=highlight,
-                title="Game over" if self.finished else None,
-                legend=False,
-            )
-            self._svg_key = key
-            self._svg_serial += 1
-        return self._svg
-
-    def _powers(self) -> list[dict[str, Any]]:
-        colours = power_colours(self.gmap)
-        state = self.state
-        centres = state.centre_counts() if state else {}
-        units = state.unit_counts() if state else {}
-        states = dict(self.status.states) if self.status else {}
-        return [
-            {
-                "power": p,
-                "name": self.gmap.power_info[p].name,
-                "colour": colours[p],
-                "centres": centres.get(p, 0),
-                "units": units.get(p, 0),
-                "state": states.get(p, "idle"),
-                "you": p == self.power,
-            }
-            for p in self.gmap.powers
-        ]
-
-    def _orders_view(self, mine: dict[str, Order], waives: int) -> list[dict[str, Any]]:
-        assert self.builder is not None and self.state is not None
-        rows: list[dict[str, Any]] = []
-        broken = self.desk.breaches(mine.values(), self.state) if self.desk is not None else {}
-        for prov, key in self.builder.keys.items():
-            order = mine.get(prov)
-            if self.builder.kind == "adjustment" and order is None:
-                continue
-            legal = self.builder.legal[key]
-            unit = legal[0].unit if legal and not isinstance(legal[0], Waive) else None
-            text = str(order) if order is not None else None
-            rows.append(
-                {
-                    "loc": key,
-                    "unit": str(unit) if unit and self.builder.kind != "adjustment" else prov,
-                    "order": text,
-                    "names": place_names(self.gmap, text or key),
-                }
-            )
-            if order is not None and order in broken:
-                rows[-1]["breaks"] = broken[order]
-        rows.extend(
-            {"loc": None, "unit": "", "order": "Waive a build", "names": ""} for _ in range(waives)
-        )
-        return rows
-
-    def _ready_view(self, st: GameStatus | None) -> dict[str, Any]:
-        book = self.local_book()
-        assert book is not None and self.state is not None
-        kind = self.state.phase.kind
-        needs = book.needs_orders(self.power) and self.power in self.state.alive()
-        todo = ""
-        can = needs
-        if kind == "movement":
-            n = len(book.missing_units(self.power))
-            todo = f"{n} unit{'s' if n != 1 else ''} without orders will hold." if n else ""
-        elif kind == "retreat":
-            n = len(book.missing_retreats(self.power))
-            todo = f"{n} unit{'s' if n != 1 else ''} without orders will disband." if n else ""
-        elif needs:
-            owed = book.missing_adjustments(self.power)
-            if owed > 0:
-                can = False
-                todo = f"Choose {owed} more unit{'s' if owed != 1 else ''} to remove."
-            elif owed < 0:
-                todo = f"{-owed} build{'s' if owed != -1 else ''} not chosen will be waived."
-        # Until the game has the NOT (GOF) sent at the start of a phase, its flag still
-        # says "ready": what counts is that the person said so in this phase.
-        ready = bool(st and st.ready) and self.seat.ready_phase == self.state.phase.name
-        return {"ready": ready, "can_ready": can, "todo": todo}
-
-    def _end_view(self) -> dict[str, Any]:
-        assert self.end is not None
-        end = dict(self.end)
-        names = [self.gmap.power_info[p].name for p in end.get("powers", [])]
-        if end.get("kind") == "solo" and names:
-            end["text"] = f"{names[0]} wins outright."
-        elif names:
-            reason = end.get("reason") or ""
-            end["text"] = f"Draw between {', '.join(names)}" + (f" ({reason})." if reason else ".")
-        else:
-            end["text"] = "The game is over."
-        return end
-
-
-__all__ = [
-    "GameStatus",
-    "ResultGroup",
-    "WebSession",
-    "game_status",
-    "phase_title",
-    "place_names",
-    "result_lines",
-]
+__all__ = ["SeatHost", "WebSession"]

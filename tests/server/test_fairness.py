@@ -19,6 +19,7 @@ from protocol.connection import Closed
 from protocol.frames import dm_frame, im_frame
 from protocol.tokens import STANDARD
 from server.logs import configure_logging
+from tests.server.masters import master_of
 
 from .daide_client import PATIENCE, MakeServer, WireClient
 
@@ -117,7 +118,7 @@ async def test_seven_willing_players_start_at_once_whoever_else_waits(
         hlos = [await c.expect(m.Hlo) for c in players]
         assert sorted(h.power for h in hlos) == sorted(STANDARD_POWERS)
         # The stallers wait in a forming game, without any of the seven.
-        waiting = {j.name for r in server.forming_open_games() for j in r.master.lobby.joiners}
+        waiting = {j.name for r in server.forming_open_games() for j in master_of(r).lobby.joiners}
         assert {f"stall{round}{i}" for i in range(3)} <= waiting
         assert not any(name.startswith("p") for name in waiting)
         for c in stalling:  # they leave, and come back in the next round to stall again

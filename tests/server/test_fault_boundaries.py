@@ -157,7 +157,7 @@ async def _france(server: Server) -> tuple[WireClient, GameRunner]:
     with trio.fail_after(PATIENCE):
         while None not in runner.joined():
             await trio.sleep(0.01)
-    runner.start_without([(p, None) for p in runner.master.map.powers if p != "FRA"])
+    runner.start_without([(p, None) for p in runner.map.powers if p != "FRA"])
     assert (await player.expect(m.Hlo)).power == "FRA"
     await player.expect(m.Now)
     return player, runner

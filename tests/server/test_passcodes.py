@@ -107,7 +107,7 @@ async def test_guessing_from_many_addresses_for_a_day(
     power, passcode = hlos[0].power or "", hlos[0].passcode or 0
     await players[0].aclose()  # its power is in civil disorder, waiting for its player
     await players[1].expect(m.Ccd)
-    game = next(r.id for r in server.games.values() if r.master.started)
+    game = next(r.id for r in server.games.values() if r.status().started)
     wrong = (g for g in range(1, MAX_PASSCODE + 1) if g != passcode)
     addresses = _addresses()
     before = server.guard.checked
@@ -156,7 +156,7 @@ async def test_a_wrong_guesser_on_the_players_address_delays_it_minutes_at_most(
     power, passcode = hlos[0].power or "", hlos[0].passcode or 0
     await players[0].aclose()
     await players[1].expect(m.Ccd)
-    game = next(r.id for r in server.games.values() if r.master.started)
+    game = next(r.id for r in server.games.values() if r.status().started)
     wrong = (g for g in range(1, MAX_PASSCODE + 1) if g != passcode)
     start = trio.current_time()
     guesses = 0

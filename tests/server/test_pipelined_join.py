@@ -23,6 +23,7 @@ from protocol.mdf import table_for_map
 from server.app import GameRunner, Server
 from server.logs import configure_logging
 from server.settings import GameSettings
+from tests.server.masters import master_of
 
 from .daide_client import PATIENCE, MakeServer, WireClient
 
@@ -136,7 +137,7 @@ async def test_pipelined_observer_is_answered_in_order(make_server: MakeServer) 
 async def _wait_away(runner: GameRunner, power: str) -> None:
     """Until the game has seen ``power``'s player go (its seat awaits an IAM)."""
     with trio.fail_after(PATIENCE):
-        while not runner.master.awaits(power):
+        while not master_of(runner).awaits(power):
             await trio.sleep(0.01)
 
 

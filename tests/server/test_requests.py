@@ -8,6 +8,7 @@ from trio.testing import MockClock
 from protocol import messages as m
 from server.app import Server
 from server.settings import GameSettings
+from tests.server.masters import master_of
 
 from .daide_client import MakeServer, WireClient
 from .test_reliability import _units
@@ -79,8 +80,8 @@ async def test_time_notices_and_dsd(make_server: MakeServer, mock_clock: MockClo
     mock_clock.rate = 1.0
     server = await make_server(GameSettings(max_year=1901, move_time=600, dsd=True, map="standard"))
     players = await _seven(server)
-    (runner,) = [r for r in server.games.values() if r.master.started]
-    clock = runner.master.clock
+    (runner,) = [r for r in server.games.values() if r.status().started]
+    clock = master_of(runner).clock
     eng = players["ENG"][0]
     assert await eng.expect(m.Tme) == m.Tme(600)
     await eng.send("TME (300)")
@@ -98,7 +99,7 @@ async def test_time_notices_and_dsd(make_server: MakeServer, mock_clock: MockClo
     assert await eng.expect(m.Ccd) == m.Ccd("TUR")
     stopped = await eng.expect(m.Not)
     assert isinstance(stopped.inner, m.Tme)
-    assert clock.deadline is None and runner.master.next_wakeup() is None
+    assert clock.deadline is None and master_of(runner).next_wakeup() is None
     mock_clock.jump(3600)  # an hour past the deadline: nothing is processed
     await eng.send("NOW")  # (the game handles this after anything the jump made due)
     assert (await eng.expect(m.Now)).turn.name == "S1901M"

@@ -169,7 +169,7 @@ async def test_a_power_the_game_waits_for_is_waited_for_however_long(make_server
     for i, c in enumerate(clients):
         await c.join(f"p{i}")
     hlos = [await c.expect(m.Hlo) for c in clients]
-    (runner,) = [r for r in server.games.values() if r.master.started]
+    (runner,) = [r for r in server.games.values() if r.status().started]
     person, hlo = clients[0], hlos[0]
     runner.wait_for(hlo.power)
     await person.aclose()

@@ -19,6 +19,7 @@ import pytest
 
 from cli.main import main
 from engine.map import bundled_maps, load_map, province_of
+from tests.server.masters import master_of
 from tests.transcripts import english_lines
 from web.hub import WebHub
 
@@ -82,7 +83,7 @@ async def test_every_proposal_the_page_offers_on_every_map(
         await page.send(t="press", op="to", power=bot)
         view = await page.until(lambda v: bool(_press(v)["kinds"]))
         assert [k["id"] for k in _press(view)["kinds"]] == ["pce", "aly", "drw", "dmz", "xdo"]
-        state = web.server.games[seat.game_id].master.state
+        state = master_of(web.server.games[seat.game_id]).state
         unit = next(u for u in state.units.values() if u.power == bot)
         zone = sorted(gmap.provinces)[0]
         sent = 0

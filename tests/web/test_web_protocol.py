@@ -20,6 +20,7 @@ from server.app import Server
 from server.settings import GameSettings
 from server.store import Store
 from tests.server.daide_client import WireClient
+from tests.server.masters import master_of
 from web.hub import WebHub
 
 
@@ -238,7 +239,7 @@ async def order_and_leave(web: WebHub, spec: dict[str, Any]) -> tuple[Any, Any]:
     await page.send(t="order", text="A CON - BUL")
     await page.until(lambda v: given(v) == ["A CON - BUL"])
     await cm.__aexit__(None, None, None)
-    return seat, web.server.games[seat.game_id].master
+    return seat, master_of(web.server.games[seat.game_id])
 
 
 async def test_leaving_means_civil_disorder_and_the_link_brings_you_back(
@@ -294,7 +295,7 @@ async def test_a_retreat_by_clicks(web: WebHub) -> None:
     from engine.state import Dislodged, Phase, Unit, make_state
 
     seat = web.create_game({"power": "FRA", "opponents": ["holdbot"] * 6})
-    master = web.server.games[seat.game_id].master
+    master = master_of(web.server.games[seat.game_id])
     start = master.state
     # The game has not started: begin it at a retreat phase where France must retreat.
     units = [u for u in start.units.values() if u.province != "BUR"]
@@ -335,7 +336,7 @@ async def test_results_since_your_last_orders_newest_first(web: WebHub) -> None:
     from engine.state import Phase, Unit, make_state
 
     seat = web.create_game({"power": "FRA", "opponents": ["holdbot"] * 6})
-    master = web.server.games[seat.game_id].master
+    master = master_of(web.server.games[seat.game_id])
     start = master.state
     units = [u for u in start.units.values() if u.province != "MUN"] + [Unit("GER", "A", "BUR")]
     master.state = make_state(master.map, Phase.parse("S1901M"), units, dict(start.centres))
@@ -496,7 +497,7 @@ async def test_a_variant_game_by_clicks(web: WebHub) -> None:
     gmap = load_map("hundred3")
     year = gmap.start_year
     seat = web.create_game({"map": "hundred3", "power": "ENG", "opponents": ["holdbot"] * 2})
-    assert web.server.games[seat.game_id].master.map.name == "hundred3"
+    assert web.server.games[seat.game_id].map.name == "hundred3"
     page, cm = await open_page(web, seat.game_id, seat.token)
     try:
         view = await page.until(lambda v: v["stage"] == "playing" and "orders" in v)

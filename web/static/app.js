@@ -99,8 +99,8 @@ async function lobby() {
       ? "Gunboat: no press, and nobody learns who plays whom until the end. Orders are " +
         "entered by clicking on the map."
       : "Press from menus, as DAIDE allows at this level: only the negotiating bots " +
-        "(bordeaux, negotiating; dumbbot, negotiating) answer. Orders are entered by clicking " +
-        "on the map.";
+        `(${options.bots.filter((b) => b.endsWith(" --negotiate")).map(botLabel).join("; ")}) ` +
+        "answer. Orders are entered by clicking on the map.";
   };
   level.addEventListener("change", hint);
   hint();
