@@ -50,6 +50,7 @@ from server.inbox import (
     Patient,
     Rejoin,
     Said,
+    Settle,
     Start,
     Watch,
 )
@@ -122,7 +123,9 @@ class Client:
 # What a game's task takes from its inbox (:mod:`server.inbox`), the four that carry one of a
 # client's messages first.
 FromClient: TypeAlias = Said[Client] | Join[Client] | Observe[Client] | Rejoin[Client]
-Command: TypeAlias = FromClient | Leave[Client] | Adopt[Client] | Start | Patient | Abandon | Watch
+Command: TypeAlias = (
+    FromClient | Leave[Client] | Adopt[Client] | Start | Patient | Abandon | Watch | Settle
+)
 
 
 class GameRunner:
@@ -223,6 +226,20 @@ class GameRunner:
         """Call ``look(status, now)`` in the game's task after every event (None: stop)."""
         self.post(Watch(key, look))
 
+    async def settled(self) -> None:
+        """Return once the game has handled everything posted to it before this call (or has
+        ended)."""
+        done = trio.Event()
+        self.post(Settle(done))
+        async with trio.open_nursery() as nursery:
+
+            async def first(event: trio.Event) -> None:
+                await event.wait()
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(first, done)
+            nursery.start_soon(first, self.done)
+
     async def run(self) -> None:
         try:
             # (each event has a boundary of its own, in _loop; this one is for the end)
@@ -255,6 +272,8 @@ class GameRunner:
                     self.server.handled(client)
                 case Watch(key, look) if look is not None:
                     self.watchers[key] = look  # (it still gets the last call, at the end)
+                case Settle(done):
+                    done.set()
 
     async def _loop(self) -> None:
         faults = 0  # in a row: a fault that recurs however often the game is reloaded
@@ -361,6 +380,8 @@ class GameRunner:
                     return master.start(now, missing)
             case Leave(client):
                 return master.disconnect(client.id, now)
+            case Settle(done):
+                done.set()
             case Adopt(client, joiner):
                 return self._adopt(client, joiner, now)
             case Said(client) if client.game is not None and client.game is not self:
@@ -1114,6 +1135,12 @@ class Server:
             self._queue(client, m.Rej(msg))
             return
         peer = client.link.peer
+        # The power's old connection may have just closed, its Leave still in the game's
+        # inbox: each game that has the power settles first, so a player who reconnects at
+        # once is not refused for being still connected.
+        for runner in list(self.games.values()):
+            if runner._master.started and msg.power in runner.map.powers:
+                await runner.settled()
         candidates = [
             runner
             for runner in list(self.games.values())

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+import trio
+
 from protocol import messages as m
 from server.seating import Joiner
 from server.status import MasterStatus
@@ -94,6 +96,15 @@ class Watch:
 
     key: object
     look: Callable[[MasterStatus, float], None] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Settle:
+    """Set ``done`` once everything posted before this has been handled (an IAM asks a game
+    this before it checks whether the power awaits its player: the old connection's
+    :class:`Leave` may still be in the inbox)."""
+
+    done: trio.Event
 
 
 FROM_CLIENT = (Said, Join, Observe, Rejoin)  # (for isinstance: what carries a message)
