@@ -37,10 +37,12 @@ from server.logs import get_logger
 from server.settings import GameSettings
 from web.gate import Bucket, ConnectionGate, serve_gated
 from web.http import Request, Response, WebSocket, serve_http
+from web.lobby import Listing, is_listed, listed_games
 from web.payloads import PayloadError, first_problem, frame, game_request
 from web.press import PRESS_LEVELS
 from web.seats import SeatBook, SeatRow
 from web.session import WebSession
+from web.spectator import Reader, Spectator
 from web.views import notice, phase_title, result_lines
 
 if TYPE_CHECKING:
@@ -181,8 +183,11 @@ class WebHub:
         max_bots: int | None = None,
         max_connections: int | None = None,
         connections_per_address: int | None = None,
+        public: bool = False,
     ) -> None:
         self.server = server
+        self.public = public  # every game is on the games page (serve --public)
+        self.listing = Listing(server.store.path)  # the games their creators listed
         # Told each web game's open-seat address as its listener opens (``serve`` prints it:
         # whoever runs the bots that take those seats reads the terminal, not the page).
         self.announce = announce
@@ -231,6 +236,7 @@ class WebHub:
                 await trio.sleep_forever()
         finally:
             self.seats.close()
+            self.listing.close()
 
     @property
     def address(self) -> tuple[str, int]:
@@ -338,7 +344,20 @@ class WebHub:
                     201,
                 )
             return Response.of_json(self.games())
+        if req.path == "/api/list" and req.method in ("GET", "HEAD"):
+            return Response.of_json(self.listed())
         return Response.error(404, "not found")
+
+    def listed(self) -> list[dict[str, Any]]:
+        """The games page's rows (:mod:`web.lobby`)."""
+        return listed_games(
+            self.store.games(),
+            self.server.games,
+            self.listing.ids(),
+            self.public,
+            self.map_named,
+            trio.current_time(),
+        )
 
     def games(self) -> list[dict[str, Any]]:
         """The web games on this server (no tokens: a seat is opened by its link only)."""
@@ -415,6 +434,8 @@ class WebHub:
             self._may_hold(owner)
             self._may_create(owner)
         runner = self.server.create_game(wanted.settings, name=wanted.name)
+        if spec.get("listed"):
+            self.listing.add(runner.id)
         seat = self.seats.add(runner.id, power, lineup)
         self.live.add(runner.id)
         self._expect_open_seats(seat)
@@ -596,6 +617,9 @@ class WebHub:
         seat = None
         try:
             hello = frame(text or "")
+            if hello["t"] == "watch":
+                await self._spectate(ws, hello["game"])
+                return
             if hello["t"] == "hello":
                 seat = self.seats.find(hello["game"], hello["token"])
         except PayloadError:
@@ -625,6 +649,44 @@ class WebHub:
                 await self._on_frame(session, ws, text)
         finally:
             session.detach(ws)
+
+    def _watchable(self, game_id: int) -> GameMap | None:
+        """The map of a game a spectator may watch (listed, not a tournament's), or None."""
+        if not is_listed(game_id, self.public, self.listing.ids()):
+            return None
+        runner = self.server.games.get(game_id)
+        if runner is not None:
+            return runner.map
+        rows = [r for r in self.store.games() if r.id == game_id and r.tournament is None]
+        return self.map_named(rows[0].settings["map"]) if rows else None
+
+    async def _spectate(self, ws: WebSocket, game_id: int) -> None:
+        """A spectator's page (:mod:`web.spectator`): an observer of the game, and the
+        history of its stored phases on request."""
+        gmap = self._watchable(game_id)
+        if gmap is None:
+            await ws.send(json.dumps({"t": "error", "text": f"No game {game_id} is listed here."}))
+            return
+        spectator = Spectator(self.server, self.store, game_id, gmap)
+        budget = Bucket(FRAME_BURST, FRAME_EVERY)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(spectator.flush_to, ws)
+            nursery.start_soon(spectator.watch, self.server.games.get(game_id))
+            try:
+                while (text := await ws.receive()) is not None:
+                    if budget.take(trio.current_time()):
+                        continue  # (a flood: dropped; a spectator's page only asks for history)
+                    try:
+                        data = frame(text)
+                    except PayloadError as exc:
+                        await ws.send(notice(f"Request refused: {exc}."))
+                        continue
+                    if data["t"] != "history":
+                        await ws.send(notice("A spectator's page only looks: nothing done."))
+                        continue
+                    await ws.send(json.dumps(self.history_view(spectator, data.get("index"))))
+            finally:
+                nursery.cancel_scope.cancel()
 
     async def _on_frame(self, session: WebSession, ws: WebSocket, text: str) -> None:
         try:
@@ -686,7 +748,7 @@ class WebHub:
                 out.append((msg.order, msg.result))
         return out
 
-    def history_view(self, session: WebSession, index: Any) -> dict[str, Any]:
+    def history_view(self, session: Reader, index: Any) -> dict[str, Any]:
         """One stored phase: the position, the orders given and what became of them."""
         gid = session.seat.game_id
         states = self.store.states(gid)
@@ -718,7 +780,7 @@ class WebHub:
             self._history.popitem(last=False)
         return self._with_press(session, view)
 
-    def _with_press(self, session: WebSession, view: dict[str, Any]) -> dict[str, Any]:
+    def _with_press(self, session: Reader, view: dict[str, Any]) -> dict[str, Any]:
         """The phase's press the seat may read (its own during the game, everyone's after)."""
         desk = session.desk
         if desk is None:
