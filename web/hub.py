@@ -321,6 +321,7 @@ class WebHub:
                     "maps": [self.map_summary(n) for n in self.map_names()],
                     "bots": bot_choices(),
                     "levels": list(PRESS_LEVELS),
+                    "public": self.public,
                     "defaults": {**DEFAULTS, "map": self.server.settings.map},
                 }
             )

@@ -227,8 +227,9 @@ class Spectator:
             "powers": self._powers(),
             "results": [self._group(s, r) for s, r in reversed(self.results)],
         }
-        if stage == "forming" and st is not None:
-            view["forming"] = {"joined": len(st.accepted), "seats": len(self.gmap.powers)}
+        if stage == "forming":
+            joined = len(st.accepted) if st is not None else 0
+            view["forming"] = {"joined": joined, "seats": len(self.gmap.powers)}
         if stage == "playing" and st is not None:
             if st.deadline is not None:
                 view["deadline"] = max(0.0, st.deadline - trio.current_time())
