@@ -35,6 +35,7 @@ from server.faults import describe
 from server.guard import peer_key
 from server.logs import get_logger
 from server.settings import GameSettings
+from server.store import StoreError
 from web.gate import Bucket, ConnectionGate, serve_gated
 from web.http import Request, Response, WebSocket, serve_http
 from web.lobby import Listing, is_listed, listed_games
@@ -658,8 +659,11 @@ class WebHub:
         runner = self.server.games.get(game_id)
         if runner is not None:
             return runner.map
-        rows = [r for r in self.store.games() if r.id == game_id and r.tournament is None]
-        return self.map_named(rows[0].settings["map"]) if rows else None
+        try:
+            row = self.store.game(game_id)
+        except StoreError:
+            return None
+        return self.map_named(row.settings["map"]) if row.tournament is None else None
 
     async def _spectate(self, ws: WebSocket, game_id: int) -> None:
         """A spectator's page (:mod:`web.spectator`): an observer of the game, and the
@@ -670,13 +674,18 @@ class WebHub:
             return
         spectator = Spectator(self.server, self.store, game_id, gmap)
         budget = Bucket(FRAME_BURST, FRAME_EVERY)
+        slowed = False  # told to slow down, and nothing taken since
         async with trio.open_nursery() as nursery:
             nursery.start_soon(spectator.flush_to, ws)
             nursery.start_soon(spectator.watch, self.server.games.get(game_id))
             try:
                 while (text := await ws.receive()) is not None:
-                    if budget.take(trio.current_time()):
-                        continue  # (a flood: dropped; a spectator's page only asks for history)
+                    if budget.take(trio.current_time()):  # a flood: dropped, with one notice
+                        if not slowed:
+                            await ws.send(notice("Too many requests from this page: slow down."))
+                        slowed = True
+                        continue
+                    slowed = False
                     try:
                         data = frame(text)
                     except PayloadError as exc:

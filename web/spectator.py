@@ -86,6 +86,7 @@ class Spectator:
         self._incoming: list[tuple[Order, Any]] = []
         self.end: dict[str, Any] | None = None
         self.finished = False
+        self.stopped = False  # no longer played here, and not over (the server stopped it)
         self.desk: PressDesk | None = None  # set once the game is over, for its press
         self._svg_key: Any = None
         self._svg = ""
@@ -181,6 +182,7 @@ class Spectator:
             self._load_results()
         self.finished = row.status == "finished"
         if not self.finished:
+            self.stopped = True
             return
         result = row.result or {}
         counts = self.state.centre_counts() if self.state else {}
@@ -214,6 +216,8 @@ class Spectator:
     def view(self) -> dict[str, Any]:
         st = self.status
         stage = "finished" if self.finished else ("playing" if st and st.started else "forming")
+        if self.stopped:
+            stage = "stopped"
         view: dict[str, Any] = {
             "t": "view",
             "spectator": True,
