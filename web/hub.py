@@ -38,7 +38,7 @@ from server.settings import GameSettings
 from server.store import StoreError
 from web.gate import Bucket, ConnectionGate, serve_gated
 from web.http import Request, Response, WebSocket, serve_http
-from web.lobby import Listing, is_listed, listed_games
+from web.lobby import PLAYED, Listing, is_listed, listed_games
 from web.payloads import PayloadError, first_problem, frame, game_request
 from web.press import PRESS_LEVELS
 from web.seats import SeatBook, SeatRow
@@ -663,7 +663,9 @@ class WebHub:
             row = self.store.game(game_id)
         except StoreError:
             return None
-        return self.map_named(row.settings["map"]) if row.tournament is None else None
+        if row.tournament is not None or row.status not in PLAYED:
+            return None  # (a tournament's, or abandoned before it started)
+        return self.map_named(row.settings["map"])
 
     async def _spectate(self, ws: WebSocket, game_id: int) -> None:
         """A spectator's page (:mod:`web.spectator`): an observer of the game, and the

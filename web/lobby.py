@@ -29,6 +29,7 @@ CREATE TABLE IF NOT EXISTS web_listed (
     game_id INTEGER PRIMARY KEY        -- a game its creator chose to list on the games page
 );
 """
+PLAYED = ("active", "finished")  # a stored game's status once it started (else abandoned)
 LIST_LIMIT = 200  # rows the list sends at most, newest first
 
 
@@ -151,11 +152,11 @@ def listed_games(
         runner = runners.get(row.id)
         if runner is not None:
             out.append(live_row(runner, now))
-        elif row.status != "forming":  # (a game abandoned before it started is no game)
+        elif row.status in PLAYED:
             out.append(stored_row(row, map_named(row.settings["map"])))
         if len(out) >= LIST_LIMIT:
             break
     return out
 
 
-__all__ = ["LIST_LIMIT", "Listing", "is_listed", "listed_games", "live_row", "stored_row"]
+__all__ = ["LIST_LIMIT", "PLAYED", "Listing", "is_listed", "listed_games", "live_row", "stored_row"]

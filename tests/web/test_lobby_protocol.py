@@ -129,9 +129,21 @@ async def test_only_listed_games_are_on_the_list_and_may_be_watched(web: WebHub)
 async def test_public_lists_every_game(public_web: WebHub) -> None:
     a = public_web.create_game({"power": "FRA", "opponents": ["holdbot"] * 6})
     b = public_web.create_game({"power": "GER", "opponents": ["holdbot"] * 6, "level": 10})
+    runners = [public_web.server.games[a.game_id], public_web.server.games[b.game_id]]
     rows = await listed(public_web)
     assert [r["id"] for r in rows] == [b.game_id, a.game_id]  # newest first
     assert rows[0]["press"] == "level 10"
+    # Abandoned before they start (as when nobody comes): off the list, and nobody can watch.
+    for runner in runners:
+        runner.abandon()
+        await runner.done.wait()
+    assert await listed(public_web) == []
+    watcher, wcm = await watch(public_web, a.game_id)
+    try:
+        msg = await watcher.until(lambda v: v.get("t") == "error")
+        assert msg["text"] == f"No game {a.game_id} is listed here."
+    finally:
+        await wcm.__aexit__(None, None, None)
 
 
 def _moved_on(phase: str, v: dict[str, Any]) -> bool:
