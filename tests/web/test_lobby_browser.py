@@ -97,6 +97,8 @@ def test_the_games_list_and_a_spectator(browser: Any, tmp_path: Path, artifacts:
         _wait_view(viewer, "document.querySelector('#map svg')?.dataset.history === 'S1901M'")
         assert "A PAR H" in viewer.inner_text("#history-lines")
         _shot(viewer, artifacts / "web-spectator.png")
+        # A gunboat game: the spectator's page names no player before the end.
+        assert "HoldBot" not in viewer.content() and "Human" not in viewer.content()
         for w in watches:
             assert not w.errors, w.errors
             assert not w.foreign, w.foreign
@@ -114,7 +116,11 @@ def test_the_title_and_favicon_mark_a_phase_processed_in_the_background(
     )
     try:
         game, token = your_game(server, "FRA")
-        player_ctx, viewer_ctx = _context(browser), _context(browser)
+        player_ctx = _context(browser)
+        # The spectator's browser allows notifications: the page raises real ones.
+        viewer_ctx = browser.new_context(
+            viewport={"width": 1280, "height": 900}, bypass_csp=True, permissions=["notifications"]
+        )
         player = player_ctx.new_page()
         viewer = viewer_ctx.new_page()
         watches = [Watch(player), Watch(viewer)]
@@ -123,8 +129,10 @@ def test_the_title_and_favicon_mark_a_phase_processed_in_the_background(
         for page in (player, viewer):
             _wait_view(page, "document.querySelector('#map svg')?.dataset.phase === 'S1901M'")
             assert not page.title().startswith("●") and page.evaluate(ICON) == "/static/icon.svg"
-            # The browser has not been asked about notifications: the page offers to.
-            assert page.is_visible("#notify")
+        # The player's browser has not been asked about notifications: the page offers to.
+        assert player.is_visible("#notify")
+        assert viewer.evaluate("Notification.permission") == "granted"
+        assert viewer.query_selector("#notify") is None
         # Both pages go to the background; the person's Ready (sent as it goes) ends the phase.
         viewer.evaluate(HIDE)
         player.evaluate(HIDE)
