@@ -674,7 +674,7 @@ class WebHub:
         if gmap is None:
             await ws.send(json.dumps({"t": "error", "text": f"No game {game_id} is listed here."}))
             return
-        spectator = Spectator(self.server, self.store, game_id, gmap)
+        spectator = Spectator(self.server, self.store, game_id, gmap, self.stored_results)
         budget = Bucket(FRAME_BURST, FRAME_EVERY)
         slowed = False  # told to slow down, and nothing taken since
         async with trio.open_nursery() as nursery:

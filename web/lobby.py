@@ -11,7 +11,7 @@ players' business; who is ready is a state per power, as the seat's own Powers t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from engine.map import GameMap
@@ -140,7 +140,7 @@ def listed_games(
     runners: Mapping[int, GameRunner],
     listed: set[int],
     public: bool,
-    map_named: Any,
+    map_named: Callable[[str], GameMap],
     now: float,
 ) -> list[dict[str, Any]]:
     """The rows of the list page, newest first: every listed game of the store that is not a

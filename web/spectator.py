@@ -12,7 +12,7 @@ The watcher of the runner adds what DAIDE has no message for: who is ready, the 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from server.store import Store
     from web.http import WebSocket
 
+StoredResults = Callable[[int, str, GameMap], list[tuple[Order, Any]]]
 RESULTS_KEPT = 4  # phases whose results the live view lists, newest first
 NOBODY = ""  # the power a spectator's press desk reads for: none
 
@@ -66,9 +67,17 @@ class Watched:
 class Spectator:
     """One page watching one game; see the module's docstring."""
 
-    def __init__(self, server: Server, store: Store, game_id: int, gmap: GameMap) -> None:
+    def __init__(
+        self,
+        server: Server,
+        store: Store,
+        game_id: int,
+        gmap: GameMap,
+        stored_results: StoredResults,
+    ) -> None:
         self.server = server
         self.store = store
+        self._stored_results = stored_results  # a stored phase's orders and results
         self.seat = Watched(game_id)
         self.gmap = gmap
         self.kind = "watch"
@@ -159,15 +168,7 @@ class Spectator:
         states = self.store.states(self.seat.game_id)
         for name, data in states[-RESULTS_KEPT - 1 : -1]:
             state = GameState.from_json(data, self.gmap)
-            self.results.append((state, self._stored_results(name)))
-
-    def _stored_results(self, phase: str) -> list[tuple[Order, Any]]:
-        out: list[tuple[Order, Any]] = []
-        for _, _, text in self.store.results(self.seat.game_id, phase):
-            msg = self.codec.parse_text(text)
-            if isinstance(msg, m.Ord) and msg.order is not None:
-                out.append((msg.order, msg.result))
-        return out
+            self.results.append((state, self._stored_results(self.seat.game_id, name, self.gmap)))
 
     def load_finished(self) -> None:
         """The game as the store has it, over: its last position, its end, every player's
