@@ -240,6 +240,7 @@ async def _start_web(
         max_bots=args.web_max_bots,
         hosts=frozenset(h.lower() for h in args.web_host),
         announce=lambda line: print(line, flush=True),
+        public=args.public,
     )
     await nursery.start(hub.run, args.web_port)
     print(f"web page: {hub.url}", flush=True)

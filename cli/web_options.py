@@ -55,6 +55,12 @@ def add_web_options(p: argparse.ArgumentParser) -> None:
         "always work, any other name is refused (DNS rebinding)",
     )
     g.add_argument(
+        "--public",
+        action="store_true",
+        help="list every game on the page's games list (/games), where anyone may watch it; "
+        "without it only the games their creators chose to list are there",
+    )
+    g.add_argument(
         "--play",
         metavar="POWER",
         help="create a game at start for a person playing POWER (or 'random') in the "

@@ -171,6 +171,11 @@ class GameRunner:
     def name(self) -> str:
         return self._master.name
 
+    @property
+    def settings(self) -> GameSettings:
+        """The game's settings (map, press level, deadlines; fixed for its life)."""
+        return self._master.settings
+
     def status(self) -> MasterStatus:
         """The game as it stands now (see :mod:`server.status`)."""
         return self._master.status()
@@ -1104,6 +1109,9 @@ class Server:
                     self._queue(client, m.Rej(msg))
                     return
                 await self._post(runner, Join(client, msg, power, label))
+            case m.Obs() if client.seat is not None:
+                # A client launched for one game (a spectator's page) observes that game.
+                await self._post(client.seat[0], Observe(client, msg))
             case m.Obs():
                 runner = self.open_game
                 if (runner is None or runner._master.finished) and self.open_games:

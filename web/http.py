@@ -173,8 +173,9 @@ class WebSocket:
 
 
 def static_file(path: str) -> Response:
-    """A file of ``static/``; the page itself for ``/`` and ``/game/N``."""
-    if path == "/" or path.startswith("/game/"):
+    """A file of ``static/``; the page itself for ``/``, ``/game/N``, ``/games`` (the server's
+    games) and ``/watch/N`` (a spectator's)."""
+    if path in ("/", "/games") or path.startswith(("/game/", "/watch/")):
         name = "index.html"
     elif path.startswith("/static/"):
         name = path[len("/static/") :]

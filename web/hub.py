@@ -35,12 +35,15 @@ from server.faults import describe
 from server.guard import peer_key
 from server.logs import get_logger
 from server.settings import GameSettings
+from server.store import StoreError
 from web.gate import Bucket, ConnectionGate, serve_gated
 from web.http import Request, Response, WebSocket, serve_http
+from web.lobby import PLAYED, Listing, is_listed, listed_games
 from web.payloads import PayloadError, first_problem, frame, game_request
 from web.press import PRESS_LEVELS
 from web.seats import SeatBook, SeatRow
 from web.session import WebSession
+from web.spectator import Reader, Spectator
 from web.views import notice, phase_title, result_lines
 
 if TYPE_CHECKING:
@@ -181,8 +184,11 @@ class WebHub:
         max_bots: int | None = None,
         max_connections: int | None = None,
         connections_per_address: int | None = None,
+        public: bool = False,
     ) -> None:
         self.server = server
+        self.public = public  # every game is on the games page (serve --public)
+        self.listing = Listing(server.store.path)  # the games their creators listed
         # Told each web game's open-seat address as its listener opens (``serve`` prints it:
         # whoever runs the bots that take those seats reads the terminal, not the page).
         self.announce = announce
@@ -231,6 +237,7 @@ class WebHub:
                 await trio.sleep_forever()
         finally:
             self.seats.close()
+            self.listing.close()
 
     @property
     def address(self) -> tuple[str, int]:
@@ -315,6 +322,7 @@ class WebHub:
                     "maps": [self.map_summary(n) for n in self.map_names()],
                     "bots": bot_choices(),
                     "levels": list(PRESS_LEVELS),
+                    "public": self.public,
                     "defaults": {**DEFAULTS, "map": self.server.settings.map},
                 }
             )
@@ -338,7 +346,20 @@ class WebHub:
                     201,
                 )
             return Response.of_json(self.games())
+        if req.path == "/api/list" and req.method in ("GET", "HEAD"):
+            return Response.of_json(self.listed())
         return Response.error(404, "not found")
+
+    def listed(self) -> list[dict[str, Any]]:
+        """The games page's rows (:mod:`web.lobby`)."""
+        return listed_games(
+            self.store.games(),
+            self.server.games,
+            self.listing.ids(),
+            self.public,
+            self.map_named,
+            trio.current_time(),
+        )
 
     def games(self) -> list[dict[str, Any]]:
         """The web games on this server (no tokens: a seat is opened by its link only)."""
@@ -415,6 +436,8 @@ class WebHub:
             self._may_hold(owner)
             self._may_create(owner)
         runner = self.server.create_game(wanted.settings, name=wanted.name)
+        if spec.get("listed"):
+            self.listing.add(runner.id)
         seat = self.seats.add(runner.id, power, lineup)
         self.live.add(runner.id)
         self._expect_open_seats(seat)
@@ -596,6 +619,9 @@ class WebHub:
         seat = None
         try:
             hello = frame(text or "")
+            if hello["t"] == "watch":
+                await self._spectate(ws, hello["game"])
+                return
             if hello["t"] == "hello":
                 seat = self.seats.find(hello["game"], hello["token"])
         except PayloadError:
@@ -625,6 +651,54 @@ class WebHub:
                 await self._on_frame(session, ws, text)
         finally:
             session.detach(ws)
+
+    def _watchable(self, game_id: int) -> GameMap | None:
+        """The map of a game a spectator may watch (listed, not a tournament's), or None."""
+        if not is_listed(game_id, self.public, self.listing.ids()):
+            return None
+        runner = self.server.games.get(game_id)
+        if runner is not None:
+            return runner.map
+        try:
+            row = self.store.game(game_id)
+        except StoreError:
+            return None
+        if row.tournament is not None or row.status not in PLAYED:
+            return None  # (a tournament's, or abandoned before it started)
+        return self.map_named(row.settings["map"])
+
+    async def _spectate(self, ws: WebSocket, game_id: int) -> None:
+        """A spectator's page (:mod:`web.spectator`): an observer of the game, and the
+        history of its stored phases on request."""
+        gmap = self._watchable(game_id)
+        if gmap is None:
+            await ws.send(json.dumps({"t": "error", "text": f"No game {game_id} is listed here."}))
+            return
+        spectator = Spectator(self.server, self.store, game_id, gmap, self.stored_results)
+        budget = Bucket(FRAME_BURST, FRAME_EVERY)
+        slowed = False  # told to slow down, and nothing taken since
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(spectator.flush_to, ws)
+            nursery.start_soon(spectator.watch, self.server.games.get(game_id))
+            try:
+                while (text := await ws.receive()) is not None:
+                    if budget.take(trio.current_time()):  # a flood: dropped, with one notice
+                        if not slowed:
+                            await ws.send(notice("Too many requests from this page: slow down."))
+                        slowed = True
+                        continue
+                    slowed = False
+                    try:
+                        data = frame(text)
+                    except PayloadError as exc:
+                        await ws.send(notice(f"Request refused: {exc}."))
+                        continue
+                    if data["t"] != "history":
+                        await ws.send(notice("A spectator's page only looks: nothing done."))
+                        continue
+                    await ws.send(json.dumps(self.history_view(spectator, data.get("index"))))
+            finally:
+                nursery.cancel_scope.cancel()
 
     async def _on_frame(self, session: WebSession, ws: WebSocket, text: str) -> None:
         try:
@@ -686,7 +760,7 @@ class WebHub:
                 out.append((msg.order, msg.result))
         return out
 
-    def history_view(self, session: WebSession, index: Any) -> dict[str, Any]:
+    def history_view(self, session: Reader, index: Any) -> dict[str, Any]:
         """One stored phase: the position, the orders given and what became of them."""
         gid = session.seat.game_id
         states = self.store.states(gid)
@@ -718,7 +792,7 @@ class WebHub:
             self._history.popitem(last=False)
         return self._with_press(session, view)
 
-    def _with_press(self, session: WebSession, view: dict[str, Any]) -> dict[str, Any]:
+    def _with_press(self, session: Reader, view: dict[str, Any]) -> dict[str, Any]:
         """The phase's press the seat may read (its own during the game, everyone's after)."""
         desk = session.desk
         if desk is None:

@@ -15,7 +15,7 @@ import re
 from itertools import accumulate
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, ValidationError
 
 MAX_JSON = 64 * 1024  # bytes: a page's requests are a few hundred
 MAX_DEPTH = 8  # the deepest a page's payload nests is 2
@@ -110,6 +110,7 @@ class GameRequest(BaseModel):
         int | None, Field(ge=1, le=9999), BeforeValidator(_no_bool), BeforeValidator(_blank_is_none)
     ] = None
     name: Annotated[str | None, Field(max_length=200)] = None
+    listed: StrictBool | None = None  # shown on the server's games page (web.lobby)
 
 
 def game_request(data: Any) -> dict[str, Any]:
@@ -137,6 +138,13 @@ class Hello(_Frame):
     t: Literal["hello"]
     game: Annotated[int, Field(ge=0, le=1 << 62), BeforeValidator(_no_bool)]
     token: Annotated[str, Field(max_length=200)]
+
+
+class Watch(_Frame):
+    """The first message of a spectator's page: the listed game it watches."""
+
+    t: Literal["watch"]
+    game: Annotated[int, Field(ge=0, le=1 << 62), BeforeValidator(_no_bool)]
 
 
 class History(_Frame):
@@ -188,6 +196,7 @@ class Press(_Frame):
 
 FRAMES: dict[str, type[_Frame]] = {
     "hello": Hello,
+    "watch": Watch,
     "history": History,
     "start": Start,
     "click": Click,

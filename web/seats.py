@@ -42,11 +42,17 @@ class SeatRow:
     created: float
 
 
+def open_tables(path: str, schema: str) -> sqlite3.Connection:
+    """A connection of the web's own to the server's database, with its tables made."""
+    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    db.execute("PRAGMA busy_timeout=5000")
+    db.executescript(schema)
+    return db
+
+
 class SeatBook:
     def __init__(self, path: str) -> None:
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.executescript(_SCHEMA)
+        self._db = open_tables(path, _SCHEMA)
 
     def close(self) -> None:
         self._db.close()
@@ -99,4 +105,4 @@ def _row(r: tuple[str, int, str, str, str | None, float]) -> SeatRow:
     return SeatRow(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5])
 
 
-__all__ = ["SeatBook", "SeatRow"]
+__all__ = ["SeatBook", "SeatRow", "open_tables"]

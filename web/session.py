@@ -47,7 +47,7 @@ from server.faults import describe
 from server.logs import get_logger
 from web.builder import Action, OrderBuilder
 from web.press import PressDesk, stored_items
-from web.views import GameStatus, ResultGroup, SeatViews, game_status, notice
+from web.views import GameStatus, ResultGroup, SeatViews, end_table, game_status, notice
 
 if TYPE_CHECKING:
     from server.app import GameRunner, Server
@@ -442,16 +442,7 @@ class WebSession:
             "kind": (row.result or {}).get("kind", "draw" if self.finished else row.status),
             "powers": (row.result or {}).get("powers", []),
             "reason": (row.result or {}).get("reason", row.status),
-            "table": [
-                {
-                    "power": p.power,
-                    "name": p.name,
-                    "version": p.version,
-                    "centres": counts.get(p.power, 0),
-                    "eliminated": p.eliminated,
-                }
-                for p in players
-            ],
+            "table": end_table(players, counts),
         }
         self.finished = True
         self.load_press()

@@ -6,6 +6,7 @@ pieces of them the history pages share. Pure: no game, no socket, no clock but t
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -264,23 +265,8 @@ class SeatViews:
         return self._svg
 
     def _powers(self, s: Seat) -> list[dict[str, Any]]:
-        colours = power_colours(s.gmap)
-        state = s.state
-        centres = state.centre_counts() if state else {}
-        units = state.unit_counts() if state else {}
         states = dict(s.status.states) if s.status else {}
-        return [
-            {
-                "power": p,
-                "name": s.gmap.power_info[p].name,
-                "colour": colours[p],
-                "centres": centres.get(p, 0),
-                "units": units.get(p, 0),
-                "state": states.get(p, "idle"),
-                "you": p == s.power,
-            }
-            for p in s.gmap.powers
-        ]
+        return power_rows(s.gmap, s.state, states, s.power)
 
     def _orders_view(self, s: Seat, mine: dict[str, Order], waives: int) -> list[dict[str, Any]]:
         assert s.builder is not None and s.state is not None
@@ -335,16 +321,58 @@ class SeatViews:
 
     def _end_view(self, s: Seat) -> dict[str, Any]:
         assert s.end is not None
-        end = dict(s.end)
-        names = [s.gmap.power_info[p].name for p in end.get("powers", [])]
-        if end.get("kind") == "solo" and names:
-            end["text"] = f"{names[0]} wins outright."
-        elif names:
-            reason = end.get("reason") or ""
-            end["text"] = f"Draw between {', '.join(names)}" + (f" ({reason})." if reason else ".")
-        else:
-            end["text"] = "The game is over."
-        return end
+        return end_view(s.gmap, s.end)
+
+
+def end_view(gmap: GameMap, end: dict[str, Any]) -> dict[str, Any]:
+    """The end of a game as pages show it: ``end`` (kind, powers, reason, table) with its
+    sentence in ``text``."""
+    end = dict(end)
+    names = [gmap.power_info[p].name for p in end.get("powers", [])]
+    if end.get("kind") == "solo" and names:
+        end["text"] = f"{names[0]} wins outright."
+    elif names:
+        reason = end.get("reason") or ""
+        end["text"] = f"Draw between {', '.join(names)}" + (f" ({reason})." if reason else ".")
+    else:
+        end["text"] = "The game is over."
+    return end
+
+
+def end_table(players: Iterable[Any], counts: Mapping[str, int]) -> list[dict[str, Any]]:
+    """The players of a finished game (the store's rows) with their centres (``counts``)."""
+    return [
+        {
+            "power": p.power,
+            "name": p.name,
+            "version": p.version,
+            "centres": counts.get(p.power, 0),
+            "eliminated": p.eliminated,
+        }
+        for p in players
+    ]
+
+
+def power_rows(
+    gmap: GameMap, state: GameState | None, states: dict[str, str], you: str | None
+) -> list[dict[str, Any]]:
+    """The Powers table: each power's centres, units and state (``states``; idle when
+    absent), never who plays it."""
+    colours = power_colours(gmap)
+    centres = state.centre_counts() if state else {}
+    units = state.unit_counts() if state else {}
+    return [
+        {
+            "power": p,
+            "name": gmap.power_info[p].name,
+            "colour": colours[p],
+            "centres": centres.get(p, 0),
+            "units": units.get(p, 0),
+            "state": states.get(p, "idle"),
+            "you": p == you,
+        }
+        for p in gmap.powers
+    ]
 
 
 __all__ = [
@@ -352,9 +380,12 @@ __all__ = [
     "ResultGroup",
     "Seat",
     "SeatViews",
+    "end_table",
+    "end_view",
     "game_status",
     "notice",
     "phase_title",
     "place_names",
+    "power_rows",
     "result_lines",
 ]

@@ -104,6 +104,10 @@ async function lobby() {
   };
   level.addEventListener("change", hint);
   hint();
+  if (options.public) {  // (serve --public: every game is listed)
+    form.elements.listed.checked = true;
+    form.elements.listed.disabled = true;
+  }
   for (const key of ["move_time", "retreat_time", "build_time"]) {
     form.elements[key].value = d[key] ?? "";
   }
@@ -117,6 +121,7 @@ async function lobby() {
       opponents: [...opps.querySelectorAll("select")].map((s) => s.value),
       move_time: num("move_time"), retreat_time: num("retreat_time"),
       build_time: num("build_time"), max_year: num("max_year"),
+      listed: form.elements.listed.checked,
     };
     $("#create-button").disabled = true;
     const res = await fetch("/api/games", {
@@ -180,7 +185,8 @@ function connect() {
   ws.addEventListener("open", () => {
     game.retry = 0;
     $("#banner").hidden = game.historyIndex === null;
-    ws.send(JSON.stringify({ t: "hello", game: game.id, token: game.token }));
+    ws.send(JSON.stringify(game.watching ? { t: "watch", game: game.id }
+      : { t: "hello", game: game.id, token: game.token }));
   });
   ws.addEventListener("message", (ev) => {
     const msg = JSON.parse(ev.data);
@@ -207,15 +213,18 @@ function fatal(text) {
 function startGame(id) {
   document.body.dataset.page = "game";
   game.id = id;
-  const url = new URL(location.href);
-  let token = url.searchParams.get("t");
-  const saved = JSON.parse(localStorage.getItem(seatKey(id)) || "null");
-  if (!token && saved) token = saved.token;
-  if (!token) { fatal("This page needs the link with the seat's token."); return; }
-  game.token = token;
-  if (!saved || saved.token !== token) {
-    localStorage.setItem(seatKey(id), JSON.stringify({ game: id, token, created: Date.now() }));
+  if (!game.watching) {  // (a spectator's page needs no token: see lobby.js)
+    const url = new URL(location.href);
+    let token = url.searchParams.get("t");
+    const saved = JSON.parse(localStorage.getItem(seatKey(id)) || "null");
+    if (!token && saved) token = saved.token;
+    if (!token) { fatal("This page needs the link with the seat's token."); return; }
+    game.token = token;
+    if (!saved || saved.token !== token) {
+      localStorage.setItem(seatKey(id), JSON.stringify({ game: id, token, created: Date.now() }));
+    }
   }
+  notifyButton();
   $("#game").hidden = false;
   $("#map").addEventListener("click", onMapClick);
   $("#ready").addEventListener("click", () => {
@@ -251,7 +260,7 @@ function showMap(svg) {
 }
 
 function onMapClick(ev) {
-  if (game.historyIndex !== null || !game.view || game.view.stage !== "playing") return;
+  if (game.watching || game.historyIndex !== null || !game.view || game.view.stage !== "playing") return;
   const hit = ev.target.closest("[data-loc], [data-prov]");
   if (!hit) return;
   const loc = hit.dataset.loc || hit.dataset.prov;
@@ -264,9 +273,10 @@ function showView(v) {
   game.view = v;
   document.body.dataset.connected = "yes";
   document.body.dataset.stage = v.stage;
-  game.title = `${v.power_name} · ${v.phase_title} · diplomat`;
+  game.title = `${v.spectator ? "Watching" : v.power_name} · ${v.phase_title} · diplomat`;
   setTitle();
-  $("#title").textContent = `${v.name} · you are ${v.power_name}`;
+  $("#title").textContent = v.spectator ? `${v.name || `Game ${v.game}`} · watching`
+    : `${v.name} · you are ${v.power_name}`;
   $("#phase").textContent = v.phase_title;
   if (v.svg !== null && v.svg !== undefined) game.svg = v.svg;
   if (game.historyIndex === null) showMap(game.svg);
@@ -295,10 +305,11 @@ function showView(v) {
   if (first && away) {
     toast(`While you were away, ${away} phase${away > 1 ? "s were" : " was"} played without ` +
       "your orders: see the results.", "error");
-  } else if (phaseChanged && v.results) {
+  } else if (phaseChanged && v.results && v.results.length) {
     toast(`${v.results[0].title} resolved: see the results.`);
   }
   if (first && v.refused) toast(v.refused, "error");
+  lobbyOnView(v, phaseChanged);
   if (!game.placed && v.stage === "playing" && game.historyIndex === null) {
     game.placed = true;
     zoomToMine(v.power);
@@ -333,6 +344,7 @@ function renderForming(v) {
     kids.push(el("p", {}, `${f.open} seat${f.open > 1 ? "s" : ""} wait for bots connecting over TCP` +
       (f.port ? ` to ${f.host}:${f.port}` : "") + "."));
   }
+  if (v.spectator) { fill(box, ...kids); return; }
   kids.push(el("button", { type: "button", id: "start-now",
     onclick: () => send({ t: "start" }) }, "Start now"),
     el("p", { class: "hint" }, "Starting now leaves the empty seats in civil disorder."));
@@ -416,7 +428,7 @@ function renderResults(v) {
   const groups = v.results || [];
   box.hidden = !groups.length || game.historyIndex !== null;
   if (!groups.length) return;
-  $("#results-title").textContent = groups.length > 1
+  $("#results-title").textContent = v.spectator ? "Latest results" : groups.length > 1
     ? "Results since your last orders" : `Results of ${groups[0].title}`;
   fill($("#results-groups"), ...groups.map((g, k) => {
     const section = el("section", { class: "result-group", "data-phase": g.phase });
@@ -461,7 +473,8 @@ function renderEnd(v) {
 // -- press -----------------------------------------------------------------------------------
 
 function setTitle() {
-  document.title = (game.unread ? `(${game.unread}) ` : "") + (game.title || "diplomat");
+  document.title = attentionMark() + (game.unread ? `(${game.unread}) ` : "") +
+    (game.title || "diplomat");
 }
 
 function pressSend(msg) { send(Object.assign({ t: "press" }, msg)); }
@@ -531,7 +544,11 @@ function renderPress(v) {
     game.read = JSON.parse(localStorage.getItem(readKey()) || "{}");
   } else {
     const fresh = all.filter((m) => !m.mine && m.seq > game.announced);
-    if (fresh.length) toast(fresh.map((m) => `${m.from_name}: ${m.text}.`).join(" "));
+    if (fresh.length) {
+      const text = fresh.map((m) => `${m.from_name}: ${m.text}.`).join(" ");
+      toast(text);
+      attend(text);
+    }
   }
   game.announced = Math.max(game.announced ?? -1, top);
   if (!game.conv) {
@@ -688,8 +705,7 @@ function tick() {
   const left = game.paused ? game.deadline
     : Math.max(0, game.deadline - (performance.now() - game.deadlineAt) / 1000);
   const s = Math.ceil(left);
-  const text = s >= 3600 ? `${Math.floor(s / 3600)}h ${String(Math.floor(s / 60) % 60).padStart(2, "0")}m`
-    : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  const text = clockText(s);
   clock.hidden = false;
   clock.textContent = game.paused ? `${text} (stopped)` : text;
   clock.classList.toggle("urgent", s <= 30);
@@ -698,5 +714,8 @@ function tick() {
 // -- start -----------------------------------------------------------------------------------
 
 const match = location.pathname.match(/^\/game\/(\d+)/);
+const watched = location.pathname.match(/^\/watch\/(\d+)/);
 if (match) startGame(Number(match[1]));
+else if (watched) { game.watching = true; startGame(Number(watched[1])); }
+else if (location.pathname === "/games") gamesPage();
 else lobby().catch((e) => toast(`Cannot reach the server: ${e}`, "error"));
