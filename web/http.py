@@ -210,7 +210,9 @@ def refusal(req: Request, hosts: frozenset[str] = frozenset()) -> Response | Non
         return Response.error(403, f"this server does not answer to the name {host!r}")
     changes = req.method not in ("GET", "HEAD") or is_websocket(req)
     origin = req.headers.get("origin")
-    if changes and origin is not None and origin.lower() != f"http://{host}".lower():
+    # (https: the page behind a reverse proxy that ends TLS and passes the Host on.)
+    same = (f"http://{host}".lower(), f"https://{host}".lower())
+    if changes and origin is not None and origin.lower() not in same:
         return Response.error(403, f"requests from {origin} are not accepted here")
     if req.method == "POST":
         kind = req.headers.get("content-type", "").split(";")[0].strip().lower()

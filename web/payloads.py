@@ -110,6 +110,10 @@ class GameRequest(BaseModel):
         int | None, Field(ge=1, le=9999), BeforeValidator(_no_bool), BeforeValidator(_blank_is_none)
     ] = None
     name: Annotated[str | None, Field(max_length=200)] = None
+    # A game with people (web.people): each power's seat, and a bot for an untaken one.
+    seats: Annotated[dict[Name, Name] | None, Field(max_length=64)] = None
+    fill_bot: Name | None = None
+    fill_after: Seconds = None
 
 
 def game_request(data: Any) -> dict[str, Any]:

@@ -42,11 +42,18 @@ class SeatRow:
     created: float
 
 
+def open_tables(path: str, schema: str) -> sqlite3.Connection:
+    """A connection of the web side's own to the server's database, with ``schema``'s tables
+    made if missing."""
+    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    db.execute("PRAGMA busy_timeout=5000")
+    db.executescript(schema)
+    return db
+
+
 class SeatBook:
     def __init__(self, path: str) -> None:
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.executescript(_SCHEMA)
+        self._db = open_tables(path, _SCHEMA)
 
     def close(self) -> None:
         self._db.close()
@@ -81,6 +88,10 @@ class SeatBook:
         ).fetchall()
         return [_row(r) for r in rows]
 
+    def remove(self, token: str) -> None:
+        """The seat is no longer a person's (a bot took it): its link opens nothing."""
+        self._db.execute("DELETE FROM web_seats WHERE token=?", (token,))
+
     def set_ready(self, token: str, phase: str | None) -> None:
         self._db.execute("UPDATE web_seats SET ready_phase=? WHERE token=?", (phase, token))
 
@@ -99,4 +110,4 @@ def _row(r: tuple[str, int, str, str, str | None, float]) -> SeatRow:
     return SeatRow(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5])
 
 
-__all__ = ["SeatBook", "SeatRow"]
+__all__ = ["SeatBook", "SeatRow", "open_tables"]
