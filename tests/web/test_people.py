@@ -212,3 +212,19 @@ async def test_bad_seats_are_refused_with_the_reason(web: WebHub) -> None:
     assert status == 201 and made["power"] == "FRA"
     assert [p["power"] for p in made["people"]] == ["GER"]
     assert f"/game/{made['game']}?t=" in made["people"][0]["url"]
+
+
+async def test_started_without_a_person_who_then_comes(web: WebHub) -> None:
+    seats = {p: "holdbot" for p in web.map_named("standard").powers}
+    seat = web.create_game({"power": "ENG", "seats": seats | {"ENG": "person", "RUS": "person"}})
+    (russia,) = web.people_seats(seat.game_id)
+    async with trio.open_nursery() as nursery:
+        host = await open_wire(nursery, web, seat.game_id, seat.token)
+        await host.until(lambda v: bool(v.get("forming", {}).get("people")))
+        await host.send(t="start")  # the creator starts without Russia: in civil disorder
+        view = await host.until(lambda v: v["stage"] == "playing")
+        late = await open_wire(nursery, web, seat.game_id, russia.token)
+        view = await late.until(lambda v: v["stage"] == "playing" and "orders" in v)
+        assert view["power"] == "RUS"
+        await host.until(lambda v: _state(v, "RUS") != "disorder")
+        nursery.cancel_scope.cancel()
