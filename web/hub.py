@@ -642,7 +642,7 @@ class WebHub:
                     return
                 now = trio.current_time()
                 if absent and now >= fill_at and host is not None and host.fill_bot:
-                    self._fill_seats(nursery, runner, absent, host.fill_bot, gone)
+                    self._fill_seats(nursery, runner, seat, absent, host.fill_bot, gone)
                     people = [p for p in people if p not in absent]
                     fill_at = math.inf
                     continue
@@ -659,15 +659,24 @@ class WebHub:
             runner.watch(gone, None)
 
     def _fill_seats(
-        self, nursery: trio.Nursery, runner: GameRunner, powers: list[str], bot: str, gone: _Gone
+        self,
+        nursery: trio.Nursery,
+        runner: GameRunner,
+        seat: SeatRow,
+        powers: list[str],
+        bot: str,
+        gone: _Gone,
     ) -> None:
-        """Give people's seats nobody took to a bot: their links open nothing any more."""
+        """Give people's seats nobody took to a bot: their links open nothing any more, and
+        the creator's line-up names the bot (restarted with the game after a restart)."""
         for power in powers:
             for row in self.seats.of_game(runner.id):
                 if row.power == power:
                     self.seats.remove(row.token)
+            seat.lineup[power] = bot
             runner.wait_for(power, False)
             nursery.start_soon(self._run_bot, runner, power, bot, None, gone)
+        self.seats.set_lineup(seat.token, seat.lineup)
         self.log.info("web seats filled with a bot", game=runner.id, powers=powers, bot=bot)
 
     def start_now(self, seat: SeatRow) -> None:
@@ -747,6 +756,12 @@ class WebHub:
                         )
                     continue
                 slowed = False
+                if self.seats.find(seat.game_id, seat.token) is None:
+                    # The link is checked on every message: a seat given to a bot is gone.
+                    await ws.send(
+                        json.dumps({"t": "error", "text": "This seat is no longer yours."})
+                    )
+                    return
                 await self._on_frame(session, ws, text)
         finally:
             session.detach(ws)

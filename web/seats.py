@@ -88,6 +88,9 @@ class SeatBook:
         ).fetchall()
         return [_row(r) for r in rows]
 
+    def set_lineup(self, token: str, lineup: dict[str, str]) -> None:
+        self._db.execute("UPDATE web_seats SET lineup=? WHERE token=?", (json.dumps(lineup), token))
+
     def remove(self, token: str) -> None:
         """The seat is no longer a person's (a bot took it): its link opens nothing."""
         self._db.execute("DELETE FROM web_seats WHERE token=?", (token,))
