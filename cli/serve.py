@@ -243,6 +243,7 @@ async def _start_web(
         hosts=frozenset(h.lower() for h in args.web_host) | _public_host(args.public_url),
         announce=lambda line: print(line, flush=True),
         public_url=args.public_url,
+        proxies=frozenset(args.web_proxy),
     )
     await nursery.start(hub.run, args.web_port)
     print(f"web page: {hub.url}", flush=True)

@@ -84,6 +84,15 @@ def add_web_options(p: argparse.ArgumentParser) -> None:
         "proxy's, e.g. https://diplomacy.example.org/): the seats' links carry it, and its "
         "name is answered to as --web-host's are",
     )
+    g.add_argument(
+        "--web-proxy",
+        metavar="ADDRESS",
+        type=proxy_address,
+        action="append",
+        default=[],
+        help="the IP address of a reverse proxy in front of the page (repeatable): a request "
+        "from it counts against the limits of the address its X-Forwarded-For names last",
+    )
 
 
 def parse_against(text: str) -> list[str]:
@@ -114,6 +123,16 @@ def public_url(text: str) -> str:
             f"{text!r}: give the page's address as http(s)://NAME[:PORT][/PATH]"
         )
     return text.rstrip("/") + "/"
+
+
+def proxy_address(text: str) -> str:
+    """``--web-proxy``: an IP address (IPv6: its /64, as the limits count it)."""
+    from web.proxy import proxy_key
+
+    try:
+        return proxy_key(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an IP address") from None
 
 
 def game_spec(args: argparse.Namespace, powers: Sequence[str], rng: Random) -> dict[str, Any]:
@@ -152,4 +171,11 @@ def game_spec(args: argparse.Namespace, powers: Sequence[str], rng: Random) -> d
     return {**spec, "power": people[0], "seats": seats}
 
 
-__all__ = ["DEFAULT_WEB_PORT", "add_web_options", "game_spec", "parse_against", "public_url"]
+__all__ = [
+    "DEFAULT_WEB_PORT",
+    "add_web_options",
+    "game_spec",
+    "parse_against",
+    "proxy_address",
+    "public_url",
+]

@@ -250,9 +250,11 @@ async def serve_http(
     *,
     idle: float = IDLE_TIMEOUT,
     hosts: frozenset[str] = frozenset(),
+    through: Callable[[Request], Request] | None = None,
 ) -> None:
     """One HTTP connection: requests until it closes, or a WebSocket. Requests that
-    :func:`refusal` refuses get its answer (and a refused WebSocket is never opened)."""
+    :func:`refusal` refuses get its answer (and a refused WebSocket is never opened).
+    ``through``: the request as from the visitor behind a trusted proxy (web.proxy)."""
     peer = peer_of(stream)
     conn = h11.Connection(h11.SERVER)
     methods: list[bytes] = []  # of the requests read: a HEAD's error answer has no body
@@ -262,6 +264,8 @@ async def serve_http(
             if request is None:
                 return
             head, req = request
+            if through is not None:
+                req = through(req)
             refused = refusal(req, hosts)
             if refused is not None:
                 await _respond(stream, conn, refused, head_only=req.method == "HEAD", close=True)

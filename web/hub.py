@@ -18,6 +18,7 @@ import shlex
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -51,6 +52,7 @@ from web.people import (
     waiting_people,
 )
 from web.press import PRESS_LEVELS
+from web.proxy import visitor
 from web.seats import SeatBook, SeatRow
 from web.session import WebSession
 from web.views import notice, phase_title, result_lines
@@ -223,6 +225,7 @@ class WebHub:
         max_connections: int | None = None,
         connections_per_address: int | None = None,
         public_url: str | None = None,
+        proxies: frozenset[str] = frozenset(),
     ) -> None:
         self.server = server
         # Told each web game's open-seat address as its listener opens (``serve`` prints it:
@@ -247,6 +250,7 @@ class WebHub:
         self.creators = HostBook(server.store.path)  # games with people: the creator's seat
         self.guard = TokenGuard()  # wrong seat tokens, per address
         self.public_url = public_url  # the address links carry (a reverse proxy's)
+        self.proxies = proxies  # reverse proxies whose X-Forwarded-For names the visitor
         self.grace = grace
         self.sessions: dict[str, WebSession] = {}
         self.open_ports: dict[int, int] = {}  # game -> the port its open seats connect to
@@ -318,7 +322,8 @@ class WebHub:
             )
 
     async def _serve(self, stream: trio.SocketStream) -> None:
-        await serve_http(stream, self.api, self.on_socket, hosts=self.hosts)
+        through = partial(visitor, proxies=self.proxies) if self.proxies else None
+        await serve_http(stream, self.api, self.on_socket, hosts=self.hosts, through=through)
 
     def map_named(self, name: str) -> GameMap:
         if name not in self.maps:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.web_options import game_spec, public_url
+from cli.web_options import game_spec, proxy_address, public_url
 from tests.cli.test_serve_web import _serve
 from tests.web.conftest import start_server, stop_server
 
@@ -62,6 +62,9 @@ def test_serve_refuses_a_power_twice_before_starting(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
     done = _serve(tmp_path, "--web-port", "0", "--public-url", "nowhere")
     assert done.returncode == 2 and "--public-url" in done.stderr
+    done = _serve(tmp_path, "--web-port", "0", "--web-proxy", "proxy.local")
+    assert done.returncode == 2 and "'proxy.local' is not an IP address" in done.stderr
+    assert proxy_address("[2001:db8::1]") == "2001:db8::/64"  # (keyed as the limits key it)
 
 
 def test_links_carry_the_public_url(tmp_path: Path) -> None:

@@ -48,12 +48,21 @@ class WirePage(Page):
 
 
 async def open_wire(
-    nursery: trio.Nursery, web: WebHub, game: int, token: str, source: str = "127.0.0.1"
+    nursery: trio.Nursery,
+    web: WebHub,
+    game: int,
+    token: str,
+    source: str = "127.0.0.1",
+    forwarded: str | None = None,
 ) -> WirePage:
     """A page's WebSocket from the loopback address ``source`` (127.0.0.2 is another
-    address of the same machine: another visitor, as far as the guard can tell)."""
+    address of the same machine: another visitor, as far as the guard can tell), with an
+    ``X-Forwarded-For`` if ``forwarded``."""
     stream = await trio.open_tcp_stream("127.0.0.1", web.address[1], local_address=source)
-    ws = await trio_websocket.wrap_client_stream(nursery, stream, "127.0.0.1", "/ws")
+    extra = [(b"X-Forwarded-For", forwarded.encode())] if forwarded else None
+    ws = await trio_websocket.wrap_client_stream(
+        nursery, stream, "127.0.0.1", "/ws", extra_headers=extra
+    )
     page = WirePage(ws)
     await page.send(t="hello", game=game, token=token)
     return page
@@ -227,4 +236,34 @@ async def test_started_without_a_person_who_then_comes(web: WebHub) -> None:
         view = await late.until(lambda v: v["stage"] == "playing" and "orders" in v)
         assert view["power"] == "RUS"
         await host.until(lambda v: _state(v, "RUS") != "disorder")
+        nursery.cancel_scope.cancel()
+
+
+async def test_behind_a_trusted_proxy_each_visitor_counts_alone(web: WebHub) -> None:
+    """Through a proxy the server trusts, the guard counts the address X-Forwarded-For names
+    last (a client's own earlier entries are not believed); from anyone else the header is
+    ignored."""
+    seat = web.create_game({"power": "ENG", "opponents": ["holdbot"] * 6})
+    web.proxies = frozenset({"127.0.0.1"})  # (what serve --web-proxy 127.0.0.1 gives)
+    async with trio.open_nursery() as nursery:
+        for i in range(6):  # a guesser behind the proxy, forging an address before its own
+            page = await open_wire(
+                nursery, web, seat.game_id, f"guess{i:020d}", forwarded="198.51.100.7, 203.0.113.9"
+            )
+            text = (await page.until(lambda v: v.get("t") == "error"))["text"]
+            await page.ws.aclose()
+        assert "Too many wrong links" in text
+        # Another visitor through the same proxy is not held up, nor is the forged address.
+        for who in ("198.51.100.7", "203.0.113.10"):
+            page = await open_wire(nursery, web, seat.game_id, seat.token, forwarded=who)
+            await page.until(lambda v: v.get("power") == "ENG")
+            await page.ws.aclose()
+        # Not through the proxy: the header counts for nothing (127.0.0.2 itself is guessing).
+        for i in range(6):
+            page = await open_wire(
+                nursery, web, seat.game_id, f"again{i:020d}", "127.0.0.2", forwarded=f"10.0.0.{i}"
+            )
+            text = (await page.until(lambda v: v.get("t") == "error"))["text"]
+            await page.ws.aclose()
+        assert "Too many wrong links" in text
         nursery.cancel_scope.cancel()
