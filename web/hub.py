@@ -249,6 +249,7 @@ class WebHub:
         self.seats = SeatBook(server.store.path)
         self.creators = HostBook(server.store.path)  # games with people: the creator's seat
         self.guard = TokenGuard()  # wrong seat tokens, per address
+        self.revoked: set[str] = set()  # seats given to a bot since the start (no longer links)
         self.public_url = public_url  # the address links carry (a reverse proxy's)
         self.proxies = proxies  # reverse proxies whose X-Forwarded-For names the visitor
         self.grace = grace
@@ -678,6 +679,7 @@ class WebHub:
             for row in self.seats.of_game(runner.id):
                 if row.power == power:
                     self.seats.remove(row.token)
+                    self.revoked.add(row.token)
             seat.lineup[power] = bot
             runner.wait_for(power, False)
             nursery.start_soon(self._run_bot, runner, power, bot, None, gone)
@@ -761,7 +763,7 @@ class WebHub:
                         )
                     continue
                 slowed = False
-                if self.seats.find(seat.game_id, seat.token) is None:
+                if seat.token in self.revoked:
                     # The link is checked on every message: a seat given to a bot is gone.
                     await ws.send(
                         json.dumps({"t": "error", "text": "This seat is no longer yours."})
