@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import random
 import signal
 import sys
 from typing import Any
@@ -176,12 +177,13 @@ def _checked(args: argparse.Namespace) -> tuple[GameSettings, dict[str, Any] | N
         return settings, None
     if args.no_web:
         raise _Refused("--play needs the web page (drop --no-web)")
+    gmap = load_map(settings.map)
     try:
-        play = game_spec(args)
+        play = game_spec(args, list(gmap.powers), random.Random())
     except ValueError as exc:
-        raise _Refused(f"--against: {exc}") from None
+        raise _Refused(str(exc) if str(exc).startswith("--") else f"--against: {exc}") from None
     try:
-        read_spec(play, load_map(settings.map))
+        read_spec(play, gmap)
     except ValueError as exc:
         why = first_error(exc) if isinstance(exc, ValidationError) else str(exc)
         raise _Refused(f"--play: {why}") from None
@@ -238,9 +240,11 @@ async def _start_web(
         max_games=args.web_max_games,
         games_per_address=args.web_games_per_address,
         max_bots=args.web_max_bots,
-        hosts=frozenset(h.lower() for h in args.web_host),
+        hosts=frozenset(h.lower() for h in args.web_host) | _public_host(args.public_url),
         announce=lambda line: print(line, flush=True),
         public=args.public,
+        public_url=args.public_url,
+        proxies=frozenset(args.web_proxy),
     )
     await nursery.start(hub.run, args.web_port)
     print(f"web page: {hub.url}", flush=True)
@@ -250,7 +254,17 @@ async def _start_web(
         except ValueError as exc:
             raise _Refused(f"--play: {exc}") from None
         await hub.open_seats_listening(seat)  # (its open seats' address printed first)
-        print(f"your game ({seat.power}): {hub.url_for(seat)}", flush=True)
+        # Each person's private link (--play once per person): the creator shares them.
+        for each in [seat, *hub.people_seats(seat.game_id)]:
+            print(f"your game ({each.power}): {hub.url_for(each)}", flush=True)
+
+
+def _public_host(url: str | None) -> frozenset[str]:
+    """The name in --public-url, which the page then answers to (as a --web-host)."""
+    from urllib.parse import urlsplit
+
+    name = urlsplit(url).hostname if url else None
+    return frozenset([name.lower()]) if name else frozenset()
 
 
 async def _until_signalled(server: Any) -> None:

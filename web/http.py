@@ -211,7 +211,9 @@ def refusal(req: Request, hosts: frozenset[str] = frozenset()) -> Response | Non
         return Response.error(403, f"this server does not answer to the name {host!r}")
     changes = req.method not in ("GET", "HEAD") or is_websocket(req)
     origin = req.headers.get("origin")
-    if changes and origin is not None and origin.lower() != f"http://{host}".lower():
+    # (https: the page behind a reverse proxy that ends TLS and passes the Host on.)
+    same = (f"http://{host}".lower(), f"https://{host}".lower())
+    if changes and origin is not None and origin.lower() not in same:
         return Response.error(403, f"requests from {origin} are not accepted here")
     if req.method == "POST":
         kind = req.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -249,9 +251,11 @@ async def serve_http(
     *,
     idle: float = IDLE_TIMEOUT,
     hosts: frozenset[str] = frozenset(),
+    through: Callable[[Request], Request] | None = None,
 ) -> None:
     """One HTTP connection: requests until it closes, or a WebSocket. Requests that
-    :func:`refusal` refuses get its answer (and a refused WebSocket is never opened)."""
+    :func:`refusal` refuses get its answer (and a refused WebSocket is never opened).
+    ``through``: the request as from the visitor behind a trusted proxy (web.proxy)."""
     peer = peer_of(stream)
     conn = h11.Connection(h11.SERVER)
     methods: list[bytes] = []  # of the requests read: a HEAD's error answer has no body
@@ -261,6 +265,8 @@ async def serve_http(
             if request is None:
                 return
             head, req = request
+            if through is not None:
+                req = through(req)
             refused = refusal(req, hosts)
             if refused is not None:
                 await _respond(stream, conn, refused, head_only=req.method == "HEAD", close=True)

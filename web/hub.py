@@ -11,12 +11,14 @@ tournament runner does.
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import shlex
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -40,7 +42,19 @@ from web.gate import Bucket, ConnectionGate, serve_gated
 from web.http import Request, Response, WebSocket, serve_http
 from web.lobby import PLAYED, Listing, is_listed, listed_games
 from web.payloads import PayloadError, first_problem, frame, game_request
+from web.people import (
+    PERSON,
+    Host,
+    HostBook,
+    Lineup,
+    TokenGuard,
+    people_of,
+    read_lineup,
+    seat_lineup,
+    waiting_people,
+)
 from web.press import PRESS_LEVELS
+from web.proxy import visitor
 from web.seats import SeatBook, SeatRow
 from web.session import WebSession
 from web.spectator import Reader, Spectator
@@ -93,6 +107,9 @@ class GameSpec:
     settings: GameSettings
     name: str | None
     gmap: GameMap
+    lineup: Lineup | None = None  # a kind per power (``seats``): a game with people
+    fill_bot: str | None = None  # gives a person's seat nobody took to this bot ...
+    fill_after: int | None = None  # ... after this many seconds
 
 
 def read_spec(spec: Any, gmap: GameMap) -> GameSpec:
@@ -129,7 +146,33 @@ def read_spec(spec: Any, gmap: GameMap) -> GameSpec:
         }
     )
     title = str(spec.get("name") or "").strip()[:60] or None
+    if "seats" in spec:
+        return _with_people(spec, GameSpec(power, [], settings, title, gmap))
     return GameSpec(power, names, settings, title, gmap)
+
+
+def _with_people(spec: Mapping[str, Any], plain: GameSpec) -> GameSpec:
+    """A game whose ``seats`` name each power's kind (a person, a bot, open), and its
+    creator's power (``power``, or the first person's); see :mod:`web.people`."""
+    host = None if plain.power == RANDOM else plain.power
+    lineup = read_lineup(spec["seats"], plain.gmap, host, bot_choices(), OPEN)
+    fill_bot = spec.get("fill_bot")
+    if fill_bot is not None and fill_bot not in bot_choices():
+        choices = ", ".join(bot_choices())
+        raise SpecError(f"fill_bot: unknown bot {fill_bot!r}: choose from {choices}")
+    fill_after = _seconds(spec, "fill_after") if fill_bot is not None else None
+    if fill_bot is not None and fill_after is None:
+        raise SpecError("fill_after: say after how many seconds a bot takes an empty seat")
+    return GameSpec(
+        lineup.host,
+        [],
+        plain.settings,
+        plain.name,
+        plain.gmap,
+        lineup,
+        fill_bot if lineup.people else None,
+        fill_after if lineup.people else None,
+    )
 
 
 def bot_choices() -> list[str]:
@@ -185,6 +228,8 @@ class WebHub:
         max_connections: int | None = None,
         connections_per_address: int | None = None,
         public: bool = False,
+        public_url: str | None = None,
+        proxies: frozenset[str] = frozenset(),
     ) -> None:
         self.server = server
         self.public = public  # every game is on the games page (serve --public)
@@ -208,6 +253,11 @@ class WebHub:
         self._creations: dict[str, Bucket] = {}  # address -> its creations
         self.store = server.store
         self.seats = SeatBook(server.store.path)
+        self.creators = HostBook(server.store.path)  # games with people: the creator's seat
+        self.guard = TokenGuard()  # wrong seat tokens, per address
+        self.revoked: set[str] = set()  # seats given to a bot since the start (no longer links)
+        self.public_url = public_url  # the address links carry (a reverse proxy's)
+        self.proxies = proxies  # reverse proxies whose X-Forwarded-For names the visitor
         self.grace = grace
         self.sessions: dict[str, WebSession] = {}
         self.open_ports: dict[int, int] = {}  # game -> the port its open seats connect to
@@ -238,6 +288,7 @@ class WebHub:
         finally:
             self.seats.close()
             self.listing.close()
+            self.creators.close()
 
     @property
     def address(self) -> tuple[str, int]:
@@ -254,7 +305,13 @@ class WebHub:
         return f"http://{host}:{port}/"
 
     def url_for(self, seat: SeatRow) -> str:
-        return f"{self.url}game/{seat.game_id}?t={seat.token}"
+        """A seat's private link, at the address people reach the page by (``public_url``,
+        a reverse proxy's, if the hub was given one)."""
+        return self.link_for(seat.game_id, seat.token)
+
+    def link_for(self, game_id: int, token: str) -> str:
+        base = (self.public_url or self.url).rstrip("/")
+        return f"{base}/game/{game_id}?t={token}"
 
     def spawn(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> None:
         """Run a task of the hub's (a session, a game's bots, a page's message) inside a
@@ -273,7 +330,8 @@ class WebHub:
             )
 
     async def _serve(self, stream: trio.SocketStream) -> None:
-        await serve_http(stream, self.api, self.on_socket, hosts=self.hosts)
+        through = partial(visitor, proxies=self.proxies) if self.proxies else None
+        await serve_http(stream, self.api, self.on_socket, hosts=self.hosts, through=through)
 
     def map_named(self, name: str) -> GameMap:
         if name not in self.maps:
@@ -342,6 +400,11 @@ class WebHub:
                         "token": seat.token,
                         "url": self.url_for(seat),
                         "path": f"/game/{seat.game_id}?t={seat.token}",
+                        # The other people's links, for the creator to share.
+                        "people": [
+                            {"power": s.power, "url": self.url_for(s)}
+                            for s in self.people_seats(seat.game_id)
+                        ],
                     },
                     201,
                 )
@@ -426,10 +489,15 @@ class WebHub:
         wanted = read_spec(spec, self.spec_map(spec))
         powers = list(wanted.gmap.powers)
         power = self.rng.choice(powers) if wanted.power == RANDOM else wanted.power
-        others = [p for p in powers if p != power]
-        self.rng.shuffle(others)  # the page must not learn which bot plays which power
-        lineup = dict(zip(others, wanted.opponents, strict=True))
+        if wanted.lineup is not None:  # each power's seat chosen (a game with people)
+            lineup = dict(wanted.lineup.others)
+        else:
+            others = [p for p in powers if p != power]
+            self.rng.shuffle(others)  # the page must not learn which bot plays which power
+            lineup = dict(zip(others, wanted.opponents, strict=True))
         bots = sum(1 for bot in lineup.values() if bundled_choice(bot))
+        if wanted.fill_bot is not None and wanted.lineup is not None:
+            bots += len(wanted.lineup.people)  # room for the bots that may fill their seats
         self._may_run(bots)
         owner = peer_key(peer) if peer is not None else ""
         if peer is not None:
@@ -439,6 +507,8 @@ class WebHub:
         if spec.get("listed"):
             self.listing.add(runner.id)
         seat = self.seats.add(runner.id, power, lineup)
+        if wanted.lineup is not None:
+            self._add_people(seat, wanted)
         self.live.add(runner.id)
         self._expect_open_seats(seat)
         self.owners[runner.id] = owner
@@ -448,12 +518,27 @@ class WebHub:
         self.log.info("web game created", game=runner.id, power=power)
         return seat
 
+    def _add_people(self, seat: SeatRow, wanted: GameSpec) -> None:
+        """The other people's seats of a game with people (each its own token), and its
+        creator's (``seat``) with the choice of a bot for seats nobody takes."""
+        assert wanted.lineup is not None
+        for power in wanted.lineup.people:
+            self.seats.add(seat.game_id, power, seat_lineup(wanted.lineup, power))
+        self.creators.add(Host(seat.game_id, seat.token, wanted.fill_bot, wanted.fill_after))
+
+    def people_seats(self, game_id: int) -> list[SeatRow]:
+        """The seats of a game's people other than its creator (for the creator to share)."""
+        host = self.creators.get(game_id)
+        if host is None:
+            return []
+        return [s for s in self.seats.of_game(game_id) if not host.holds(s.token)]
+
     def _resume(self) -> None:
         """After a restart: the bots of web games still running come back with IAM."""
         for seat in self.seats.all():
             runner = self.server.games.get(seat.game_id)
-            if runner is None:
-                continue
+            if runner is None or not self.creators.is_host(seat.game_id, seat.token):
+                continue  # (a game with people is supervised from its creator's seat)
             status = runner.status()
             if status.started and not status.finished:
                 self.live.add(runner.id)
@@ -466,7 +551,8 @@ class WebHub:
         """In phases without a deadline, the game waits for the person, however long they
         are away (their power shows as in civil disorder meanwhile); with deadlines it plays
         on at each deadline."""
-        runner.wait_for(seat.power)
+        for power in people_of(seat.power, seat.lineup):
+            runner.wait_for(power)
 
     async def _supervise(self, runner: GameRunner, seat: SeatRow, rejoin: bool) -> None:
         try:
@@ -507,7 +593,7 @@ class WebHub:
                         self._run_bot, runner, power, bot, passcodes.get(power), gone
                     )
             if not rejoin:
-                await self._start_when_ready(runner, seat, gone)
+                await self._start_when_ready(runner, seat, gone, nursery)
         self.open_ports.pop(runner.id, None)
 
     async def _listen_for_open_seats(
@@ -559,37 +645,77 @@ class WebHub:
         if not status.finished and not status.halted:
             self.log.warning("bot left its game", game=runner.id, power=power)
 
-    async def _start_when_ready(self, runner: GameRunner, seat: SeatRow, gone: _Gone) -> None:
-        """A game starts by itself when all seven have joined. A bot that dies first must
-        not stall it: once the person and every bot still running are in, it starts with the
-        missing powers in civil disorder. Woken by the game's events (its watcher) and by
-        the bots' ends."""
-        give_up = trio.current_time() + self.forming_timeout
+    async def _start_when_ready(
+        self, runner: GameRunner, seat: SeatRow, gone: _Gone, nursery: trio.Nursery
+    ) -> None:
+        """A game starts by itself when all its players have joined. A bot that dies first
+        must not stall it: once the people and every bot still running are in, it starts
+        with the missing powers in civil disorder. A person's seat nobody has taken after
+        the creator's ``fill_after`` seconds goes to the creator's ``fill_bot``, if chosen.
+        Woken by the game's events (its watcher) and by the bots' ends."""
+        start = trio.current_time()
+        give_up = start + self.forming_timeout
+        people = people_of(seat.power, seat.lineup)
+        host = self.creators.get(seat.game_id)
+        fill_at = math.inf
+        if host is not None and host.fill_bot is not None and host.fill_after is not None:
+            fill_at = start + host.fill_after
         runner.watch(gone, gone.changes.poke)
         try:
             while not runner.status().started and not runner.done.is_set():
                 ready = runner.joined()
                 missing = set(runner.map.powers) - ready
-                if seat.power in ready and missing and missing <= gone.powers:
+                absent = [p for p in people if p not in ready]
+                if not absent and missing and missing <= gone.powers:
                     self.start_now(seat)
                     return
-                if seat.power in ready:
-                    await gone.changes.wait()
-                elif trio.current_time() >= give_up:
+                now = trio.current_time()
+                if absent and now >= fill_at and host is not None and host.fill_bot:
+                    self._fill_seats(nursery, runner, seat, absent, host.fill_bot, gone)
+                    people = [p for p in people if p not in absent]
+                    fill_at = math.inf
+                    continue
+                if len(absent) < len(people):  # someone is in: wait for the rest
+                    await gone.changes.wait(fill_at)
+                elif now >= give_up:
                     # Nobody came to play it: abandon it (its bots get OFF and exit).
                     self.log.info("web game abandoned: nobody came", game=runner.id)
                     runner.abandon()
                     return
                 else:
-                    await gone.changes.wait(give_up)
+                    await gone.changes.wait(min(give_up, fill_at))
         finally:
             runner.watch(gone, None)
+
+    def _fill_seats(
+        self,
+        nursery: trio.Nursery,
+        runner: GameRunner,
+        seat: SeatRow,
+        powers: list[str],
+        bot: str,
+        gone: _Gone,
+    ) -> None:
+        """Give people's seats nobody took to a bot: their links open nothing any more, and
+        the creator's line-up names the bot (restarted with the game after a restart)."""
+        for power in powers:
+            for row in self.seats.of_game(runner.id):
+                if row.power == power:
+                    self.seats.remove(row.token)
+                    self.revoked.add(row.token)
+            seat.lineup[power] = bot
+            runner.wait_for(power, False)
+            nursery.start_soon(self._run_bot, runner, power, bot, None, gone)
+        self.seats.set_lineup(seat.token, seat.lineup)
+        self.log.info("web seats filled with a bot", game=runner.id, powers=powers, bot=bot)
 
     def start_now(self, seat: SeatRow) -> None:
         """Start without the seats still empty (the person asked): they begin in disorder."""
         runner = self.server.games.get(seat.game_id)
         if runner is None or runner.status().started:
             return
+        if not self.creators.is_host(seat.game_id, seat.token):
+            return  # (only a game's creator starts it early)
         ready = runner.joined()
         if seat.power not in ready:
             return
@@ -597,15 +723,36 @@ class WebHub:
         runner.start_without([(p, seat.lineup.get(p)) for p in missing])
 
     def forming_view(self, seat: SeatRow, joined: int) -> dict[str, Any]:
-        bots = sum(1 for b in seat.lineup.values() if b != OPEN)
-        return {
+        bots = sum(1 for b in seat.lineup.values() if b not in (OPEN, PERSON))
+        creator = self.creators.is_host(seat.game_id, seat.token)
+        view: dict[str, Any] = {
             "joined": joined,
             "seats": len(seat.lineup) + 1,
             "bots": bots,
-            "open": len(seat.lineup) - bots,
+            "open": sum(1 for b in seat.lineup.values() if b == OPEN),
             "host": self.server.address[0],
             "port": self.open_ports.get(seat.game_id),
+            "creator": creator,
         }
+        if PERSON in seat.lineup.values():
+            view.update(self._people_view(seat, creator))
+        return view
+
+    def _people_view(self, seat: SeatRow, creator: bool) -> dict[str, Any]:
+        """Who a game with people waits for; to its creator's pages alone, the other seats'
+        links to share (a page is sent its own seat's view, never another's)."""
+        runner = self.server.games.get(seat.game_id)
+        joined = runner.joined() if runner is not None else set()
+        tokens = {s.power: s.token for s in self.seats.of_game(seat.game_id)}
+        others = [(p, tokens.get(p, "")) for p, k in seat.lineup.items() if k == PERSON]
+        gid = seat.game_id
+        link = (lambda token: self.link_for(gid, token)) if creator else None
+        host = self.creators.get(gid)
+        fill = None
+        if host is not None and host.fill_bot is not None:
+            fill = {"bot": host.fill_bot, "after": host.fill_after}
+        gmap = runner.map if runner else self.map_named(self.store.game(gid).settings["map"])
+        return {"people": waiting_people(others, gmap, joined, link), "fill": fill}
 
     # -- pages -----------------------------------------------------------------------------------
 
@@ -616,18 +763,16 @@ class WebHub:
         text = None
         with trio.move_on_after(HELLO_TIMEOUT):
             text = await ws.receive()
-        seat = None
         try:
-            hello = frame(text or "")
-            if hello["t"] == "watch":
-                await self._spectate(ws, hello["game"])
-                return
-            if hello["t"] == "hello":
-                seat = self.seats.find(hello["game"], hello["token"])
+            first = frame(text or "")
         except PayloadError:
-            seat = None
-        if seat is None:
-            await ws.send(json.dumps({"t": "error", "text": "This link opens no seat here."}))
+            first = None
+        if first is not None and first["t"] == "watch":
+            await self._spectate(ws, first["game"])
+            return
+        seat = self._hello(text or "", req.peer)
+        if isinstance(seat, str):
+            await ws.send(json.dumps({"t": "error", "text": seat}))
             return
         session = await self.session_for(seat)
         session.attach(ws)
@@ -648,6 +793,12 @@ class WebHub:
                         )
                     continue
                 slowed = False
+                if seat.token in self.revoked:
+                    # The link is checked on every message: a seat given to a bot is gone.
+                    await ws.send(
+                        json.dumps({"t": "error", "text": "This seat is no longer yours."})
+                    )
+                    return
                 await self._on_frame(session, ws, text)
         finally:
             session.detach(ws)
@@ -699,6 +850,29 @@ class WebHub:
                     await ws.send(json.dumps(self.history_view(spectator, data.get("index"))))
             finally:
                 nursery.cancel_scope.cancel()
+
+    def _hello(self, text: str, peer: str) -> SeatRow | str:
+        """The seat a page's hello opens, or why not. Every token is checked through the
+        guard (:class:`web.people.TokenGuard`): an address that has sent too many wrong ones
+        is refused, unread, until its lockout ends."""
+        try:
+            hello = frame(text)
+        except PayloadError as exc:
+            return f"This link opens no seat here ({exc})."
+        if hello["t"] != "hello":
+            return "This link opens no seat here (a page first says hello)."
+        game = hello["game"]
+        wait = self.guard.wait(game, peer)
+        if wait:
+            return f"Too many wrong links from your address: try again in {math.ceil(wait)} s."
+        seat = self.seats.find(game, hello["token"])
+        if seat is None:
+            delay = self.guard.failed(game, peer)
+            if delay:  # (the token itself is never logged)
+                self.log.warning("wrong seat links", peer=peer_key(peer), game=game, lockout=delay)
+            return "This link opens no seat here."
+        self.guard.succeeded(game, peer)
+        return seat
 
     async def _on_frame(self, session: WebSession, ws: WebSocket, text: str) -> None:
         try:

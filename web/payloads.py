@@ -111,6 +111,10 @@ class GameRequest(BaseModel):
     ] = None
     name: Annotated[str | None, Field(max_length=200)] = None
     listed: StrictBool | None = None  # shown on the server's games page (web.lobby)
+    # A game with people (web.people): each power's seat, and a bot for an untaken one.
+    seats: Annotated[dict[Name, Name] | None, Field(max_length=64)] = None
+    fill_bot: Name | None = None
+    fill_after: Seconds = None
 
 
 def game_request(data: Any) -> dict[str, Any]:

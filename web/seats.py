@@ -43,7 +43,8 @@ class SeatRow:
 
 
 def open_tables(path: str, schema: str) -> sqlite3.Connection:
-    """A connection of the web's own to the server's database, with its tables made."""
+    """A connection of the web side's own to the server's database, with ``schema``'s tables
+    made if missing."""
     db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     db.execute("PRAGMA busy_timeout=5000")
     db.executescript(schema)
@@ -86,6 +87,13 @@ class SeatBook:
             "ORDER BY game_id"
         ).fetchall()
         return [_row(r) for r in rows]
+
+    def set_lineup(self, token: str, lineup: dict[str, str]) -> None:
+        self._db.execute("UPDATE web_seats SET lineup=? WHERE token=?", (json.dumps(lineup), token))
+
+    def remove(self, token: str) -> None:
+        """The seat is no longer a person's (a bot took it): its link opens nothing."""
+        self._db.execute("DELETE FROM web_seats WHERE token=?", (token,))
 
     def set_ready(self, token: str, phase: str | None) -> None:
         self._db.execute("UPDATE web_seats SET ready_phase=? WHERE token=?", (phase, token))

@@ -93,7 +93,7 @@ def start_server(db: Path, *extra: str, session: bool = False) -> LiveServer:
     give_up = time.monotonic() + 120  # an outer limit: the loop ends at the printed URL
     url = None
     port = 0
-    want_game = "--play" in extra
+    want_games = extra.count("--play")  # a link printed for each person
     while time.monotonic() < give_up:
         try:
             line = got.get(timeout=0.5)
@@ -106,7 +106,7 @@ def start_server(db: Path, *extra: str, session: bool = False) -> LiveServer:
             port = int(m.group(1))
         if m := re.search(r"web page: (\S+)", line):
             url = m.group(1)
-        if url and (not want_game or any("your game" in x for x in lines)):
+        if url and sum("your game" in x for x in lines) >= want_games:
             return LiveServer(proc, url, port, db, lines)
     proc.kill()
     raise AssertionError(f"the server did not start: {lines}")

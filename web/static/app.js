@@ -92,6 +92,7 @@ async function lobby() {
   };
   showMap(true);
   mapSel.addEventListener("change", () => showMap(false));
+  if (window.peopleLobby) window.peopleLobby(options, maps);  // people.js: with friends
   const level = $("#f-level");
   level.value = String(d.level ?? 0);
   const hint = () => {
@@ -123,6 +124,7 @@ async function lobby() {
       build_time: num("build_time"), max_year: num("max_year"),
       listed: form.elements.listed.checked,
     };
+    Object.assign(spec, (window.peopleSpec && window.peopleSpec()) || {});
     $("#create-button").disabled = true;
     const res = await fetch("/api/games", {
       method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(spec),
@@ -344,10 +346,13 @@ function renderForming(v) {
     kids.push(el("p", {}, `${f.open} seat${f.open > 1 ? "s" : ""} wait for bots connecting over TCP` +
       (f.port ? ` to ${f.host}:${f.port}` : "") + "."));
   }
+  if (window.peopleForming) kids.push(...window.peopleForming(f));  // people.js
   if (v.spectator) { fill(box, ...kids); return; }
-  kids.push(el("button", { type: "button", id: "start-now",
-    onclick: () => send({ t: "start" }) }, "Start now"),
-    el("p", { class: "hint" }, "Starting now leaves the empty seats in civil disorder."));
+  if (f.creator !== false) {
+    kids.push(el("button", { type: "button", id: "start-now",
+      onclick: () => send({ t: "start" }) }, "Start now"),
+      el("p", { class: "hint" }, "Starting now leaves the empty seats in civil disorder."));
+  }
   fill(box, ...kids);
 }
 
