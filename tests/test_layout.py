@@ -29,6 +29,8 @@ ALLOWED: dict[str, set[str]] = {
     "mapdraw": {"engine"},
     "tournament": {"server", "engine", "bots.registry"},
     "web": {"server", "mapdraw", "engine", "protocol", "bots.registry"},
+    # The diplomacy package's saved games and network protocol, on the web page's floor.
+    "dipnet": {"server", "engine", "protocol", "replay", "bots.registry"},
 }
 UNRESTRICTED = {"cli", "tests", "bench"}
 PACKAGES = set(ALLOWED) | UNRESTRICTED
