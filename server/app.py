@@ -152,6 +152,10 @@ class GameRunner:
 
     # -- the public API for those who seat players (tournaments, the web page) ---------------
 
+    def status(self) -> MasterStatus:
+        """The game's status now (who owes orders, the orders given, the phase)."""
+        return self.master.status()
+
     def joined(self) -> set[str | None]:
         """The powers asked for by players who have joined and accepted the map (None for a
         player who asked for none)."""
