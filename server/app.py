@@ -1009,10 +1009,12 @@ class Server:
                     return
                 await self._post(runner, Join(client, msg, power, label))
             case m.Obs():
-                runner = self.open_game
-                if (runner is None or runner.master.finished) and self.open_games:
+                # A client launched for a game (``serve_link``'s seat) observes that game.
+                seated = client.seat[0] if client.seat is not None else None
+                runner = seated or self.open_game
+                if not seated and (runner is None or runner.master.finished) and self.open_games:
                     runner = self._new_open_game()
-                if runner is None:
+                if runner is None or runner.master.finished:
                     self._queue(client, m.Rej(msg))
                     return
                 await self._post(runner, Observe(client, msg))
