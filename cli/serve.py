@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from bots.argtypes import count, positive
+from cli.diplomacy_options import add_diplomacy_options, start_diplomacy
 from cli.options import (
     add_db_option,
     add_game_options,
@@ -106,6 +107,7 @@ def register(sub: Any) -> None:
     p.add_argument("--log-json", action="store_true", help="log JSON even on a terminal")
     add_game_options(p)
     add_web_options(p)
+    add_diplomacy_options(p)
     p.set_defaults(handler=_serve)
 
 
@@ -201,6 +203,7 @@ async def _host(
         host, port = server.address
         print(f"diplomat serving DAIDE on {host}:{port} (database {store.path})", flush=True)
         print(engine_line(), file=sys.stderr, flush=True)
+        await start_diplomacy(nursery, server, args)
         if not args.no_web:
             try:
                 await _start_web(nursery, server, args, play)

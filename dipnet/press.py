@@ -34,7 +34,11 @@ class PressWriter:
             return f"[DAIDE: {body}]"
         if not isinstance(msg, m.Frm):
             return f"[DAIDE: {body}]"
-        return f"{describe(msg.press, self.names)}. [DAIDE: {body}]"
+        return self.text_of(msg.press)
+
+    def text_of(self, press: m.Press) -> str:
+        """A press message's English, with its DAIDE beside it."""
+        return f"{describe(press, self.names)}. [DAIDE: {self.codec.text(press)}]"
 
     def daide(
         self, sender: str, recipients: Iterable[str], body: str, phase: str, sent: float
