@@ -11,6 +11,7 @@ import json
 import random
 import subprocess
 import sys
+from collections.abc import Generator
 from typing import Any
 
 from diplomacy.client.connection import connect
@@ -22,7 +23,7 @@ BOTS = ["dumbbot --negotiate", "randombot", "holdbot", "randombot", "dumbbot"]
 
 
 @gen.coroutine
-def play(game: Any, rng: random.Random, moves: list[str]) -> Any:
+def play(game: Any, rng: random.Random, moves: list[str]) -> Generator[Any, Any, None]:
     """Random possible orders for each phase, then ready (no wait), until the game is done."""
     done: list[str] = []
     while not game.is_game_done:
@@ -47,7 +48,7 @@ def play(game: Any, rng: random.Random, moves: list[str]) -> Any:
 
 
 @gen.coroutine
-def main(port: int) -> None:
+def main(port: int) -> Generator[Any, Any, None]:
     conn = yield connect("127.0.0.1", port)
     alice = yield conn.authenticate("alice", "a-pw")
     maps = yield alice.get_available_maps()
