@@ -12,8 +12,9 @@ from dipnet.accounts import Account, AccountError, Accounts
 from dipnet.game_data import OBSERVER, OMNISCIENT
 from dipnet.games import PackageGame, View, now_micros
 from dipnet.saved_game import GLOBAL, Message, phase_dict
+from engine.defaults import missing_orders
 from engine.legal import WAIVE_KEY, legal_orders
-from engine.orders import Note, Order, order_power
+from engine.orders import NOTE_TEXT, Note, Order, order_power
 from engine.orderset import OrderSet
 from protocol import messages as m
 from replay.package_notation import (
@@ -191,24 +192,40 @@ class Handlers:
         return "data_game_phases", {"data": [phase_dict(p) for p in game.history]}
 
     def set_orders(self, req: dict[str, Any], session: Session) -> Reply:
+        """The power's orders replaced by these. Those the game would refuse are left out
+        and named in an error response (the others are given). Not waiting (``wait`` False)
+        gives the rules' orders for what is left out (holds, disbands, waives), as the
+        package's server plays a power that is not waiting, and says the power is ready."""
         game, view = self.view(req, session)
         power = self.controlled(game, view, req)
-        texts = field_of(req, "orders", list)
-        orders = self.checked_orders(game, power, texts)
+        orders, wrong = self.checked_orders(game, power, field_of(req, "orders", list))
         seat = game.seats[power]
         seat.send(m.Not(m.Sub()))
         if orders:
             seat.send(m.Sub(tuple(orders)))
         if isinstance(req.get("wait"), bool):
-            seat.send(m.Not(m.Gof()) if req["wait"] else m.Gof())
+            self._wait(game, power, req["wait"], orders)
+        if wrong:
+            given = f"the other {len(orders)} given" if orders else "none given"
+            raise RequestError("GameOrderException", f"{'; '.join(wrong)} ({given})")
         return "ok", {}
 
     def set_wait_flag(self, req: dict[str, Any], session: Session) -> Reply:
         game, view = self.view(req, session)
         power = self.controlled(game, view, req)
         wait = field_of(req, "wait", bool)
-        game.seats[power].send(m.Not(m.Gof()) if wait else m.Gof())
+        self._wait(game, power, wait, game.runner.status().of(power).orders)
         return "ok", {}
+
+    def _wait(self, game: PackageGame, power: str, wait: bool, given: Sequence[Order]) -> None:
+        seat = game.seats[power]
+        if wait:
+            seat.send(m.Not(m.Gof()))
+            return
+        rest = missing_orders(game.state, power, given)
+        if rest:
+            seat.send(m.Sub(tuple(rest)))
+        seat.send(m.Gof())
 
     def vote(self, req: dict[str, Any], session: Session) -> Reply:
         game, view = self.view(req, session)
@@ -250,14 +267,21 @@ class Handlers:
             raise RequestError("GameFinishedException", f"game {game.game_id} is over")
         if game.status != "active":
             raise RequestError("GameNotPlayingException", f"game {game.game_id} has not started")
+        phase = req.get("phase")
+        if isinstance(phase, str) and phase != game.state.phase.name:
+            raise RequestError(
+                "GamePhaseException", f"the game is in {game.state.phase.name}, not {phase}"
+            )
         wanted = req.get("power_name")
         if wanted and wanted != view.role:
             raise RequestError("GameRoleException", f"{view.role} cannot act for {wanted}")
         return game.powers[view.role]
 
-    def checked_orders(self, game: PackageGame, power: str, texts: list[Any]) -> list[Order]:
-        """Each order read and checked as the game will check it: an unreadable or refused
-        one is an error naming it and why (nothing is submitted)."""
+    def checked_orders(
+        self, game: PackageGame, power: str, texts: list[Any]
+    ) -> tuple[list[Order], list[str]]:
+        """Each order read and checked as the game will check it: the accepted ones, and
+        for each other its text and why."""
         book = OrderSet(game.state)
         out, wrong = [], []
         for text in texts:
@@ -270,9 +294,7 @@ class Handlers:
                 continue
             checked = book.submit(power, order)
             if checked.note is not Note.MBV:
-                wrong.append(f"{text!r}: refused ({checked.note.value})")
+                wrong.append(f"{text!r}: refused ({NOTE_TEXT[checked.note]})")
             else:
                 out.append(order)
-        if wrong:
-            raise RequestError("GameOrderException", "; ".join(wrong))
-        return out
+        return out, wrong

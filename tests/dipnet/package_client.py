@@ -16,7 +16,7 @@ from typing import Any
 
 from diplomacy.client.connection import connect
 from diplomacy.communication import requests
-from diplomacy.utils.exceptions import ResponseException
+from diplomacy.utils.exceptions import GamePhaseException, ResponseException
 from tornado import gen, ioloop
 
 BOTS = ["dumbbot --negotiate", "randombot", "holdbot", "randombot", "dumbbot"]
@@ -40,6 +40,8 @@ def play(game: Any, rng: random.Random, moves: list[str]) -> Generator[Any, Any,
                 orders += ["WAIVE"] * (count - len(orders))
             try:
                 yield game.set_orders(orders=orders, wait=False)
+            except GamePhaseException:  # the server is not there yet: again
+                done.remove(phase)
             except ResponseException as exc:
                 moves.append(f"{phase} refused: {exc}")
             else:
