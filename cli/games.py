@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,11 @@ def register(sub: Any) -> None:
     form.add_argument("--json", action="store_true", help="print JSON for tools")
     form.add_argument(
         "--daide", action="store_true", help="print the orders and results as DAIDE ORD messages"
+    )
+    form.add_argument(
+        "--format",
+        choices=["diplomacy"],
+        help="print the game as the diplomacy Python package saves games (its saved-game JSON)",
     )
     p.add_argument(
         "--press",
@@ -124,6 +130,8 @@ def _show(args: argparse.Namespace) -> int:
     if opened is None:
         return 2
     store, row = opened
+    if args.format == "diplomacy":
+        return _show_package(store, row.id, row.settings.get("map", "standard"))
     states = store.states(row.id)
     results = store.results(row.id)
     by_phase: dict[str, list[tuple[str, str]]] = {}
@@ -168,6 +176,18 @@ def _show(args: argparse.Namespace) -> int:
         _show_readable(
             states, by_phase, press, _PressReader(row), row.settings.get("map", "standard")
         )
+    return 0
+
+
+def _show_package(store: Any, game_id: int, map_name: str) -> int:
+    from dipnet.stored import ExportError, stored_saved_game
+
+    try:
+        data = stored_saved_game(store, game_id, map_name)
+    except ExportError as exc:
+        print(f"diplomat show: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(data))
     return 0
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from bots.argtypes import count, positive
+from cli.diplomacy_options import add_diplomacy_options, start_diplomacy
 from cli.options import (
     add_db_option,
     add_game_options,
@@ -109,6 +110,7 @@ def register(sub: Any) -> None:
     add_game_options(p)
     _add_diplomacy_rules(p)
     add_web_options(p)
+    add_diplomacy_options(p)
     p.set_defaults(handler=_serve)
 
 
@@ -216,6 +218,7 @@ async def _host(
         host, port = server.address
         print(f"diplomat serving DAIDE on {host}:{port} (database {store.path})", flush=True)
         print(engine_line(), file=sys.stderr, flush=True)
+        await start_diplomacy(nursery, server, args)
         if not args.no_web:
             try:
                 await _start_web(nursery, server, args, play)

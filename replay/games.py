@@ -57,20 +57,19 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
 from typing import Any, Literal
 
 from engine.map import GameMap, MapError, load_map, province_of
-from engine.notation import NotationError, parse_location, parse_order
+from engine.notation import NotationError
 from engine.orders import (
     Build,
     Convoy,
     Disband,
     Move,
-    Note,
     Order,
     Outcome,
     Remove,
@@ -83,23 +82,30 @@ from engine.orders import (
 from engine.orderset import OrderSet
 from engine.rules import DATC, Rules
 from engine.state import (
-    Dislodged,
     GameState,
     Phase,
     StateError,
     Unit,
-    make_state,
 )
 from engine.turn import process
+from replay.package_notation import (
+    COMPLETED,
+    PackageFormatError,
+    power_token,
+    power_tokens,
+    read_orders,
+    read_state,
+)
 
-COMPLETED = "COMPLETED"
+__all__ = ["read_orders"]  # moved to replay.package_notation; kept importable from here
+
 # Rules of the package that change adjudication in a way this engine does not offer.
 UNSUPPORTED_RULES = {"BUILD_ANY": "builds on any owned centre"}
 
 Status = Literal["agree", "differ", "choice"]
 
 
-class ReplayError(ValueError):
+class ReplayError(PackageFormatError):
     """A saved game that cannot be read (not JSON, not the package's format, another map)."""
 
 
@@ -204,15 +210,9 @@ def read_saved_game(data: Any, map_name: str | None = None) -> SavedGame:
         gmap = load_map(map_name)
     except MapError as exc:
         raise ReplayError(str(exc)) from None
-    powers = _power_names(gmap)
+    powers = power_tokens(gmap)
     read = [_read_phase(gmap, powers, i, raw) for i, raw in enumerate(phases)]
     return SavedGame(str(data.get("id", "")), gmap, tuple(rules), read)
-
-
-def _power_names(gmap: GameMap) -> dict[str, str]:
-    names = {info.name.upper(): p for p, info in gmap.power_info.items()}
-    names.update({p: p for p in gmap.powers})
-    return names
 
 
 def _read_phase(gmap: GameMap, powers: dict[str, str], i: int, raw: Any) -> SavedPhase:
@@ -235,18 +235,14 @@ def _read_phase(gmap: GameMap, powers: dict[str, str], i: int, raw: Any) -> Save
     results = _read_results(raw.get("results") or {}, where)
     spelling: dict[str, str] = {}
     try:
-        gstate, problem = _read_state(gmap, powers, name, state, spelling)
+        gstate, problem = read_state(gmap, powers, name, state, spelling)
     except ReplayError:
         raise
+    except PackageFormatError as exc:
+        raise ReplayError(f"{where}: {exc}") from None
     except (NotationError, StateError, TypeError, AttributeError, ValueError) as exc:
         raise ReplayError(f"{where}: bad state: {exc}") from None
     return SavedPhase(i, name, gstate, problem, orders, spelling, results)
-
-
-def _power(powers: dict[str, str], name: object, where: str) -> str:
-    if not isinstance(name, str) or name.upper() not in powers:
-        raise ReplayError(f"{where}: unknown power {name!r}")
-    return powers[name.upper()]
 
 
 def _read_orders(powers: dict[str, str], raw: Any, where: str) -> dict[str, list[str]]:
@@ -254,7 +250,7 @@ def _read_orders(powers: dict[str, str], raw: Any, where: str) -> dict[str, list
         raise ReplayError(f"{where}: 'orders' must be an object")
     out: dict[str, list[str]] = {}
     for name, texts in raw.items():
-        power = _power(powers, name, where)
+        power = power_token(powers, name, where)
         if texts is None:  # the package writes null for a power that had nothing to order
             continue
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
@@ -274,121 +270,7 @@ def _read_results(raw: Any, where: str) -> dict[str, tuple[str, ...]]:
     return out
 
 
-def _read_state(
-    gmap: GameMap,
-    powers: dict[str, str],
-    name: str,
-    raw: dict[str, Any],
-    spelling: dict[str, str],
-) -> tuple[GameState | None, str | None]:
-    units: list[Unit] = []
-    dislodged_units: list[Unit] = []
-    raw_units = raw.get("units")
-    if not isinstance(raw_units, dict):
-        raise ValueError("no 'units' object")
-    for pname, texts in raw_units.items():
-        power = _power(powers, pname, "units")
-        for text in texts or ():
-            unit, is_dislodged = _read_unit(gmap, power, text, spelling)
-            (dislodged_units if is_dislodged else units).append(unit)
-    retreats: dict[tuple[str, str], tuple[str, ...]] = {}
-    for pname, table in (raw.get("retreats") or {}).items():
-        power = _power(powers, pname, "retreats")
-        for text, options in (table or {}).items():
-            unit, _ = _read_unit(gmap, power, text, spelling)
-            locs = tuple(parse_location(gmap, o) for o in options)
-            adj = gmap.army_adj if unit.type == "A" else gmap.fleet_adj
-            for loc in locs:
-                if loc not in adj[unit.loc]:
-                    raise ValueError(f"{text} cannot retreat to {loc}")
-            retreats[(power, unit.province)] = locs
-    centres: dict[str, str] = {}
-    for pname, provs in (raw.get("centers") or {}).items():
-        power = _power(powers, pname, "centers")
-        for text in provs or ():
-            prov = parse_location(gmap, text)
-            if prov in centres and centres[prov] != power:
-                raise ValueError(f"centre {text} owned by two powers")
-            centres[prov] = power
-    homes = raw.get("homes")
-    if isinstance(homes, dict):
-        for pname, provs in homes.items():
-            power = _power(powers, pname, "homes")
-            got = {parse_location(gmap, h) for h in provs or ()}
-            # A power eliminated from the game is saved with no homes.
-            if got and got != set(gmap.homes[power]):
-                raise ValueError(f"home centres of {pname} are not the {gmap.name} map's")
-    # The package may list occupied locations (6.G.10) but refuses a retreat to them; this
-    # engine trusts a state's retreat list, so occupied ones are dropped here.
-    occupied = {u.province for u in units}
-    dislodged = [
-        Dislodged(
-            u,
-            None,
-            tuple(
-                sorted(
-                    r
-                    for r in retreats.get((u.power, u.province), ())
-                    if province_of(r) not in occupied
-                )
-            ),
-        )
-        for u in dislodged_units
-    ]
-    phase = Phase("SPR", gmap.start_year) if name == COMPLETED else Phase.parse(name)
-    try:
-        state = make_state(gmap, phase, units, centres, dislodged)
-    except StateError as exc:
-        # The package can stack two units in a province (a retreat it allowed into an
-        # occupied one); such a position cannot be replayed but the rest of the game can.
-        return None, str(exc)
-    return state, None
-
-
-def _read_unit(
-    gmap: GameMap, power: str, text: object, spelling: dict[str, str]
-) -> tuple[Unit, bool]:
-    if not isinstance(text, str):
-        raise ValueError(f"not a unit: {text!r}")
-    t = text.strip()
-    is_dislodged = t.startswith("*")
-    parts = t.lstrip("*").split()
-    if len(parts) != 2 or parts[0].upper() not in ("A", "F"):
-        raise ValueError(f"not a unit: {text!r} (expected e.g. 'A PAR' or '*F BRE')")
-    utype = parts[0].upper()
-    loc = parse_location(gmap, parts[1])
-    if utype == "A":
-        loc = province_of(loc)
-    if not gmap.can_stand(utype, loc):
-        raise ValueError(f"unit {text!r}: a {utype} cannot stand at {loc}")
-    spelling[loc] = parts[1].upper()
-    return Unit(power, utype, loc), is_dislodged
-
-
 # -- orders -------------------------------------------------------------------------------
-
-
-def read_orders(state: GameState, texts: Mapping[str, Iterable[str]]) -> tuple[OrderSet, list[str]]:
-    """Parse and submit a phase's orders. Returns the order set and, for each order that is
-    not accepted, its text with the reason (unreadable text, or the DAIDE note)."""
-    gmap = state.map
-    kind = state.phase.kind
-    # In a retreat phase an order names the dislodged unit, which may share its province with
-    # the unit that dislodged it.
-    board = {p: d.unit for p, d in state.dislodged.items()} if kind == "retreat" else state.units
-    book = OrderSet(state)
-    refused: list[str] = []
-    for power, batch in texts.items():
-        for text in batch:
-            try:
-                order = parse_order(gmap, text, power, kind, board)
-            except NotationError as exc:
-                refused.append(f"{power} {text!r} (unreadable: {exc})")
-                continue
-            checked = book.submit(power, order)
-            if checked.note is not Note.MBV:
-                refused.append(f"{power} {text!r} ({checked.note.value})")
-    return book, refused
 
 
 # -- comparing ------------------------------------------------------------------------------

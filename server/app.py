@@ -1116,7 +1116,7 @@ class Server:
                 runner = self.open_game
                 if (runner is None or runner._master.finished) and self.open_games:
                     runner = self._new_open_game()
-                if runner is None:
+                if runner is None or runner._master.finished:
                     self._queue(client, m.Rej(msg))
                     return
                 await self._post(runner, Observe(client, msg))

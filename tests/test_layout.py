@@ -29,6 +29,9 @@ ALLOWED: dict[str, set[str]] = {
     "mapdraw": {"engine"},
     "tournament": {"server", "engine", "bots.registry"},
     "web": {"server", "mapdraw", "engine", "protocol", "bots.registry"},
+    # The diplomacy package's saved games and network protocol, on the web page's floor.
+    # Its WebSocket and connection gate are the web page's (web.http, web.gate).
+    "dipnet": {"server", "engine", "protocol", "replay", "bots.registry", "web.http", "web.gate"},
 }
 UNRESTRICTED = {"cli", "tests", "bench"}
 PACKAGES = set(ALLOWED) | UNRESTRICTED

@@ -5,7 +5,8 @@ parses (or no longer runs) fails the suite.
 Briefly: options appended after the reader's override theirs (argparse keeps an option's last
 value), so a tournament plays one game to the map's first year (``--games 1 --max-year
 YEAR``), a tuning run scores its start point only (``--iterations 0``), each in a database of
-its own, and a server listens on free ports (``--port 0 --web-port 0``) and is stopped with
+its own, and a server listens on free ports (``--port 0 --web-port 0``, and
+``--diplomacy-port 0`` when it serves the diplomacy package's clients) and is stopped with
 SIGTERM once it says where it listens. Commands that cannot run here (a Ray cluster, a program
 the reader supplies, a file of theirs) are listed in :data:`CANNOT_RUN` with the reason, and
 are parsed by the real argument parser, their line-up checked as the tournament checks it."""
@@ -36,6 +37,8 @@ CANNOT_RUN = {
     "c='./dumbbot": "the classic C++ DumbBot, built by the reader",
     "GAME.json": "a game file of the reader's",
     "render 12": "game 12 of the reader's database",
+    "show 12": "game 12 of the reader's database",
+    "game12.json": "game 12 of the reader's database, saved to a file of theirs",
 }
 
 
@@ -111,7 +114,8 @@ def _brief(argv: list[str], tmp: Path) -> list[str]:
     if command == "demo":
         return ["--max-year", year]
     if command == "serve":
-        return ["--port", "0", "--web-port", "0", *db]
+        package = ["--diplomacy-port", "0"] if "--diplomacy-port" in argv else []
+        return ["--port", "0", "--web-port", "0", *package, *db]
     return []
 
 

@@ -1,0 +1,76 @@
+"""Accounts of the package's clients: created on first sign-in (as the package's server does)
+unless told otherwise, passwords kept as salted scrypt hashes, one token per sign-in. The
+administrator named on the command line gets the package's omniscient view of every game."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass, field
+
+
+class AccountError(ValueError):
+    """A sign-in refused; ``kind`` is the package's exception name for it."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass
+class Account:
+    name: str
+    salt: bytes
+    digest: bytes
+    admin: bool = False
+
+
+def _digest(password: str, salt: bytes) -> bytes:
+    return hashlib.scrypt(password.encode(), salt=salt, n=2**12, r=8, p=1)
+
+
+@dataclass
+class Accounts:
+    """Who may sign in, and the tokens handed out."""
+
+    create_on_sign_in: bool = True
+    users: dict[str, Account] = field(default_factory=dict)
+    tokens: dict[str, str] = field(default_factory=dict)  # token -> user name
+
+    def add(self, name: str, password: str, admin: bool = False) -> None:
+        salt = secrets.token_bytes(16)
+        self.users[name] = Account(name, salt, _digest(password, salt), admin)
+
+    def add_admin(self, spec: str) -> None:
+        """``NAME:PASSWORD`` from the command line; ValueError for another form."""
+        name, sep, password = spec.partition(":")
+        if not sep or not name or not password:
+            raise ValueError("expected NAME:PASSWORD with both parts non-empty")
+        self.add(name, password, admin=True)
+
+    def sign_in(self, name: str, password: str) -> str:
+        """A new token for ``name``; :class:`AccountError` if the password is wrong or the
+        user unknown (when accounts are not created on sign-in)."""
+        if not name or not password:
+            raise AccountError("UserException", "a user name and a password are required")
+        account = self.users.get(name)
+        if account is None:
+            if not self.create_on_sign_in:
+                raise AccountError("UserException", f"unknown user {name!r}")
+            self.add(name, password)
+            account = self.users[name]
+        elif not hmac.compare_digest(account.digest, _digest(password, account.salt)):
+            raise AccountError("PasswordException", "wrong password")
+        token = secrets.token_hex(16)
+        self.tokens[token] = name
+        return token
+
+    def user(self, token: str) -> Account:
+        name = self.tokens.get(token)
+        if name is None:
+            raise AccountError("TokenException", "unknown token: sign in first")
+        return self.users[name]
+
+    def sign_out(self, token: str) -> None:
+        self.tokens.pop(token, None)

@@ -1,0 +1,204 @@
+"""One game of the server as the package's clients see it: followed by an in-process DAIDE
+observer (positions, results, the end), played through one in-process DAIDE seat per power a
+package client controls, and shown to each joined client (a *view*: its channel token and
+its role) through the package's notifications."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from dipnet.game_data import OBSERVER, OMNISCIENT, game_dict
+from dipnet.link import GameLink
+from dipnet.press import PressWriter
+from dipnet.saved_game import GLOBAL, Message, PlayedPhase, phase_dict
+from engine.map import GameMap
+from engine.orders import Order, Result
+from engine.state import GameState, initial_state
+from protocol import messages as m
+from replay.package_notation import COMPLETED, power_name, power_tokens
+
+if TYPE_CHECKING:
+    from server.app import GameRunner
+
+Notify = Callable[[dict[str, Any]], None]  # queue one JSON notification on a connection
+
+
+def now_micros() -> int:
+    return int(time.time() * 1_000_000)
+
+
+@dataclass
+class View:
+    """A client's instance of the game: its channel, role (a power's name, observer or
+    omniscient) and the messages it has seen this phase."""
+
+    token: str
+    role: str
+    notify: Notify
+    messages: list[Message] = field(default_factory=list)
+
+    def send(self, game_id: str, name: str, **params: Any) -> None:
+        self.notify(
+            {
+                "name": name,
+                "notification_id": str(uuid.uuid4()),
+                "token": self.token,
+                "game_id": game_id,
+                "game_role": self.role,
+                **params,
+            }
+        )
+
+
+class PackageGame:
+    """The package's picture of one server game (see the module's docstring)."""
+
+    def __init__(
+        self, runner: GameRunner, gmap: GameMap, rules: Sequence[str], deadline: int
+    ) -> None:
+        self.runner = runner
+        self.map = gmap
+        self.game_id = str(runner.id)
+        self.rules = list(rules)
+        self.deadline = deadline
+        self.created = now_micros()
+        self.state: GameState = initial_state(gmap)
+        self.status = "forming"
+        self.history: list[PlayedPhase] = []
+        self.views: list[View] = []
+        self.seats: dict[str, GameLink] = {}  # our power token -> its seat
+        self.controllers: dict[str, str] = {}  # our power token -> user name
+        self.daide_port: int | None = None
+        self.port_ready = trio.Event()
+        self.powers = power_tokens(gmap)
+        self.press = PressWriter(gmap)
+        self._results: list[tuple[Order, Result | m.NoteResult | None]] = []
+        self._centres: dict[str, str] = dict(self.state.centres)
+        self.follower = GameLink(f"diplomacy:{self.game_id}:observer", self._followed)
+
+    # -- what a joining client is sent --------------------------------------------------------
+
+    def game_data(self, view: View) -> dict[str, Any]:
+        visible: dict[str, Sequence[Order]] = {}
+        if view.role == OMNISCIENT:
+            visible = {p.power: p.orders for p in self.runner.status().powers}
+        elif view.role != OBSERVER:
+            power = self.powers[view.role]
+            visible = {power: self.runner.status().of(power).orders}
+        return game_dict(
+            self.game_id,
+            self.state,
+            role=view.role,
+            rules=self.rules,
+            status=self.status,
+            deadline=self.deadline,
+            controllers=self.controllers,
+            visible_orders=visible,
+            messages=view.messages,
+            created=self.created,
+        )
+
+    def info(self, user: str, admin: bool) -> dict[str, Any]:
+        """``DataGameInfo`` for ListGames."""
+        mine = [power_name(self.map, p) for p, u in self.controllers.items() if u == user]
+        return {
+            "name": "data_game_info",  # (a response's fields: the package lists responses)
+            "request_id": str(uuid.uuid4()),
+            "game_id": self.game_id,
+            "phase": self.state.phase.name if self.status != "completed" else COMPLETED,
+            "timestamp": now_micros(),
+            "timestamp_created": self.created,
+            "map_name": self.map.name,
+            "observer_level": OMNISCIENT if admin else OBSERVER,
+            "controlled_powers": mine,
+            "rules": self.rules,
+            "status": self.status,
+            "n_players": len(self.controllers),
+            "n_controls": len(self.map.powers),
+            "deadline": self.deadline,
+            "registration_password": False,
+        }
+
+    # -- the game's messages, from the observer ------------------------------------------------
+
+    def _followed(self, msg: Any) -> None:
+        if isinstance(msg, m.Sco) and msg.owners:
+            self._centres = msg.centres()
+        elif isinstance(msg, m.Ord) and msg.order is not None:
+            self._results.append((msg.order, msg.result))
+        elif isinstance(msg, m.Now) and msg.turn is not None:
+            self._position(msg.to_state(self.map, self._centres))
+        elif isinstance(msg, m.Smr):
+            self._ended()
+
+    def _position(self, state: GameState) -> None:
+        if self.status == "forming":
+            self.status = "active"
+            self.state = state
+            for view in self.views:
+                view.send(self.game_id, "game_status_update", status="active")
+            return
+        previous = self.state
+        results, self._results = self._results, []
+        self.state = state
+        self._processed(previous, results, state)
+
+    def _processed(
+        self,
+        previous: GameState,
+        results: Sequence[tuple[Order, Result | m.NoteResult | None]],
+        state: GameState,
+        name: str | None = None,
+    ) -> None:
+        self.history.append(PlayedPhase(previous, results))
+        current = phase_dict(PlayedPhase(state), name)
+        # A power's client sets the new phase's orders as its own: the new phase has none.
+        current["orders"] = {}
+        for view in self.views:
+            before = phase_dict(PlayedPhase(previous, results, view.messages))
+            view.messages = []
+            view.send(
+                self.game_id,
+                "game_processed",
+                previous_phase_data=before,
+                current_phase_data=current,
+            )
+
+    def _ended(self) -> None:
+        if self.status == "completed":
+            return
+        self._processed(self.state, [], self.state, COMPLETED)
+        self.status = "completed"
+        for view in self.views:
+            view.send(self.game_id, "game_status_update", status="completed")
+        for seat in self.seats.values():
+            seat.leave()
+        self.follower.leave()
+
+    # -- press -------------------------------------------------------------------------------
+
+    def deliver(self, message: Message, to: Sequence[View]) -> None:
+        for view in to:
+            view.messages.append(message)
+            view.send(self.game_id, "game_message_received", message=message.to_dict())
+
+    def heard(self, power: str, frm: m.Frm, text: str) -> None:
+        """Press ``frm`` reached our seat of ``power``: its views get it as the package's
+        message (to ``GLOBAL`` when it went to every other power)."""
+        others = [p for p in self.map.powers if p != frm.sender]
+        recipient = GLOBAL if sorted(frm.recipients) == sorted(others) else None
+        message = Message(
+            power_name(self.map, frm.sender),
+            recipient or power_name(self.map, power),
+            now_micros(),
+            self.state.phase.name,
+            text,
+        )
+        name = power_name(self.map, power)
+        self.deliver(message, [v for v in self.views if v.role == name])

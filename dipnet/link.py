@@ -1,0 +1,69 @@
+"""An in-process DAIDE client of one game: how the package's clients sit in the server's
+games. It is a :class:`server.links.Link` without a byte stream (as the web page's seats
+are): the server hands it the game's messages through :meth:`encode`, and it sends its own
+(NME, OBS, SUB, GOF, SND, DRW) through :meth:`send`, which the server reads like any
+client's. What to do with the game's messages is the owner's ``on_message``."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import trio
+
+from protocol import messages as m
+from protocol.connection import Closed, Event, Received
+from server.faults import describe
+from server.links import Link
+from server.logs import get_logger
+
+_log = get_logger(dipnet=True)
+
+
+class GameLink(Link):
+    """One DAIDE seat (a power, or an observer) played by the package's side."""
+
+    def __init__(self, peer: str, on_message: Callable[[Any], None]) -> None:
+        # Not a byte stream: only the attributes the server reads are set (no super call).
+        self.kind = "diplomacy"
+        self.peer = peer
+        self.timeout = math.inf
+        self.closed = False
+        self.on_message = on_message
+        self._inbox_send, self._inbox = trio.open_memory_channel[Event](math.inf)
+
+    @property
+    def wire_key(self) -> tuple[str, bytes]:
+        return ("diplomacy", str(id(self)).encode())
+
+    async def events(self) -> AsyncIterator[Event]:
+        async for event in self._inbox:
+            yield event
+            if isinstance(event, Closed):
+                return
+
+    def encode(self, message: Any) -> bytes:
+        if isinstance(message, m.Map) and message.name is not None:
+            self.send(m.Yes(m.Map(message.name)))
+        try:
+            self.on_message(message)
+        except Exception as exc:  # the package side's fault: the game goes on
+            _log.error("diplomacy link failed", peer=self.peer, **describe(exc))
+        return b""
+
+    async def write(self, data: bytes) -> None:
+        return None
+
+    async def close(self, final: bool = True) -> None:
+        self.closed = True
+
+    def send(self, message: m.Message) -> None:
+        """To the game, through the server's reader like any client's message."""
+        if not self.closed:
+            self._inbox_send.send_nowait(Received(message, ()))
+
+    def leave(self) -> None:
+        """Leave the game as a client that disconnects does."""
+        if not self.closed:
+            self._inbox_send.send_nowait(Closed(None, by_peer=True, reason="left"))

@@ -1,0 +1,300 @@
+"""The package's requests, answered: each handler takes the request's JSON fields and returns
+the response's name and fields, or raises :class:`RequestError` (the package's error response,
+named by the exception class its client raises)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from dipnet.accounts import Account, AccountError, Accounts
+from dipnet.game_data import OBSERVER, OMNISCIENT
+from dipnet.games import PackageGame, View, now_micros
+from dipnet.saved_game import GLOBAL, Message, phase_dict
+from engine.defaults import missing_orders
+from engine.legal import WAIVE_KEY, legal_orders
+from engine.orders import NOTE_TEXT, Note, Order, order_power
+from engine.orderset import OrderSet
+from protocol import messages as m
+from replay.package_notation import (
+    PackageFormatError,
+    location_text,
+    order_text,
+    power_name,
+    read_order,
+)
+
+
+class Service(Protocol):
+    """What the handlers ask of the service (:class:`dipnet.service.DipnetService`)."""
+
+    accounts: Accounts
+    games: dict[str, PackageGame]
+
+    def maps(self) -> dict[str, Any]: ...
+
+    def create(self, map_name: str, rules: Sequence[str], deadline: int) -> PackageGame: ...
+
+    def join(
+        self, game: PackageGame, account: Account, role: str, token: str, session: Session
+    ) -> dict[str, Any]: ...
+
+
+Reply = tuple[str, dict[str, Any]]
+
+
+class RequestError(Exception):
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass
+class Session:
+    """What one connection holds: its channels (tokens) and its views of games."""
+
+    notify: Callable[[dict[str, Any]], None]
+    tokens: set[str] = field(default_factory=set)
+    views: list[tuple[PackageGame, View]] = field(default_factory=list)
+
+
+def field_of(req: dict[str, Any], name: str, kind: type, optional: bool = False) -> Any:
+    value = req.get(name)
+    if value is None and optional:
+        return None
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise RequestError("RequestException", f"field {name!r} must be a {kind.__name__}")
+    return value
+
+
+class Handlers:
+    """The requests of the priority slice; see the package's ``communication/requests.py``."""
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+
+    def user(self, req: dict[str, Any], session: Session) -> Account:
+        token = field_of(req, "token", str)
+        if token not in session.tokens:
+            raise RequestError("TokenException", "unknown token on this connection: sign in")
+        try:
+            return self.service.accounts.user(token)
+        except AccountError as exc:
+            raise RequestError(exc.kind, str(exc)) from None
+
+    def game(self, game_id: object) -> PackageGame:
+        game = self.service.games.get(str(game_id))
+        if game is None:
+            raise RequestError("GameIdException", f"no game {game_id!r}")
+        return game
+
+    def view(self, req: dict[str, Any], session: Session) -> tuple[PackageGame, View]:
+        self.user(req, session)
+        game_id, role = req.get("game_id"), req.get("game_role")
+        for game, view in session.views:
+            if game.game_id == game_id and view.role == role and view.token == req["token"]:
+                return game, view
+        raise RequestError("GameTokenException", f"not joined to game {game_id!r} as {role!r}")
+
+    # -- channel requests ----------------------------------------------------------------------
+
+    def sign_in(self, req: dict[str, Any], session: Session) -> Reply:
+        name, password = field_of(req, "username", str), field_of(req, "password", str)
+        try:
+            token = self.service.accounts.sign_in(name, password)
+        except AccountError as exc:
+            raise RequestError(exc.kind, str(exc)) from None
+        session.tokens.add(token)
+        return "data_token", {"data": token}
+
+    def logout(self, req: dict[str, Any], session: Session) -> Reply:
+        self.user(req, session)
+        session.tokens.discard(req["token"])
+        self.service.accounts.sign_out(req["token"])
+        return "ok", {}
+
+    def get_available_maps(self, req: dict[str, Any], session: Session) -> Reply:
+        self.user(req, session)
+        return "data_maps", {"data": self.service.maps()}
+
+    def get_daide_port(self, req: dict[str, Any], session: Session) -> Reply:
+        game = self.game(field_of(req, "game_id", str))
+        if game.daide_port is None:
+            raise RequestError("DaidePortException", f"game {game.game_id} has no DAIDE port")
+        return "data_port", {"data": game.daide_port}
+
+    def list_games(self, req: dict[str, Any], session: Session) -> Reply:
+        account = self.user(req, session)
+        wanted = req.get("game_id")
+        out = []
+        for game in self.service.games.values():
+            if wanted and wanted not in game.game_id:
+                continue
+            if req.get("status") and req["status"] != game.status:
+                continue
+            if req.get("map_name") and req["map_name"] not in (game.map.name, game.game_id):
+                continue
+            out.append(game.info(account.name, account.admin))
+        return "data_games", {"data": out}
+
+    def create_game(self, req: dict[str, Any], session: Session) -> Reply:
+        account = self.user(req, session)
+        if req.get("state"):
+            raise RequestError("GameCreationException", "games start from the map's opening")
+        if req.get("registration_password"):
+            raise RequestError("GameCreationException", "registration passwords are not kept")
+        deadline = req.get("deadline", 300)
+        if not isinstance(deadline, int) or isinstance(deadline, bool) or deadline < 0:
+            raise RequestError("NaturalIntegerException", "deadline must be a natural integer")
+        map_name = field_of(req, "map_name", str)  # the client always names it
+        rules = [r for r in req.get("rules") or [] if isinstance(r, str)]
+        game = self.service.create(map_name, rules, deadline)
+        power = req.get("power_name")
+        role = power if power else (OMNISCIENT if account.admin else OBSERVER)
+        return "data_game", {"data": self.service.join(game, account, role, req["token"], session)}
+
+    def join_game(self, req: dict[str, Any], session: Session) -> Reply:
+        account = self.user(req, session)
+        game = self.game(field_of(req, "game_id", str))
+        power = field_of(req, "power_name", str, optional=True)
+        role = power if power else (OMNISCIENT if account.admin else OBSERVER)
+        return "data_game", {"data": self.service.join(game, account, role, req["token"], session)}
+
+    # -- game requests -------------------------------------------------------------------------
+
+    def leave_game(self, req: dict[str, Any], session: Session) -> Reply:
+        game, view = self.view(req, session)
+        session.views.remove((game, view))
+        game.views.remove(view)
+        return "ok", {}
+
+    def get_all_possible_orders(self, req: dict[str, Any], session: Session) -> Reply:
+        game, _ = self.view(req, session)
+        state = game.state
+        gmap = state.map
+        possible: dict[str, list[str]] = {}
+        orderable: dict[str, list[str]] = {power_name(gmap, p): [] for p in gmap.powers}
+        if game.status != "completed":
+            for key, orders in legal_orders(state).items():
+                if key == WAIVE_KEY:
+                    continue
+                loc = location_text(gmap, key)
+                possible[loc] = [order_text(gmap, o) for o in orders]
+                orderable[power_name(gmap, order_power(orders[0]))].append(loc)
+        return "data_possible_orders", {
+            "possible_orders": possible,
+            "orderable_locations": orderable,
+        }
+
+    def get_phase_history(self, req: dict[str, Any], session: Session) -> Reply:
+        game, _ = self.view(req, session)
+        return "data_game_phases", {"data": [phase_dict(p) for p in game.history]}
+
+    def set_orders(self, req: dict[str, Any], session: Session) -> Reply:
+        """The power's orders replaced by these. Those the game would refuse are left out
+        and named in an error response (the others are given). Not waiting (``wait`` False)
+        gives the rules' orders for what is left out (holds, disbands, waives), as the
+        package's server plays a power that is not waiting, and says the power is ready."""
+        game, view = self.view(req, session)
+        power = self.controlled(game, view, req)
+        orders, wrong = self.checked_orders(game, power, field_of(req, "orders", list))
+        seat = game.seats[power]
+        seat.send(m.Not(m.Sub()))
+        if orders:
+            seat.send(m.Sub(tuple(orders)))
+        if isinstance(req.get("wait"), bool):
+            self._wait(game, power, req["wait"], orders)
+        if wrong:
+            given = f"the other {len(orders)} given" if orders else "none given"
+            raise RequestError("GameOrderException", f"{'; '.join(wrong)} ({given})")
+        return "ok", {}
+
+    def set_wait_flag(self, req: dict[str, Any], session: Session) -> Reply:
+        game, view = self.view(req, session)
+        power = self.controlled(game, view, req)
+        wait = field_of(req, "wait", bool)
+        self._wait(game, power, wait, game.runner.status().of(power).orders)
+        return "ok", {}
+
+    def _wait(self, game: PackageGame, power: str, wait: bool, given: Sequence[Order]) -> None:
+        seat = game.seats[power]
+        if wait:
+            seat.send(m.Not(m.Gof()))
+            return
+        rest = missing_orders(game.state, power, given)
+        if rest:
+            seat.send(m.Sub(tuple(rest)))
+        seat.send(m.Gof())
+
+    def vote(self, req: dict[str, Any], session: Session) -> Reply:
+        game, view = self.view(req, session)
+        power = self.controlled(game, view, req)
+        vote = req.get("vote")
+        if vote not in ("yes", "no", "neutral"):
+            raise RequestError("RequestException", "vote must be yes, no or neutral")
+        game.seats[power].send(m.Drw() if vote == "yes" else m.Not(m.Drw()))
+        return "ok", {}
+
+    def send_game_message(self, req: dict[str, Any], session: Session) -> Reply:
+        game, view = self.view(req, session)
+        power = self.controlled(game, view, req)
+        raw = field_of(req, "message", dict)
+        text = raw.get("message")
+        recipient = raw.get("recipient")
+        if not isinstance(text, str) or not text:
+            raise RequestError("RequestException", "a message needs its text")
+        if "NO_PRESS" in game.rules:
+            raise RequestError("GameRoleException", "this game has no press (NO_PRESS)")
+        gmap = game.map
+        if recipient == GLOBAL:
+            to = tuple(p for p in gmap.powers if p != power)
+        else:
+            target = game.powers.get(str(recipient).upper())
+            if target is None or target == power:
+                raise RequestError("MapPowerException", f"cannot send to {recipient!r}")
+            to = (target,)
+        game.seats[power].send(m.Snd(to, m.FreeText(text)))
+        sent = now_micros()
+        message = Message(view.role, str(recipient), sent, game.state.phase.name, text)
+        game.deliver(message, [view])
+        return "data_time_stamp", {"data": sent}
+
+    def controlled(self, game: PackageGame, view: View, req: dict[str, Any]) -> str:
+        if view.role in (OBSERVER, OMNISCIENT):
+            raise RequestError("GameRoleException", "observers give no orders and send nothing")
+        if game.status == "completed":
+            raise RequestError("GameFinishedException", f"game {game.game_id} is over")
+        if game.status != "active":
+            raise RequestError("GameNotPlayingException", f"game {game.game_id} has not started")
+        phase = req.get("phase")
+        if isinstance(phase, str) and phase != game.state.phase.name:
+            raise RequestError(
+                "GamePhaseException", f"the game is in {game.state.phase.name}, not {phase}"
+            )
+        wanted = req.get("power_name")
+        if wanted and wanted != view.role:
+            raise RequestError("GameRoleException", f"{view.role} cannot act for {wanted}")
+        return game.powers[view.role]
+
+    def checked_orders(
+        self, game: PackageGame, power: str, texts: list[Any]
+    ) -> tuple[list[Order], list[str]]:
+        """Each order read and checked as the game will check it: the accepted ones, and
+        for each other its text and why."""
+        book = OrderSet(game.state)
+        out, wrong = [], []
+        for text in texts:
+            if not isinstance(text, str):
+                raise RequestError("RequestException", "orders must be strings")
+            try:
+                order = read_order(game.state, power, text)
+            except PackageFormatError as exc:
+                wrong.append(f"{text!r}: {exc}")
+                continue
+            checked = book.submit(power, order)
+            if checked.note is not Note.MBV:
+                wrong.append(f"{text!r}: refused ({NOTE_TEXT[checked.note]})")
+            else:
+                out.append(order)
+        return out, wrong

@@ -1,0 +1,214 @@
+"""The package's network protocol on a port of ``diplomat serve`` (``--diplomacy-port``): a
+WebSocket of JSON requests, responses and notifications, as its client library
+(``diplomacy.client.connection.connect``) speaks it. The games are the server's own games
+(:class:`server.app.GameRunner`): a game created here takes DAIDE bots on its own DAIDE port
+(the package's ``get_daide_port``), and the package's clients play in games alongside them."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import trio
+
+from dipnet.accounts import Account, Accounts
+from dipnet.game_data import OBSERVER, OMNISCIENT
+from dipnet.games import PackageGame, View
+from dipnet.link import GameLink
+from dipnet.requests import Handlers, RequestError, Session
+from dipnet.wire import accept
+from engine.map import MapError, bundled_maps, load_map
+from protocol import messages as m
+from replay.games import PACKAGE_MAPS
+from replay.package_notation import power_name
+from server.app import Server
+from server.logs import get_logger
+from server.settings import GameSettings
+from web.gate import ConnectionGate, serve_gated
+from web.http import WebSocket
+
+PORT_WAIT = 10.0  # seconds a get_daide_port waits for a new game's DAIDE port to open
+FREE_TEXT_LEVEL = 8000  # the press level of a game with press: the package's messages are text
+REQUESTS = (
+    "sign_in",
+    "logout",
+    "get_available_maps",
+    "get_daide_port",
+    "list_games",
+    "create_game",
+    "join_game",
+    "leave_game",
+    "get_all_possible_orders",
+    "get_phase_history",
+    "set_orders",
+    "set_wait_flag",
+    "vote",
+    "send_game_message",
+)
+
+
+class DipnetService:
+    """Accounts, the games the package's clients can see, and the port."""
+
+    def __init__(self, server: Server, accounts: Accounts) -> None:
+        self.server = server
+        self.accounts = accounts
+        self.games: dict[str, PackageGame] = {}
+        self.handlers = Handlers(self)
+        self.log = get_logger(dipnet=True)
+        self.port = 0
+        self._nursery: trio.Nursery | None = None
+
+    async def run(
+        self, port: int, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        listeners = await trio.open_tcp_listeners(port, host=self.server.host)
+        self.port = listeners[0].socket.getsockname()[1]
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            nursery.start_soon(serve_gated, listeners, self._connection, ConnectionGate(), self.log)
+            task_status.started(self.port)
+
+    # -- games ---------------------------------------------------------------------------------
+
+    def maps(self) -> dict[str, Any]:
+        out = {}
+        for theirs, ours in {**{n: n for n in bundled_maps()}, **PACKAGE_MAPS}.items():
+            gmap = load_map(ours)
+            out[theirs] = {
+                "powers": [power_name(gmap, p) for p in gmap.powers],
+                "supply_centers": sorted(gmap.supply_centres),
+            }
+        return out
+
+    def create(self, map_name: str, rules: Sequence[str], deadline: int) -> PackageGame:
+        try:
+            gmap = load_map(PACKAGE_MAPS.get(map_name, map_name))
+        except MapError as exc:
+            raise RequestError("MapIdException", str(exc)) from None
+        timed = deadline if deadline and "NO_DEADLINE" not in rules else None
+        settings = GameSettings(
+            map=gmap.name,
+            level=0 if "NO_PRESS" in rules else FREE_TEXT_LEVEL,
+            move_time=min(timed, 8191) if timed else None,
+            retreat_time=min(timed, 8191) if timed else None,
+            build_time=min(timed, 8191) if timed else None,
+            # The package's games have no end year: the server's own (serve --max-year).
+            max_year=self.server.settings.max_year,
+        )
+        runner = self.server.create_game(settings, name=f"diplomacy {map_name}")
+        game = PackageGame(runner, gmap, rules, deadline)
+        self.games[game.game_id] = game
+        self._start(game)
+        return game
+
+    def _start(self, game: PackageGame) -> None:
+        assert self._nursery is not None
+        self._nursery.start_soon(self._follow, game)
+        self._nursery.start_soon(self._daide_port, game)
+
+    async def _follow(self, game: PackageGame) -> None:
+        game.follower.send(m.Obs())
+        await self.server.serve_link(game.follower, (game.runner, None, None))
+
+    async def _daide_port(self, game: PackageGame) -> None:
+        assert self._nursery is not None
+        game.daide_port = await self._nursery.start(self.server.listen_for_game, game.runner, 0)
+        game.port_ready.set()
+
+    def join(
+        self, game: PackageGame, account: Account, role: str, token: str, session: Session
+    ) -> dict[str, Any]:
+        """Join ``game`` as ``role`` (a power's name, or observer/omniscient): the game's data
+        for that role. A power is taken by an in-process DAIDE seat, before the game starts."""
+        if role == OMNISCIENT and not account.admin:
+            raise RequestError("GameRoleException", "only the administrator is omniscient")
+        if role not in (OBSERVER, OMNISCIENT):
+            self._seat(game, account, role)
+        view = View(token, role, session.notify)
+        game.views.append(view)
+        session.views.append((game, view))
+        return game.game_data(view)
+
+    def _seat(self, game: PackageGame, account: Account, role: str) -> None:
+        power = game.powers.get(role.upper())
+        if power is None or role != role.upper() or len(role) <= 3:
+            raise RequestError("MapPowerException", f"no power {role!r} on {game.map.name}")
+        holder = game.controllers.get(power)
+        if holder is not None and holder != account.name:
+            raise RequestError("GameJoinRoleException", f"{role} is played by {holder}")
+        if holder == account.name:
+            return  # another instance of the same seat
+        if game.status != "forming" or game.runner.has_joiner_for(power):
+            raise RequestError("GameJoinRoleException", f"{role} is not free in this game")
+        game.controllers[power] = account.name
+        seat = GameLink(
+            f"diplomacy:{game.game_id}:{role}",
+            lambda msg: self._heard(game, power, msg),
+        )
+        game.seats[power] = seat
+        seat.send(m.Nme(account.name, "diplomacy-package"))
+        assert self._nursery is not None
+        self._nursery.start_soon(
+            self.server.serve_link, seat, (game.runner, power, f"diplomacy:{account.name}")
+        )
+
+    def _heard(self, game: PackageGame, power: str, msg: Any) -> None:
+        if isinstance(msg, m.Frm):
+            press = msg.press
+            text = press.text if isinstance(press, m.FreeText) else game.press.text_of(press)
+            game.heard(power, msg, text)
+
+    # -- connections ---------------------------------------------------------------------------
+
+    async def _connection(self, stream: trio.SocketStream) -> None:
+        ws = await accept(stream)
+        if ws is None:
+            return
+        send, receive = trio.open_memory_channel[str](math.inf)
+        session = Session(lambda data: send.send_nowait(json.dumps(data)))
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_writer, ws, receive)
+                while (text := await ws.receive()) is not None:
+                    reply = await self.answer(text, session)
+                    if reply is not None:
+                        send.send_nowait(reply)
+                nursery.cancel_scope.cancel()
+        finally:
+            for game, view in session.views:
+                if view in game.views:
+                    game.views.remove(view)
+
+    async def answer(self, text: str, session: Session) -> str | None:
+        """The response to one request (None for a message with no request id, which the
+        client could not match to anything)."""
+        try:
+            req = json.loads(text)
+        except ValueError:
+            return None
+        if not isinstance(req, dict) or not isinstance(req.get("request_id"), str):
+            return None
+        rid, name = req["request_id"], req.get("name")
+        game = self.games.get(str(req.get("game_id")))
+        if name == "get_daide_port" and game is not None:
+            with trio.move_on_after(PORT_WAIT):  # opened just after the game
+                await game.port_ready.wait()
+        try:
+            if name not in REQUESTS:
+                raise RequestError("RequestException", f"request {name!r} is not served here")
+            kind, params = getattr(self.handlers, str(name))(req, session)
+        except RequestError as exc:
+            kind, params = "error", {"error_type": exc.kind, "message": str(exc)}
+        except Exception as exc:  # the boundary: this request fails, the connection stays
+            self.log.error("diplomacy request failed", request=name, error=repr(exc))
+            kind = "error"
+            params = {"error_type": "ResponseException", "message": f"server error: {exc!r}"}
+        return json.dumps({"name": kind, "request_id": rid, **params})
+
+
+async def _writer(ws: WebSocket, receive: trio.MemoryReceiveChannel[str]) -> None:
+    async for text in receive:
+        await ws.send(text)

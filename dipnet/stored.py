@@ -1,0 +1,65 @@
+"""A stored game (``server.store``) as the ``diplomacy`` package saves games: what
+``diplomat show GAME --format diplomacy`` prints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dipnet.press import PressWriter
+from dipnet.saved_game import Message, PlayedPhase, saved_game
+from engine.map import GameMap, MapError, load_map
+from engine.orders import Order, Result
+from engine.state import GameState, StateError
+from protocol import messages as m
+from protocol.codec import codec_for
+from protocol.mdf import table_for_map
+from protocol.syntax import ParseError
+from server.store import Store
+
+
+class ExportError(ValueError):
+    """A stored game that cannot be written in the package's format (its map is gone, a
+    record is unreadable)."""
+
+
+def stored_saved_game(store: Store, game_id: int, map_name: str) -> dict[str, Any]:
+    """Game ``game_id`` of ``store``, played on ``map_name``, in the package's saved-game
+    format; the phase in progress, if any, last (with no orders), or ``COMPLETED`` for a
+    finished game."""
+    row = store.game(game_id)
+    try:
+        gmap = load_map(map_name)
+    except MapError as exc:
+        raise ExportError(f"game {game_id}: {exc}") from None
+    codec = codec_for(table_for_map(gmap))
+    by_phase: dict[str, list[tuple[Order, Result | m.NoteResult | None]]] = {}
+    for phase, _power, text in store.results(game_id):
+        try:
+            msg = codec.parse_text(text)
+        except ParseError as exc:
+            why = f"game {game_id}, {phase}: unreadable result {text!r}: {exc}"
+            raise ExportError(why) from None
+        if isinstance(msg, m.Ord) and msg.order is not None:
+            by_phase.setdefault(phase, []).append((msg.order, msg.result))
+    writer = PressWriter(gmap)
+    messages: dict[str, list[Message]] = {}
+    for p in store.press(game_id):
+        for message in writer.daide(p.sender, p.recipients, p.body, p.phase, p.sent):
+            messages.setdefault(p.phase, []).append(message)
+    played = [
+        PlayedPhase(
+            _state(gmap, game_id, phase, data), by_phase.get(phase, ()), messages.get(phase, ())
+        )
+        for phase, data in store.states(game_id)
+    ]
+    if not played:
+        raise ExportError(f"game {game_id} has not started: no phase to write")
+    rules = ["POWER_CHOICE"] + ([] if row.settings.get("level") else ["NO_PRESS"])
+    return saved_game(str(game_id), gmap, rules, played, completed=row.result is not None)
+
+
+def _state(gmap: GameMap, game_id: int, phase: str, data: dict[str, Any]) -> GameState:
+    try:
+        return GameState.from_json(data, gmap)
+    except StateError as exc:
+        raise ExportError(f"game {game_id}, {phase}: unreadable position: {exc}") from None

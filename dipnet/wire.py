@@ -1,0 +1,65 @@
+"""The package's WebSocket on a port of its own: its client connects to ``ws://host:port``
+(any path), so the upgrade is taken here rather than through the web page's ``/ws`` route;
+the socket itself, its message limit and the connection gate are the web page's
+(:class:`web.http.WebSocket`, :mod:`web.gate`)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import h11
+import trio
+import wsproto
+import wsproto.events as wse
+from wsproto.utilities import LocalProtocolError, RemoteProtocolError
+
+from web.gate import peer_of
+from web.http import WebSocket
+
+HANDSHAKE_TIMEOUT = 30.0  # seconds a client has to send its upgrade request
+MAX_HEAD = 16 * 1024  # bytes of request head read before the upgrade is refused
+
+OnSocket = Callable[[WebSocket], Awaitable[None]]
+
+
+async def accept(stream: trio.SocketStream) -> WebSocket | None:
+    """Read the HTTP upgrade request and accept it; a request that is no WebSocket upgrade
+    gets a 400 and None."""
+    conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD)
+    head: h11.Request | None = None
+    with trio.move_on_after(HANDSHAKE_TIMEOUT):
+        while head is None:
+            try:
+                event = conn.next_event()
+            except h11.RemoteProtocolError:
+                break
+            if event is h11.NEED_DATA:
+                data = await stream.receive_some(65536)
+                if not data:
+                    return None
+                conn.receive_data(data)
+            elif isinstance(event, h11.Request):
+                head = event
+            else:
+                break
+    upgrade = head is not None and any(
+        k == b"upgrade" and v.lower() == b"websocket" for k, v in head.headers
+    )
+    if head is not None and upgrade:
+        ws = wsproto.WSConnection(wsproto.ConnectionType.SERVER)
+        raw = h11.Connection(h11.CLIENT).send(head) or b""
+        try:
+            ws.receive_data(raw + conn.trailing_data[0])
+            for ws_event in ws.events():
+                if isinstance(ws_event, wse.Request):
+                    await stream.send_all(ws.send(wse.AcceptConnection()))
+                    return WebSocket(stream, ws, peer_of(stream))
+        except (RemoteProtocolError, LocalProtocolError):
+            pass
+    body = b"this port speaks the diplomacy package's WebSocket protocol\n"
+    await stream.send_all(
+        b"HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\n"
+        + f"content-length: {len(body)}\r\nconnection: close\r\n\r\n".encode()
+        + body
+    )
+    return None
