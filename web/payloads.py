@@ -186,6 +186,22 @@ class Press(_Frame):
     answer: Short | None = None
 
 
+class Draw(_Frame):
+    """A draw vote (``on``) or its withdrawal; ``powers`` names a partial draw (web.talk)."""
+
+    t: Literal["draw"]
+    on: bool = True
+    powers: Annotated[list[Short], Field(max_length=64)] | None = None
+
+
+class Talk(_Frame):
+    """Free text to ``to`` (press level 8000; its length is checked by web.talk)."""
+
+    t: Literal["talk"]
+    to: Annotated[list[Short], Field(max_length=64)]
+    text: Annotated[str, Field(max_length=4000)]
+
+
 FRAMES: dict[str, type[_Frame]] = {
     "hello": Hello,
     "history": History,
@@ -197,6 +213,8 @@ FRAMES: dict[str, type[_Frame]] = {
     "order": Typed,
     "ready": Ready,
     "press": Press,
+    "draw": Draw,
+    "talk": Talk,
 }
 
 
