@@ -6,7 +6,8 @@ unit (HoldBot's orders) and answers press by a fixed rule, so that a test knows 
 Answers to a proposal (sent to the proposer and every other recipient, as the convention
 says): a draw or a solo is refused (``REJ``), an alliance declined (``BWX``, "not now"), a
 choice (``ORR``) left unanswered (so that the proposer may cancel it), anything else accepted
-(``YES``). With ``--propose-to POWER`` it proposes peace to that power
+(``YES``). Free text it cannot read, as any bundled bot: ``HUH``, then ``TRY``. With
+``--propose-to POWER`` it proposes peace to that power
 in the first movement phase; with ``--draw-from YEAR`` it votes for a draw (``DRW``) at the
 start of every phase from that year on. It connects over TCP in DAIDE's binary form, like any bot.
 """
@@ -45,7 +46,7 @@ class Talker(Session):
         self.proposed = False
 
     def handle(self, msg: m.Message, atoms: Atoms | None = None) -> list[m.Message]:
-        if isinstance(msg, m.Frm):
+        if isinstance(msg, m.Frm) and not isinstance(msg.press, m.FreeText):
             if msg.sender == self.power or not isinstance(msg.press, m.Prp):
                 return []
             reply = answer(msg.press)
