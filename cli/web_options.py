@@ -98,6 +98,7 @@ def game_spec(args: argparse.Namespace) -> dict[str, Any]:
         "power": args.play,
         "opponents": parse_against(args.against),
         "level": args.level,
+        "pda": args.pda,
         "move_time": args.mtl,
         "retreat_time": args.rtl,
         "build_time": args.btl,

@@ -102,6 +102,7 @@ class GameRequest(BaseModel):
     map: Name | None = None
     power: Name | None = None
     level: Annotated[int | None, Field(ge=0, le=8000), BeforeValidator(_no_bool)] = None
+    pda: bool | None = None  # partial draws allowed (press level 10 and up; web.talk)
     opponents: Annotated[list[Name] | None, Field(max_length=64)] = None
     move_time: Seconds = None
     retreat_time: Seconds = None

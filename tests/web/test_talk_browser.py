@@ -1,7 +1,8 @@
 """Draws and free text in Chromium: a level-8000 game made by ``serve --play``, six talkers
 (``tests.web.talker``, real DAIDE clients over TCP) in its open seats voting for a draw, and a
 person who writes free text to two of them, reads that a program does not read it, with the
-phase and time of each message, and ends the game by voting for the draw."""
+phase and time of each message and the unread counts kept over a reload, and ends the game by
+voting for the draw."""
 
 from __future__ import annotations
 
@@ -61,6 +62,14 @@ def test_free_text_and_a_draw_vote_in_the_browser(
         page.click("#conv-tabs button[data-key=GER]")
         _wait_view(page, "document.querySelector('#conv li.program') !== null")
         assert "Germany (a program) does not read free text" in page.inner_text("#conv li.program")
+        # Unread counts are kept per conversation on this device: Italy's answer is still
+        # unread after a reload, Germany's (opened) is not.
+        _wait_view(page, "document.querySelector('#conv-tabs button[data-key=ITA].unread')")
+        page.reload()
+        _wait_view(page, "document.body.dataset.stage === 'playing'")
+        _wait_view(page, "document.querySelector('#conv-tabs button[data-key=ITA].unread')")
+        assert page.inner_text("#conv-tabs button[data-key=ITA]") == "Italy (1)"
+        assert page.get_attribute("#conv-tabs button[data-key=GER]", "class") == ""
         # The draw: the talkers have voted for it; the person's vote ends the game.
         page.click("#draw-acts button[data-act=vote]")
         _wait_view(page, "document.body.dataset.stage === 'finished'")

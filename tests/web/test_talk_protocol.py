@@ -10,6 +10,7 @@ import sys
 from functools import partial
 from typing import Any
 
+import pytest
 import trio
 
 from protocol import messages as m
@@ -166,4 +167,30 @@ async def test_free_text_reaches_only_its_recipients_and_a_bot_says_it_cannot_re
         for c in (one, two):
             if c is not None:
                 await c.aclose()
+        await cm.__aexit__(None, None, None)
+
+
+async def test_a_partial_draw_is_voted_and_taken_back_in_a_pda_game(
+    web: WebHub,  # noqa: F811 (the fixture imported above)
+) -> None:
+    with pytest.raises(ValueError, match="level"):
+        web.create_game({"power": "FRA", "pda": True, "opponents": ["holdbot"] * 6})
+    seat = web.create_game({"power": "FRA", "level": 10, "pda": True, "opponents": ["holdbot"] * 6})
+    page, cm = await open_page(web, seat.game_id, seat.token)
+    try:
+        view = await page.until(lambda v: bool(_draw(v).get("open")), PATIENCE)
+        assert _draw(view)["pda"] and len(_draw(view)["alive"]) == 7
+        await page.send(t="draw", on=True, powers=["FRA"])
+        await page.until(lambda v: bool(page.notices))
+        assert "at least two powers" in page.notices[-1]["text"]
+        await page.send(t="draw", on=True, powers=["ger", "FRA"])
+        view = await page.until(lambda v: len(_draw(v)["votes"]) == 1)
+        vote = _draw(view)["votes"][0]
+        assert vote == {"powers": ["FRA", "GER"], "text": "a draw of France and Germany"}
+        assert ("FRA", "draw:FRA GER") in web.store.flags(seat.game_id, "S1901M")
+        await page.send(t="draw", on=False, powers=["FRA", "GER"])
+        await page.until(lambda v: _draw(v)["votes"] == [])
+        assert ("FRA", "draw:FRA GER") not in web.store.flags(seat.game_id, "S1901M")
+        assert page.view["stage"] == "playing"
+    finally:
         await cm.__aexit__(None, None, None)

@@ -499,7 +499,9 @@ function messageItem(m, live) {
   return li;
 }
 
-function readKey() { return `diplomat-press-read-${game.id}`; }
+// What each conversation has been read up to, kept per device (and per seat: two people may
+// share a device and a game).
+function readKey() { return `diplomat-press-read-${game.id}-${game.view ? game.view.power : ""}`; }
 
 // The messages a person is shown: without the machine handshake unless they asked for it.
 function shown(messages) { return messages.filter((m) => game.protocol || !m.protocol); }
