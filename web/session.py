@@ -536,6 +536,8 @@ class WebSession:
             self.hub.start_now(self.seat)
             return
         if not self.playing():
+            if kind in ("draw", "talk"):  # a vote or words that would otherwise vanish
+                self.notice("Not now: the game is not being played at the moment.", "error", ws)
             return
         assert self.builder is not None and self.state is not None
         action: Action | None = None

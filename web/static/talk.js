@@ -5,7 +5,8 @@
 
 function talkSend(msg) { send(msg); }
 
-// The draw card, made once, after the orders card.
+// The draw card, made once, under the press card (where it moves nothing the person was
+// already using).
 function drawCard() {
   let card = $("#draw");
   if (card) return card;
@@ -17,7 +18,7 @@ function drawCard() {
     el("ul", { id: "draw-votes" }),
     el("div", { id: "draw-acts" }),
     el("div", { id: "draw-pick" }));
-  ($("#press") || $("#orders") || document.body).before(card);
+  $("#press").after(card);
   return card;
 }
 
