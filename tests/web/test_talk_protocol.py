@@ -170,12 +170,14 @@ async def test_free_text_reaches_only_its_recipients_and_a_bot_says_it_cannot_re
         await cm.__aexit__(None, None, None)
 
 
-async def test_a_partial_draw_is_voted_and_taken_back_in_a_pda_game(
+async def test_a_partial_draw_is_voted_kept_over_a_new_session_and_taken_back(
     web: WebHub,  # noqa: F811 (the fixture imported above)
 ) -> None:
     with pytest.raises(ValueError, match="level"):
         web.create_game({"power": "FRA", "pda": True, "opponents": ["holdbot"] * 6})
-    seat = web.create_game({"power": "FRA", "level": 10, "pda": True, "opponents": ["holdbot"] * 6})
+    # No deadline: the phase waits for the person while they are away.
+    spec = {"power": "FRA", "level": 10, "pda": True, "move_time": 0}
+    seat = web.create_game(spec | {"opponents": ["holdbot"] * 6})
     page, cm = await open_page(web, seat.game_id, seat.token)
     try:
         view = await page.until(lambda v: bool(_draw(v).get("open")), PATIENCE)
@@ -188,6 +190,17 @@ async def test_a_partial_draw_is_voted_and_taken_back_in_a_pda_game(
         vote = _draw(view)["votes"][0]
         assert vote == {"powers": ["FRA", "GER"], "text": "a draw of France and Germany"}
         assert ("FRA", "draw:FRA GER") in web.store.flags(seat.game_id, "S1901M")
+        # The page goes and the seat leaves the game (after the hub's grace); a page that
+        # comes back gets a new session, which shows the vote the game still holds.
+        session = web.sessions[seat.token]
+        await cm.__aexit__(None, None, None)
+        with trio.fail_after(PATIENCE):
+            await session.done.wait()
+        page, cm = await open_page(web, seat.game_id, seat.token)
+        view = await page.until(lambda v: bool(_draw(v).get("votes")), PATIENCE)
+        assert view["phase"] == "S1901M"
+        assert web.sessions[seat.token] is not session
+        assert _draw(view)["votes"][0]["powers"] == ["FRA", "GER"]
         await page.send(t="draw", on=False, powers=["FRA", "GER"])
         await page.until(lambda v: _draw(v)["votes"] == [])
         assert ("FRA", "draw:FRA GER") not in web.store.flags(seat.game_id, "S1901M")
