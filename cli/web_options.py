@@ -59,8 +59,7 @@ def add_web_options(p: argparse.ArgumentParser) -> None:
         metavar="POWER",
         help="create a game at start for a person playing POWER (or 'random') in the "
         "browser, and print its link; the deadlines, --max-year and --level (0, gunboat, by "
-        "default; 10, 20 or 30 for press from menus, 8000 for free text too; --pda for partial "
-        "draws) above apply",
+        "default; 10, 20 or 30 for press) above apply",
     )
     g.add_argument(
         "--against",
