@@ -164,6 +164,7 @@ def game_spec(args: argparse.Namespace, powers: Sequence[str], rng: Random) -> d
         "power": args.play[0],
         "opponents": opponents,
         "level": args.level,
+        "pda": args.pda,
         "move_time": args.mtl,
         "retreat_time": args.rtl,
         "build_time": args.btl,

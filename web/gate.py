@@ -25,6 +25,8 @@ from server.guard import peer_key
 PAUSE_FIRST = 0.1  # seconds before accept is tried again after EMFILE ...
 PAUSE_MOST = 5.0  # ... doubling up to this
 REFUSAL_LINGER = 0.5  # seconds a refused client has to read its answer
+# One free-text message (press level 8000), in characters: a letter, not a book.
+FREE_TEXT_MOST = 2000
 
 Handler = Callable[[trio.SocketStream], Awaitable[None]]
 

@@ -139,6 +139,7 @@ def read_spec(spec: Any, gmap: GameMap) -> GameSpec:
             "map": gmap.name,
             # Level 0 is gunboat: no press, and nobody is named until the end.
             "level": level,
+            "pda": bool(spec.get("pda")),
             "move_time": _seconds(spec, "move_time"),
             "retreat_time": _seconds(spec, "retreat_time"),
             "build_time": _seconds(spec, "build_time"),

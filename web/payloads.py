@@ -102,6 +102,7 @@ class GameRequest(BaseModel):
     map: Name | None = None
     power: Name | None = None
     level: Annotated[int | None, Field(ge=0, le=8000), BeforeValidator(_no_bool)] = None
+    pda: bool | None = None  # partial draws allowed (press level 10 and up; web.talk)
     opponents: Annotated[list[Name] | None, Field(max_length=64)] = None
     move_time: Seconds = None
     retreat_time: Seconds = None
@@ -198,6 +199,22 @@ class Press(_Frame):
     answer: Short | None = None
 
 
+class Draw(_Frame):
+    """A draw vote (``on``) or its withdrawal; ``powers`` names a partial draw (web.talk)."""
+
+    t: Literal["draw"]
+    on: bool = True
+    powers: Annotated[list[Short], Field(max_length=64)] | None = None
+
+
+class Talk(_Frame):
+    """Free text to ``to`` (press level 8000; its length is checked by web.talk)."""
+
+    t: Literal["talk"]
+    to: Annotated[list[Short], Field(max_length=64)]
+    text: Annotated[str, Field(max_length=4000)]
+
+
 FRAMES: dict[str, type[_Frame]] = {
     "hello": Hello,
     "watch": Watch,
@@ -210,6 +227,8 @@ FRAMES: dict[str, type[_Frame]] = {
     "order": Typed,
     "ready": Ready,
     "press": Press,
+    "draw": Draw,
+    "talk": Talk,
 }
 
 

@@ -29,6 +29,7 @@ from protocol.codec import Codec, codec_for
 from protocol.english import Names, arrangement, describe, handshake, join
 from protocol.levels import level_error
 from protocol.mdf import table_for_map
+from protocol.press_levels import FREE_TEXT
 from protocol.pressbook import (
     WAITING,
     Agreement,
@@ -41,8 +42,9 @@ from protocol.pressbook import (
 )
 from protocol.syntax import ParseError
 from web.builder import MenuItem, Offer, OrderBuilder
+from web.talk import unread_by_program
 
-PRESS_LEVELS = (0, 10, 20, 30)  # what the page offers (level 0: gunboat, no press)
+PRESS_LEVELS = (0, 10, 20, 30, FREE_TEXT)  # what the page offers (0: gunboat; 8000: free text)
 GROUP = "group"  # the conversation of messages with several other powers
 ANSWERS: dict[str, type] = {"yes": m.Yes, "no": m.Rej, "bwx": m.Bwx}
 # The arrangements a person may compose, by the level that allows them.
@@ -93,6 +95,7 @@ class PressDesk:
         self.codec = codec_for(self.table)
         self.names = Names.of_map(gmap)
         self.items: list[PressItem] = []
+        self.sent: dict[int, float] = {}  # when each message was relayed (epoch seconds)
         self.draft = Draft()
 
     def new_phase(self) -> None:
@@ -335,7 +338,12 @@ class PressDesk:
             "mine": item.sender == self.power,
             # The machine handshake (TRY, HUH): hidden from people unless they ask for it.
             "protocol": handshake(item.press),
+            "sent": self.sent.get(item.seq),
+            "free": isinstance(item.press, m.FreeText),
         }
+        unread = unread_by_program(item, n)
+        if unread is not None:  # a person wants to know this, not the machine's echo
+            view.update(text=unread, protocol=False, program=True)
         if p is not None:
             view["state"] = p.state
             view["replies"] = {n.power(k): v for k, v in p.replies.items()}

@@ -40,6 +40,7 @@ from mapdraw.geometry import geometry
 from protocol import messages as m
 from protocol.codec import Codec, codec_for
 from protocol.connection import Closed, Event, Received
+from protocol.english import Names
 from protocol.mdf import table_for_map
 from protocol.syntax import ParseError
 from server.changes import Changes
@@ -47,6 +48,7 @@ from server.faults import describe
 from server.logs import get_logger
 from web.builder import Action, OrderBuilder
 from web.press import PressDesk, stored_items
+from web.talk import DrawBallot, free_text
 from web.views import GameStatus, ResultGroup, SeatViews, end_table, game_status, notice
 
 if TYPE_CHECKING:
@@ -133,6 +135,7 @@ class WebSession:
         self.desk: PressDesk | None = (
             PressDesk(self.power, gmap, level, bool(settings.get("pda"))) if level > 0 else None
         )
+        self.ballot = DrawBallot(self.power, bool(settings.get("pda")), Names.of_map(gmap))
         self._snd_waiting = 0  # SNDs sent that the game has not answered yet
         self._failing = False  # a fault was reported and nothing has succeeded since
 
@@ -301,6 +304,10 @@ class WebSession:
                 self.load_press()
             case m.Frm():
                 self.load_press()
+            case m.Yes(inner=m.Drw() | m.Not(inner=m.Drw()) as voted):
+                self.ballot.confirmed(voted)
+            case m.Rej(inner=m.Drw() | m.Not(inner=m.Drw())):
+                self.notice("The game did not take the draw vote: it is not playing now.", "error")
             case m.Huh() | m.Ccd() | m.Out():
                 self._not_sent(msg)
             case m.Rej(inner=m.Snd()):
@@ -358,6 +365,10 @@ class WebSession:
             self._ordered.add(state.phase.name)
         if new_phase:
             self.builder = OrderBuilder(state, self.power)
+            self.ballot.new_phase()
+            if self.state is None:  # (re)joined: the votes the game holds for this seat
+                flags = self.hub.store.flags(self.seat.game_id, state.phase.name)
+                self.ballot.restore([f for p, f in flags if p == self.power])
             if self.desk is not None:
                 self.desk.new_phase()
             name = state.phase.name
@@ -456,6 +467,7 @@ class WebSession:
         if not self.finished:
             rows = [r for r in rows if self.power == r.sender or self.power in r.recipients]
         self.desk.items = stored_items(rows, self.codec)
+        self.desk.sent = {r.seq: r.sent for r in rows}
 
     def _snd_answered(self) -> None:
         self._snd_waiting = max(0, self._snd_waiting - 1)
@@ -515,12 +527,16 @@ class WebSession:
             self.hub.start_now(self.seat)
             return
         if not self.playing():
+            if kind in ("draw", "talk"):  # a vote or words that would otherwise vanish
+                self.notice("Not now: the game is not being played at the moment.", "error", ws)
             return
         assert self.builder is not None and self.state is not None
         action: Action | None = None
         mine, _ = self.mine()
         desk = self.desk
-        if kind == "press" and desk is not None and self.power in self.state.alive():
+        if kind in ("draw", "talk"):
+            self._talk(kind, data, ws)
+        elif kind == "press" and desk is not None and self.power in self.state.alive():
             answer = desk.request(data, self.state, self.reachable())
             if isinstance(answer, str):
                 self.notice(answer, "error", ws)
@@ -551,6 +567,25 @@ class WebSession:
             self._gave_orders()
             self.send(m.Sub((order,)) if verb == "sub" else m.Not(m.Sub((order,))))
         self._wake_up()
+
+    def _talk(self, kind: str, data: Mapping[str, Any], ws: WebSocket) -> None:
+        """A draw vote (any game), or free text (press level 8000): to the game, or a notice
+        saying why not."""
+        assert self.state is not None
+        if kind == "draw":
+            said: m.Message | str = self.ballot.request(data, self.state.alive())
+        elif self.desk is None:
+            said = "This game has no press."
+        elif self.power not in self.state.alive():
+            said = "A power out of the game sends no press."
+        else:
+            said = free_text(data, self.power, self.desk.level, self.reachable())
+        if isinstance(said, str):
+            self.notice(said, "error", ws)
+            return
+        if isinstance(said, m.Snd):
+            self._snd_waiting += 1
+        self.send(said)
 
     def _typed(self, text: str, ws: WebSocket) -> None:
         """Orders typed in the text box: ``A PAR - BUR`` (one per line), or DAIDE's form."""

@@ -22,6 +22,7 @@ from mapdraw.svg import power_colours, render_map
 from protocol import messages as m
 from web.builder import Offer, OrderBuilder
 from web.press import PressDesk
+from web.talk import DrawBallot
 
 if TYPE_CHECKING:
     from server.status import MasterStatus
@@ -140,6 +141,7 @@ class Seat(Protocol):
     recent: list[ResultGroup]  # every phase processed since this seat last gave orders
     builder: OrderBuilder | None
     desk: PressDesk | None  # None in a gunboat game
+    ballot: DrawBallot  # this seat's draw votes (web.talk)
     refused: str | None
     finished: bool
     end: dict[str, Any] | None
@@ -206,6 +208,8 @@ class SeatViews:
                 view["paused"] = True
         if desk is not None:
             view["press"] = desk.view(state, s.reachable(), s.playing(), s.finished)
+        if state is not None and not s.finished:
+            view["draw"] = s.ballot.view(state.alive(), s.playing())
         if s.recent:
             view["results"] = [self._group_view(s, g) for g in reversed(s.recent)]
         if s.finished and s.end is not None:

@@ -23,7 +23,7 @@ ROUTES = ["/", "/game/1", "/static/app.js", "/static/style.css", "/api/options",
           "/ws", "/api/", "/static/", "/nothing"]  # fmt: skip
 METHODS = ["GET", "POST", "HEAD", "PUT", "DELETE", "OPTIONS", "PATCH"]
 PAGE_KINDS = ["hello", "history", "start", "click", "select", "clear", "choose", "order", "ready",
-              "press"]  # fmt: skip
+              "press", "draw", "talk"]  # fmt: skip
 PRESS_OPS = ["to", "add", "pick", "done", "abort", "drop", "send", "reply", "cancel"]
 
 

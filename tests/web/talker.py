@@ -6,8 +6,10 @@ unit (HoldBot's orders) and answers press by a fixed rule, so that a test knows 
 Answers to a proposal (sent to the proposer and every other recipient, as the convention
 says): a draw or a solo is refused (``REJ``), an alliance declined (``BWX``, "not now"), a
 choice (``ORR``) left unanswered (so that the proposer may cancel it), anything else accepted
-(``YES``). With ``--propose-to POWER`` it proposes peace to that power
-in the first movement phase. It connects over TCP in DAIDE's binary form, like any bot.
+(``YES``). Free text it cannot read, as any bundled bot: ``HUH``, then ``TRY``. With
+``--propose-to POWER`` it proposes peace to that power
+in the first movement phase; with ``--draw-from YEAR`` it votes for a draw (``DRW``) at the
+start of every phase from that year on. It connects over TCP in DAIDE's binary form, like any bot.
 """
 
 from __future__ import annotations
@@ -37,13 +39,14 @@ def answer(press: m.Prp) -> type[m.Yes | m.Rej | m.Bwx] | None:
 
 
 class Talker(Session):
-    def __init__(self, propose_to: str | None) -> None:
+    def __init__(self, propose_to: str | None, draw_from: int | None = None) -> None:
         super().__init__(HoldBot(), name="Talker", version="test", table=STANDARD)
         self.propose_to = propose_to
+        self.draw_from = draw_from
         self.proposed = False
 
     def handle(self, msg: m.Message, atoms: Atoms | None = None) -> list[m.Message]:
-        if isinstance(msg, m.Frm):
+        if isinstance(msg, m.Frm) and not isinstance(msg.press, m.FreeText):
             if msg.sender == self.power or not isinstance(msg.press, m.Prp):
                 return []
             reply = answer(msg.press)
@@ -53,6 +56,13 @@ class Talker(Session):
             return [m.Snd(to, reply(msg.press))]
         out = super().handle(msg, atoms)
         state = self.state
+        if (
+            isinstance(msg, m.Now)
+            and self.draw_from is not None
+            and state is not None
+            and state.phase.year >= self.draw_from
+        ):
+            out.append(m.Drw())  # votes end with the phase: a vote at each
         if (
             isinstance(msg, m.Now)
             and self.propose_to
@@ -70,8 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--propose-to", default=None)
+    p.add_argument("--draw-from", type=int, default=None, metavar="YEAR")
     args = p.parse_args(argv)
-    return trio.run(play_tcp, Talker(args.propose_to), "127.0.0.1", args.port, 0)
+    talker = Talker(args.propose_to, args.draw_from)
+    return trio.run(play_tcp, talker, "127.0.0.1", args.port, 0)
 
 
 if __name__ == "__main__":

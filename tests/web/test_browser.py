@@ -57,6 +57,13 @@ def _click_loc(page: Any, prov: str) -> None:
     # A new view may replace the drawing at any moment (between finding the element and
     # measuring it, too): wait until it is there and measurable.
     locator = page.locator(selector)
+    # A click elsewhere (a button low in the panel) may have scrolled the map out of sight,
+    # or under the header: bring it back, as a person scrolls up before clicking.
+    locator.evaluate(
+        "e => { const r = e.getBoundingClientRect();"
+        " const top = document.querySelector('#top').getBoundingClientRect().bottom;"
+        " if (r.top < top || r.bottom > innerHeight) e.scrollIntoView({block: 'center'}); }"
+    )
     deadline = time.monotonic() + WAIT_MS / 1000
     box = None
     while box is None:

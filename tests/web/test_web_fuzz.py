@@ -162,13 +162,13 @@ def page_frames(draw: st.DrawFn) -> dict[str, Any]:
     if kind == "press":
         msg["op"] = draw(st.sampled_from(PRESS_OPS) | json_values)
     names = ["loc", "id", "text", "on", "phase", "index", "game", "token", "power", "kind", "how",
-             "seq", "answer"]  # fmt: skip
+             "seq", "answer", "to", "powers"]  # fmt: skip
     for name in draw(st.lists(st.sampled_from(names), max_size=4, unique=True)):
         msg[name] = draw(
             json_values
             | st.sampled_from(["PAR", "BUR", "par", "STP/SC", "ENG", "GER", "pce", "aly", "dmz",
                                "xdo", "and", "orr", "yes", "rej", "hold", "move", "cancel",
-                               "S1901M"])
+                               "S1901M", ["GER"], ["FRA", "GER"]])
         )  # fmt: skip
     return msg
 

@@ -131,7 +131,7 @@ async def test_static_files_and_api(web: WebHub) -> None:
         {"move_time": 0.5},
         {"move_time": 9000},
         {"max_year": 1800},
-        {"level": 15},  # the page offers 0, 10, 20 and 30
+        {"level": 15},  # the page offers 0, 10, 20, 30 and 8000
         {"level": "x"},
         {"opponents": ["bordeaux --think 99"] * 6},  # no option but --negotiate
         {"opponents": ["holdbot --negotiate"] * 6},  # holdbot does not talk
@@ -139,7 +139,7 @@ async def test_static_files_and_api(web: WebHub) -> None:
         status, _, body = await http(port, "POST", "/api/games", bad)
         assert status == 400 and json.loads(body)["error"], bad
     assert (await http(port, "POST", "/api/games", []))[0] == 400
-    assert options["levels"] == [0, 10, 20, 30] and options["defaults"]["level"] == 0
+    assert options["levels"] == [0, 10, 20, 30, 8000] and options["defaults"]["level"] == 0
     assert {"bordeaux --negotiate", "dumbbot --negotiate"} <= set(options["bots"])
 
 

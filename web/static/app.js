@@ -301,6 +301,7 @@ function showView(v) {
   renderPowers(v.powers, v.stage === "finished");
   renderResults(v);
   renderPress(v);
+  if (typeof talkView === "function") talkView(v);
   renderEnd(v);
   renderSteps();
   const away = (v.results || []).filter((g) => g.away).length;
@@ -496,7 +497,8 @@ function messageItem(m, live) {
   const li = el("li", { class: m.mine ? "mine" : "theirs", "data-seq": String(m.seq),
     "data-state": m.state || "", title: m.daide });
   li.append(el("span", { class: "who" }, `${m.from_name} → ${m.to_names}: `),
-    el("span", { class: "text" }, m.text + "."));
+    el("span", { class: "text" }, m.text + (m.free ? "" : ".")));
+  if (typeof talkMessage === "function") talkMessage(li, m);
   if (m.state) li.append(el("span", { class: `state ${m.state.replace(" ", "-")}` }, STATE_WORDS[m.state] || m.state));
   if (live && (m.can_reply || m.can_cancel)) {
     const acts = el("div", { class: "acts" });
@@ -515,7 +517,9 @@ function messageItem(m, live) {
   return li;
 }
 
-function readKey() { return `diplomat-press-read-${game.id}`; }
+// What each conversation has been read up to, kept per device (and per seat: two people may
+// share a device and a game).
+function readKey() { return `diplomat-press-read-${game.id}-${game.view ? game.view.power : ""}`; }
 
 // The messages a person is shown: without the machine handshake unless they asked for it.
 function shown(messages) { return messages.filter((m) => game.protocol || !m.protocol); }
