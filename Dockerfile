@@ -14,6 +14,8 @@ COPY web web
 COPY cli cli
 COPY bots bots
 COPY replay replay
+COPY dipnet dipnet
+COPY diplomat diplomat
 RUN pip install --no-cache-dir . && useradd --create-home diplomat && mkdir /data && chown diplomat /data
 USER diplomat
 VOLUME /data

@@ -18,7 +18,7 @@ Then whole games: random games played to ``--max-year``, phases per CPU-second (
 orders from the legal ones included); candidate order sets per CPU-second adjudicated by
 ``engine.search.SearchPosition`` from one position; and the peak memory of playing the games. It
 says whether the engine it ran is the pure Python one or the compiled one
-(``python -m engine.compile``).
+(``python -m diplomat.engine.compile``).
 
 ``--vs-diplomacy`` runs the same workload through the ``diplomacy`` package (not a dependency:
 ``pip install diplomacy`` into the venv). Fairness: the two engines alternate phase by phase
@@ -52,20 +52,20 @@ from pathlib import Path
 from typing import Any
 
 try:
-    import engine  # noqa: F401
+    from diplomat import engine  # noqa: F401
 except ImportError:  # run from a venv without the project installed
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.compiled import describe
-from engine.legal import legal_orders
-from engine.map import load_map, province_of
-from engine.notation import parse_order
-from engine.orderset import OrderSet
-from engine.search import SearchPosition
-from engine.simulate import random_game
-from engine.state import GameState, initial_state
-from engine.turn import process
-from replay.games import read_saved_game, replay_game
+from diplomat.engine.compiled import describe
+from diplomat.engine.legal import legal_orders
+from diplomat.engine.map import load_map, province_of
+from diplomat.engine.notation import parse_order
+from diplomat.engine.orderset import OrderSet
+from diplomat.engine.search import SearchPosition
+from diplomat.engine.simulate import random_game
+from diplomat.engine.state import GameState, initial_state
+from diplomat.engine.turn import process
+from diplomat.replay.games import read_saved_game, replay_game
 
 KINDS = ("movement", "retreat", "adjustment")
 METRICS = ("adjudicate", "validate", "legal")

@@ -4,9 +4,10 @@ decisions, and how much more a second of thought searches.
     .venv/bin/python bench/bots_compiled.py [--games 3] [--think 0.25] [--nodes 1500]
         [--repeat 3]
 
-Both need the builds (``python -m engine.compile``, ``python -m bots.compile``); the engine
-is compiled in both runs, so the difference is the bots' own modules. A module cannot be
-loaded twice in one process under one name, so each run is a process of its own
+Both need the builds (``python -m diplomat.engine.compile``, ``python -m
+diplomat.bots.compile``); the engine is compiled in both runs, so the difference is the
+bots' own modules. A module cannot be loaded twice in one process under one name, so each
+run is a process of its own
 (``DIPLOMAT_BOTS=pure`` on the pure side keeps the bots' modules pure Python, the engine
 compiled). The two alternate, which goes first alternating too, ``--repeat`` times, on the
 same positions: the movement phases from 1902 to 1906 of ``--games`` games of seven DumbBots
@@ -32,15 +33,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = r"""
 import hashlib, json, random, sys, time
-from bots.base import View
-from bots.bordeaux import search as S
-from bots.bordeaux.bot import Bordeaux
-from bots.compiled import BOTS
-from bots.dumbbot import DumbBot
-from engine import compiled
-from engine.map import load_map
-from engine.state import initial_state
-from engine.turn import process
+from diplomat.bots.base import View
+from diplomat.bots.bordeaux import search as S
+from diplomat.bots.bordeaux.bot import Bordeaux
+from diplomat.bots.compiled import BOTS
+from diplomat.bots.dumbbot import DumbBot
+from diplomat.engine import compiled
+from diplomat.engine.map import load_map
+from diplomat.engine.state import initial_state
+from diplomat.engine.turn import process
 
 games, think, nodes = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
 positions = []

@@ -28,12 +28,12 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.map import load_map
-from server.logs import configure_logging
-from server.settings import GameSettings
-from server.store import Store
-from tournament.runner import Tournament, parse_lineup
-from tournament.scoring import scored
+from diplomat.engine.map import load_map
+from diplomat.server.logs import configure_logging
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
+from diplomat.tournament.runner import Tournament, parse_lineup
+from diplomat.tournament.scoring import scored
 
 ENV = "DIPLOMAT_CXX_DUMBBOT"
 DEFAULT_MAPS = ("hundred3", "sailho", "chromatic", "african2", "standard", "americas4", "world3")

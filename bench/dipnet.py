@@ -91,7 +91,7 @@ def agents(port: int, games: int) -> None:
 
 def serve(db: Path, max_year: int) -> tuple[subprocess.Popen[str], int, int]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "serve", "--port", "0", "--no-web",
+        [sys.executable, "-m", "diplomat.cli.main", "serve", "--port", "0", "--no-web",
          "--diplomacy-port", "0", "--max-year", str(max_year), "--db", str(db),
          "--log-level", "warning"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT,
@@ -110,7 +110,7 @@ def serve(db: Path, max_year: int) -> tuple[subprocess.Popen[str], int, int]:
 
 
 def stored_phases(db: Path) -> int:
-    from server.store import Store
+    from diplomat.server.store import Store
 
     store = Store(db)
     try:
@@ -160,7 +160,7 @@ def main() -> None:
                         [
                             sys.executable,
                             "-m",
-                            "bots.randombot",
+                            "diplomat.bots.randombot",
                             "--port",
                             str(daide),
                             "--seed",

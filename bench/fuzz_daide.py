@@ -41,9 +41,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from protocol.codec import codec_for
-from protocol.tokens import STANDARD
-from server.logs import configure_logging
+from diplomat.protocol.codec import codec_for
+from diplomat.protocol.tokens import STANDARD
+from diplomat.server.logs import configure_logging
 from tests.server.daide_fuzz import (
     SENTINEL_ANSWER,
     Input,
@@ -154,8 +154,6 @@ def _open(port: int, rng: random.Random, n: int, per_connection: int) -> _Conn:
     sock.setblocking(False)
     tail = b"" if inp.abortive else sentinel(inp.binary)
     return _Conn(sock, inp, inp.data + tail, time.monotonic(), inp.binary)
-
-
 
 
 def _reset(sock: socket.socket) -> None:

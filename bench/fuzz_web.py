@@ -383,7 +383,7 @@ def serve(tmp: Path) -> Serve:
     out = tmp / "serve.out"
     with log.open("wb") as err, out.open("wb") as stdout:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "cli.main", "serve", "--port", "0", "--web-port", "0",
+            [sys.executable, "-m", "diplomat.cli.main", "serve", "--port", "0", "--web-port", "0",
              "--db", str(tmp / "fuzz.sqlite"), "--log-level", "warning", "--log-json"],
             stdout=stdout, stderr=err, cwd=ROOT,
         )  # fmt: skip

@@ -21,10 +21,10 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from server.app import Server
-from server.settings import GameSettings
-from server.store import Store
-from web.hub import WebHub
+from diplomat.server.app import Server
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
+from diplomat.web.hub import WebHub
 
 
 def fill(store: Store, games: int) -> None:

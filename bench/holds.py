@@ -37,18 +37,18 @@ import trio
 # The project first: bench/protocol.py would otherwise shadow the protocol package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from protocol import messages as m
-from protocol.codec import parse_text
-from protocol.connection import ClientConnection, Closed, Received
-from protocol.lines import TextConnection
-from protocol.tokens import STANDARD
-from server.app import Server
-from server.guard import chance_to_find, most_checked
-from server.logs import configure_logging
-from server.settings import GameSettings
-from server.store import Store
+from diplomat.protocol import messages
+from diplomat.protocol.codec import parse_text
+from diplomat.protocol.connection import ClientConnection, Closed, Received
+from diplomat.protocol.lines import TextConnection
+from diplomat.protocol.tokens import STANDARD
+from diplomat.server.app import Server
+from diplomat.server.guard import chance_to_find, most_checked
+from diplomat.server.logs import configure_logging
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
 
-_M = TypeVar("_M", bound=m.Message)
+_M = TypeVar("_M", bound=messages.Message)
 
 
 class Client:
@@ -59,7 +59,7 @@ class Client:
         self.conn: ClientConnection | TextConnection = (
             TextConnection(STANDARD) if text else ClientConnection()
         )
-        self.pending: list[m.Message | None] = []  # None: the server closed the connection
+        self.pending: list[messages.Message | None] = []  # None: the server closed the connection
 
     @classmethod
     async def open(cls, port: int, local: str | None = None, text: bool = False) -> Client:
@@ -69,12 +69,12 @@ class Client:
             await stream.send_all(client.conn.start())
         return client
 
-    async def send(self, msg: m.Message | str) -> None:
+    async def send(self, msg: messages.Message | str) -> None:
         await self.stream.send_all(
             self.conn.send(parse_text(msg, STANDARD) if isinstance(msg, str) else msg)
         )
 
-    async def next(self) -> m.Message | None:
+    async def next(self) -> messages.Message | None:
         """The next message, or None once the server has closed the connection."""
         while not self.pending:
             try:
@@ -114,13 +114,13 @@ def open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
-async def _game(server: Server) -> tuple[list[Client], list[m.Hlo]]:
+async def _game(server: Server) -> tuple[list[Client], list[messages.Hlo]]:
     port = server.address[1]
     players = [await Client.open(port, text=True) for _ in range(7)]
     for i, c in enumerate(players):
-        await c.send(m.Nme(f"p{i}", "1"))
-        await c.send(m.Yes(await c.expect(m.Map)))
-    return players, [await c.expect(m.Hlo) for c in players]
+        await c.send(messages.Nme(f"p{i}", "1"))
+        await c.send(messages.Yes(await c.expect(messages.Map)))
+    return players, [await c.expect(messages.Hlo) for c in players]
 
 
 async def guessing(args: argparse.Namespace, server: Server) -> None:
@@ -128,7 +128,7 @@ async def guessing(args: argparse.Namespace, server: Server) -> None:
     players, hlos = await _game(server)
     power, passcode = hlos[0].power or "", hlos[0].passcode or 0
     await players[0].aclose()
-    await players[1].expect(m.Ccd)
+    await players[1].expect(messages.Ccd)
     checked_before = server.guard.checked
     source = addresses()
     wrong = iter([g for g in range(1, 8192) if g != passcode] * 100)
@@ -140,19 +140,19 @@ async def guessing(args: argparse.Namespace, server: Server) -> None:
         nonlocal made, found
         while time.perf_counter() - start < args.guess_seconds:
             c = await Client.open(port, next(source))
-            await c.send(m.Iam(power, next(wrong)))
+            await c.send(messages.Iam(power, next(wrong)))
             answer = await c.next()
             made += 1
-            found += isinstance(answer, m.Yes)
+            found += isinstance(answer, messages.Yes)
             await c.aclose()
 
     async def owner() -> None:
         await trio.sleep(args.guess_seconds / 2)  # mid-attack, from the address it played from
         sent = time.perf_counter()
         c = await Client.open(port)
-        await c.send(m.Iam(power, passcode))
+        await c.send(messages.Iam(power, passcode))
         answer = await c.next()
-        owner_wait.append(time.perf_counter() - sent if isinstance(answer, m.Yes) else -1.0)
+        owner_wait.append(time.perf_counter() - sent if isinstance(answer, messages.Yes) else -1.0)
         await c.aclose()  # (it leaves again: the attack goes on)
 
     async with trio.open_nursery() as n:
@@ -192,7 +192,7 @@ async def idle(args: argparse.Namespace, server: Server) -> None:
     async def outcome(i: int, c: Client) -> None:
         with trio.move_on_after(min(2.0, args.lobby / 4)):  # turned away at once, or served
             msg = await c.next()
-            if msg is None or isinstance(msg, m.Off):
+            if msg is None or isinstance(msg, messages.Off):
                 turned.add(i)
 
     async with trio.open_nursery() as n:
@@ -228,17 +228,17 @@ async def forming(server: Server) -> None:
     port = server.address[1]
     stallers = [await Client.open(port, text=True) for _ in range(3)]
     for i, c in enumerate(stallers):
-        await c.send(m.Nme(f"stall{i}", "1"))
-        await c.expect(m.Map)
+        await c.send(messages.Nme(f"stall{i}", "1"))
+        await c.expect(messages.Map)
     players = [await Client.open(port) for _ in range(7)]
     for i, c in enumerate(players):
-        await c.send(m.Nme(f"p{i}", "1"))
-        await c.expect(m.Map)
+        await c.send(messages.Nme(f"p{i}", "1"))
+        await c.expect(messages.Map)
     for c in players[:6]:
-        await c.send(m.Yes(m.Map("standard")))
+        await c.send(messages.Yes(messages.Map("standard")))
     sent = time.perf_counter()
-    await players[6].send(m.Yes(m.Map("standard")))
-    await players[6].expect(m.Hlo)
+    await players[6].send(messages.Yes(messages.Map("standard")))
+    await players[6].expect(messages.Hlo)
     took = time.perf_counter() - sent
     print(
         f"forming: 3 stallers then 7 willing clients: the game starts {took * 1000:.1f} ms "

@@ -22,9 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.map import GameMap, bundled_maps, load_map
-from mapdraw.geometry import drawing_source, geometry
-from mapdraw.likeness import picture_order
+from diplomat.engine.map import GameMap, bundled_maps, load_map
+from diplomat.mapdraw.geometry import drawing_source, geometry
+from diplomat.mapdraw.likeness import picture_order
 
 
 def _timed(gmap: GameMap, picture: GameMap) -> tuple[float, float, float, float]:

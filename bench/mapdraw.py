@@ -23,11 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.map import bundled_maps, load_map
-from engine.state import initial_state
-from mapdraw.geometry import geometry
-from mapdraw.quality import measure
-from mapdraw.svg import render_map
+from diplomat.engine.map import bundled_maps, load_map
+from diplomat.engine.state import initial_state
+from diplomat.mapdraw.geometry import geometry
+from diplomat.mapdraw.quality import measure
+from diplomat.mapdraw.svg import render_map
 
 
 def main() -> None:

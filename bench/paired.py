@@ -23,7 +23,7 @@ from typing import Any
 # The project's packages first: this folder's tournament.py would shadow the package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tournament.scoring import Estimate
+from diplomat.tournament.scoring import Estimate
 
 
 def seat_of(game: dict[str, Any], label: str) -> dict[str, Any]:

@@ -46,21 +46,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from collections.abc import Sequence
 
-from engine.map import load_map
-from engine.orders import Order
-from engine.state import GameState, Phase
-from protocol import messages as m
-from protocol.agreements import Verdict
-from protocol.codec import codec_for
-from protocol.mdf import table_for_map
-from protocol.pressbook import PressItem, agreements, outcomes
-from protocol.tokens import TokenTable
-from server.logs import configure_logging
-from server.settings import GameSettings
-from server.store import Store
-from tournament.runner import Tournament, parse_lineup
-from tournament.scoring import GameResult, scored, summarise
-from web.press import stored_items
+from diplomat.engine.map import load_map
+from diplomat.engine.orders import Order
+from diplomat.engine.state import GameState, Phase
+from diplomat.protocol import messages
+from diplomat.protocol.agreements import Verdict
+from diplomat.protocol.codec import codec_for
+from diplomat.protocol.mdf import table_for_map
+from diplomat.protocol.pressbook import PressItem, agreements, outcomes
+from diplomat.protocol.tokens import TokenTable
+from diplomat.server.logs import configure_logging
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
+from diplomat.tournament.runner import Tournament, parse_lineup
+from diplomat.tournament.scoring import GameResult, scored, summarise
+from diplomat.web.press import stored_items
 
 FIGURES = ("pair", "ceiling", "one", "liar", "pool")
 SUMMARY = re.compile(r"negotiation summary (\{.*\})")
@@ -128,7 +128,7 @@ def game_verdicts(store: Store, game_id: int) -> list[Verdict]:
     given: dict[str, list[Order]] = {}
     for phase, _power, text in store.results(game_id):
         ord_ = codec.parse_text(text)
-        if isinstance(ord_, m.Ord) and ord_.order is not None:
+        if isinstance(ord_, messages.Ord) and ord_.order is not None:
             given.setdefault(phase, []).append(ord_.order)
     out: list[Verdict] = []
     for phase, data in store.states(game_id):

@@ -27,12 +27,12 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.orders import Hold
-from engine.state import Unit
-from protocol import messages as m
-from server.app import Server
-from server.settings import GameSettings
-from server.store import Store
+from diplomat.engine.orders import Hold
+from diplomat.engine.state import Unit
+from diplomat.protocol import messages
+from diplomat.server.app import Server
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
 from tests.server.daide_client import WireClient
 
 
@@ -47,27 +47,27 @@ class Player:
         self.others: tuple[str, ...] = ()  # the other powers that own centres (SCO)
         self._sending = trio.Lock()  # (the flood and the orders share the stream)
 
-    async def send(self, msg: m.Message) -> None:
+    async def send(self, msg: messages.Message) -> None:
         async with self._sending:
             await self.client.send(msg)
 
     async def play(self) -> None:
         while True:
             msg = await self.client.event()
-            if isinstance(msg, m.Hlo):
+            if isinstance(msg, messages.Hlo):
                 self.power = msg.power or ""
-            elif isinstance(msg, m.Now) and msg.turn is not None:
+            elif isinstance(msg, messages.Now) and msg.turn is not None:
                 self.phases += 1
                 ours = [u for u in msg.units if isinstance(u, Unit) and u.power == self.power]
                 if msg.turn.kind == "movement":
-                    await self.send(m.Sub(tuple(Hold(u) for u in ours)))
-            elif isinstance(msg, m.Sco):
+                    await self.send(messages.Sub(tuple(Hold(u) for u in ours)))
+            elif isinstance(msg, messages.Sco):
                 owners = {owner for owner, _ in msg.owners}
                 self.others = tuple(sorted(owners - {"UNO", self.power}))
-            elif isinstance(msg, m.Frm):
+            elif isinstance(msg, messages.Frm):
                 self.received_press += 1
 
-            elif isinstance(msg, (m.Off, m.Smr)):
+            elif isinstance(msg, (messages.Off, messages.Smr)):
                 return
 
     async def flood(self, budget: float) -> None:
@@ -86,7 +86,7 @@ class Player:
             if sent >= due or not others:
                 await trio.sleep((sent + 1 - due) / rate)
                 continue
-            await self.send(m.Snd(others, m.FreeText(f"flood {self.sent}")))
+            await self.send(messages.Snd(others, messages.FreeText(f"flood {self.sent}")))
             self.sent += 1
             sent += 1
 

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from protocol.tokens import STANDARD
+from diplomat.protocol.tokens import STANDARD
 
 # This script has the name of the package it measures: keep its own folder off the path so
 # that "protocol" is the package, and find the project from here if it is not installed.
@@ -35,9 +35,9 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent))
 
-from engine.map import load_map  # noqa: E402 (after the path fix above)
-from protocol.atoms import atoms_from_payload  # noqa: E402
-from protocol.codec import codec_for  # noqa: E402
+from diplomat.engine.map import load_map  # noqa: E402 (after the path fix above)
+from diplomat.protocol.atoms import atoms_from_payload  # noqa: E402
+from diplomat.protocol.codec import codec_for  # noqa: E402
 
 CODEC = codec_for(STANDARD)
 

@@ -49,21 +49,21 @@ from types import ModuleType
 from typing import Any
 
 try:
-    import engine  # noqa: F401
+    from diplomat import engine  # noqa: F401
 except ImportError:  # run from a venv without the project installed
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.compiled import describe
-from engine.map import load_map
-from engine.orderset import OrderSet
-from engine.search import SearchPosition
-from engine.simulate import random_game
-from engine.state import GameState, initial_state
-from engine.turn import process
+from diplomat.engine.compiled import describe
+from diplomat.engine.map import load_map
+from diplomat.engine.orderset import OrderSet
+from diplomat.engine.search import SearchPosition
+from diplomat.engine.simulate import random_game
+from diplomat.engine.state import GameState, initial_state
+from diplomat.engine.turn import process
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELS = {
-    "search": "engine.search.SearchPosition.adjudicate",
+    "search": "diplomat.engine.search.SearchPosition.adjudicate",
     "process": "engine.turn.process of a judged OrderSet",
 }
 BEFORE = "engine_before"

@@ -20,10 +20,10 @@ from pathlib import Path
 # bench/ holds server.py and protocol.py: the project's packages must come first.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from server.guard import most_checked
-from server.settings import IAM_FREE_GUESSES, IAM_LOCKOUT, IAM_LOCKOUT_CAP
-from web.people import TokenGuard
-from web.seats import SeatBook
+from diplomat.server.guard import most_checked
+from diplomat.server.settings import IAM_FREE_GUESSES, IAM_LOCKOUT, IAM_LOCKOUT_CAP
+from diplomat.web.people import TokenGuard
+from diplomat.web.seats import SeatBook
 
 TOKEN_BITS = 18 * 8  # secrets.token_urlsafe(18)
 DAY = 24 * 3600.0

@@ -38,22 +38,22 @@ from typing import Any
 import trio
 import trio.testing
 
-from protocol.tokens import STANDARD
+from diplomat.protocol.tokens import STANDARD
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bots.holdbot import HoldBot
-from bots.randombot import RandomBot
-from bots.session import Session
-from bots.transport import play
-from protocol import messages as m
-from protocol.connection import ClientConnection, Ready, Received
-from protocol.lines import TextConnection
-from server.app import GameRunner, Server
-from server.links import Link
-from server.logs import configure_logging
-from server.settings import GameSettings
-from server.store import Store
+from diplomat.bots.holdbot import HoldBot
+from diplomat.bots.randombot import RandomBot
+from diplomat.bots.session import Session
+from diplomat.bots.transport import play
+from diplomat.protocol import messages
+from diplomat.protocol.connection import ClientConnection, Ready, Received
+from diplomat.protocol.lines import TextConnection
+from diplomat.server.app import GameRunner, Server
+from diplomat.server.links import Link
+from diplomat.server.logs import configure_logging
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
 
 BOTS = {"holdbot": HoldBot, "randombot": RandomBot}
 
@@ -292,7 +292,7 @@ async def _probe(port: int, replies: list[tuple[float, float]], stop: trio.Event
     while not ready:
         for ev in conn.receive_bytes(bytes(await stream.receive_some(65536))):
             ready = ready or isinstance(ev, Ready)
-    request = conn.send(m.Map())
+    request = conn.send(messages.Map())
     while not stop.is_set():
         sent = time.perf_counter()
         await stream.send_all(request)
@@ -316,7 +316,7 @@ async def _flooder(port: int, reads: bool, stop: trio.Event) -> None:
         evs = conn.receive_bytes(bytes(await stream.receive_some(65536)))
         if any(isinstance(ev, Ready) for ev in evs):
             break
-    request = conn.send(m.Mdf())
+    request = conn.send(messages.Mdf())
     chunk = request * (60 * 1024 // len(request))
 
     async def drain() -> None:

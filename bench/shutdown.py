@@ -29,17 +29,27 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.orders import Hold
-from engine.state import Unit
-from protocol import messages as m
-from protocol.tokens import STANDARD
+from diplomat.engine.orders import Hold
+from diplomat.engine.state import Unit
+from diplomat.protocol import messages
+from diplomat.protocol.tokens import STANDARD
 from tests.server.daide_client import WireClient
 
 MOVE_TIME = 900
 
 
 def _server(db: Path) -> subprocess.Popen[str]:
-    argv = [sys.executable, "-m", "cli.main", "serve", "--port", "0", "--no-web", "--db", str(db)]
+    argv = [
+        sys.executable,
+        "-m",
+        "diplomat.cli.main",
+        "serve",
+        "--port",
+        "0",
+        "--no-web",
+        "--db",
+        str(db),
+    ]
     argv += ["--mtl", str(MOVE_TIME), "--rejoin-grace", "300", "--log-level", "warning"]
     return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
@@ -61,8 +71,8 @@ def _others_ordered(db: Path, power: str) -> int:
 
 
 async def _left(client: WireClient) -> int:
-    await client.send(m.Tme())
-    answer = await client.expect(m.Tme)
+    await client.send(messages.Tme())
+    answer = await client.expect(messages.Tme)
     assert answer.seconds is not None
     return int(answer.seconds)
 
@@ -75,12 +85,20 @@ async def one_run(db: Path, signum: int) -> dict[str, float]:
         port = await _daide_port(server)
         me = await WireClient.connect(port, text=True, table=STANDARD)
         await me.join("player")
-        bots = [sys.executable, "-m", "bots.dumbbot", "--port", str(port), "--reconnect", "0"]
+        bots = [
+            sys.executable,
+            "-m",
+            "diplomat.bots.dumbbot",
+            "--port",
+            str(port),
+            "--reconnect",
+            "0",
+        ]
         procs += [subprocess.Popen(bots, stderr=subprocess.DEVNULL, text=True) for _ in range(6)]
-        hlo = await me.expect(m.Hlo)
-        now = await me.expect(m.Now)
+        hlo = await me.expect(messages.Hlo)
+        now = await me.expect(messages.Now)
         units = [u for u in now.units if isinstance(u, Unit)]
-        await me.send(m.Sub((Hold(next(u for u in units if u.power == hlo.power)),)))
+        await me.send(messages.Sub((Hold(next(u for u in units if u.power == hlo.power)),)))
         owed = len([u for u in units if u.power != hlo.power])
         with trio.fail_after(300):  # the bots' orders, all in the database
             while _others_ordered(db, hlo.power) < owed:
@@ -99,8 +117,8 @@ async def one_run(db: Path, signum: int) -> dict[str, float]:
         port = await _daide_port(server)
         restarted = time.monotonic()
         me = await WireClient.connect(port, text=True, table=STANDARD)
-        await me.send(m.Iam(hlo.power, hlo.passcode))
-        await me.expect(m.Yes)
+        await me.send(messages.Iam(hlo.power, hlo.passcode))
+        await me.expect(messages.Yes)
         resumed = await _left(me)
         since = time.monotonic() - restarted
         server.send_signal(signal.SIGTERM)

@@ -46,15 +46,15 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bots.compiled import BOTS
-from engine.compiled import describe as engine_path
-from engine.orderset import OrderSet
-from engine.state import GameState
-from server.logs import configure_logging
-from server.settings import GameSettings
-from server.store import Store
-from tournament.runner import Tournament, parse_lineup
-from tournament.scoring import GameResult, scored, sum_of_squares, summarise
+from diplomat.bots.compiled import BOTS
+from diplomat.engine.compiled import describe as engine_path
+from diplomat.engine.orderset import OrderSet
+from diplomat.engine.state import GameState
+from diplomat.server.logs import configure_logging
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
+from diplomat.tournament.runner import Tournament, parse_lineup
+from diplomat.tournament.scoring import GameResult, scored, sum_of_squares, summarise
 
 DECISION = re.compile(r"\w\d{4}(\w): (\d+) nodes in ([0-9.]+) s")
 LINEUPS = (

@@ -29,10 +29,10 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from server.logs import configure_logging
-from server.settings import GameSettings
-from server.store import Store
-from tournament.runner import Tournament, parse_lineup
+from diplomat.server.logs import configure_logging
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
+from diplomat.tournament.runner import Tournament, parse_lineup
 
 
 def load() -> str:
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace, ray: str | None = None) -> dict[str, float]:
 def ray_bench(args: argparse.Namespace) -> None:
     """Start a 1-node, then a 2-node Ray cluster on this machine (in a network namespace with
     only loopback, as root) and run the benchmark on each."""
-    from tournament.local_ray import in_namespace, isolation_problem
+    from diplomat.tournament.local_ray import in_namespace, isolation_problem
 
     problem = isolation_problem()
     if problem:
@@ -118,7 +118,7 @@ def ray_bench(args: argparse.Namespace) -> None:
     root = Path(__file__).resolve().parent.parent
     args_here = [a for a in sys.argv[1:] if a != "--ray"]
     for nodes in (1, 2):
-        cmd = [sys.executable, "-m", "tournament.local_ray", "--nodes", str(nodes),
+        cmd = [sys.executable, "-m", "diplomat.tournament.local_ray", "--nodes", str(nodes),
                "--cpus", str(args.cpus), "--folder", "/tmp/diplomat-ray-bench", "--",
                sys.executable, str(root / "bench" / "tournament.py"), *args_here,
                "--address", "{address}"]  # fmt: skip

@@ -4,12 +4,12 @@
 Importing this package (as ``bots.registry`` does for the tournament and the web page) loads
 neither the transports nor the negotiator nor any bot."""
 
-from bots.compiled import BOTS as _BOTS
-from engine.compiled import install as _install
+from diplomat.bots.compiled import BOTS as _BOTS
+from diplomat.engine.compiled import install as _install
 
 _install(_BOTS)  # before any of the compiled modules is imported
 
-from bots.base import Bot, View  # noqa: E402
-from bots.session import Session  # noqa: E402
+from diplomat.bots.base import Bot, View  # noqa: E402
+from diplomat.bots.session import Session  # noqa: E402
 
 __all__ = ["Bot", "Session", "View"]

@@ -19,21 +19,21 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from bots.press import Incoming
-from engine.convoy import convoy_route, with_route
-from engine.defaults import missing_orders
-from engine.legal import WAIVE_KEY
-from engine.map import GameMap
-from engine.orders import (
+from diplomat.bots.press import Incoming
+from diplomat.engine.convoy import convoy_route, with_route
+from diplomat.engine.defaults import missing_orders
+from diplomat.engine.legal import WAIVE_KEY
+from diplomat.engine.map import GameMap
+from diplomat.engine.orders import (
     Order,
     Waive,
 )
-from engine.orderset import build_sites
-from engine.search import SearchPosition
-from engine.state import Dislodged, GameState, Phase, PhaseKind, Unit
-from protocol import messages as m
-from protocol.mdf import table_for_map
-from protocol.tokens import TokenTable
+from diplomat.engine.orderset import build_sites
+from diplomat.engine.search import SearchPosition
+from diplomat.engine.state import Dislodged, GameState, Phase, PhaseKind, Unit
+from diplomat.protocol import messages
+from diplomat.protocol.mdf import table_for_map
+from diplomat.protocol.tokens import TokenTable
 
 
 @dataclass(frozen=True)
@@ -43,12 +43,14 @@ class View:
     state: GameState
     power: str
     rng: random.Random
-    results: tuple[m.Ord, ...] = ()  # the results of the phase just processed (every power's)
+    results: tuple[
+        messages.Ord, ...
+    ] = ()  # the results of the phase just processed (every power's)
     disorder: frozenset[str] = frozenset()  # powers whose player has left (CCD)
-    variant: m.Variant | None = None
+    variant: messages.Variant | None = None
     # The results of the last movement phase processed (every power's), kept through the
     # retreat and adjustment phases a bot may not be asked about: what opponents ordered.
-    movement: tuple[m.Ord, ...] = ()
+    movement: tuple[messages.Ord, ...] = ()
     _legal: dict[str, list[Order]] | None = field(default=None, compare=False, repr=False)
     _position: SearchPosition | None = field(default=None, compare=False, repr=False)
 
@@ -137,11 +139,11 @@ class Bot:
         The library bounds it by the deadline; the orders come sooner when :meth:`ready`."""
         return 0.0
 
-    def phase_start(self, view: View) -> Sequence[m.Snd]:
+    def phase_start(self, view: View) -> Sequence[messages.Snd]:
         """Press to send as the phase begins (only in games with press)."""
         return ()
 
-    def press(self, view: View, incoming: Incoming) -> Sequence[m.Snd | m.Drw] | None:
+    def press(self, view: View, incoming: Incoming) -> Sequence[messages.Snd | messages.Drw] | None:
         """Answer one press message (a ``FRM``): the messages to send (press, or a ``DRW``
         vote to the server), or None for the library's answer (HUH then TRY to anything that
         is not itself a reply)."""
@@ -157,7 +159,7 @@ class Bot:
         :meth:`talk_time`."""
         return False
 
-    def game_over(self, summary: m.Smr | None) -> None:
+    def game_over(self, summary: messages.Smr | None) -> None:
         """Called when the game ends (``summary`` is the SMR when it came)."""
 
     @classmethod

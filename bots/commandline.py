@@ -2,10 +2,10 @@
 ``--negotiate`` with the personality options for a bot that names a core), the bot it makes,
 and ``run``, the ``main`` of a bot module.
 
-    python -m bots.dumbbot                      # TCP to 127.0.0.1:16713
-    python -m bots.dumbbot --host h --port p --power FRA --seed 7
-    python -m bots.dumbbot --stdio              # how the server's pipe transport runs it
-    python -m bots.dumbbot --negotiate --pact   # the negotiator over DumbBot's core
+    python -m diplomat.bots.dumbbot                      # TCP to 127.0.0.1:16713
+    python -m diplomat.bots.dumbbot --host h --port p --power FRA --seed 7
+    python -m diplomat.bots.dumbbot --stdio              # how the server's pipe transport runs it
+    python -m diplomat.bots.dumbbot --negotiate --pact   # the negotiator over DumbBot's core
 
 A new bot's module ends with ``sys.exit(run(MyBot))``; a bot with a strategic core passes its
 :class:`~bots.entry.Entry` instead (``run(ENTRY)``). The transports are :mod:`bots.transport`.
@@ -21,15 +21,15 @@ from typing import Any
 
 import trio
 
-from bots.base import Bot
-from bots.entry import Entry
-from bots.lifeline import from_environment as lifeline_from_environment
-from bots.negotiator import personality as negotiation
-from bots.negotiator.negotiator import Negotiator
-from bots.session import Session
-from bots.transport import DEFAULT_HOST, RECONNECT_FOR, play_stdio, play_tcp
-from protocol.frames import DEFAULT_PORT
-from protocol.tokens import STANDARD
+from diplomat.bots.base import Bot
+from diplomat.bots.entry import Entry
+from diplomat.bots.lifeline import from_environment as lifeline_from_environment
+from diplomat.bots.negotiator import personality as negotiation
+from diplomat.bots.negotiator.negotiator import Negotiator
+from diplomat.bots.session import Session
+from diplomat.bots.transport import DEFAULT_HOST, RECONNECT_FOR, play_stdio, play_tcp
+from diplomat.protocol.frames import DEFAULT_PORT
+from diplomat.protocol.tokens import STANDARD
 
 Runnable = type[Bot] | Entry[Any]  # a bot class, or a bot with its strategic core
 

@@ -5,17 +5,17 @@ proximity maps: compiled, the same source searches about 1.7 times the nodes per
 thought (``bench/bots_compiled.py``). The build, its cache, its key (a hash of the source of
 ``bots``, ``engine`` and ``protocol``, and of the Python) and ``DIPLOMAT_ENGINE`` work as for
 the engine; ``DIPLOMAT_BOTS`` (``auto``, ``pure`` or ``compiled``), if set, chooses for the
-bots alone; ``python -m bots.compile`` builds it now.
+bots alone; ``python -m diplomat.bots.compile`` builds it now.
 """
 
 from __future__ import annotations
 
-from engine.compiled import Group
+from diplomat.engine.compiled import Group
 
 # Pure logic with no I/O: what a search spends its time in, and what those modules import from
 # their own package (a compiled module calls another of its group directly).
 BOTS = Group(
-    "bots",
+    "diplomat.bots",
     (
         "dumbbot.bot",
         "bordeaux.adapter",
@@ -29,6 +29,6 @@ BOTS = Group(
     ),
     ("bots", "engine", "protocol"),
     "bot search",
-    "bots.compile",
+    "diplomat.bots.compile",
     "DIPLOMAT_BOTS",
 )

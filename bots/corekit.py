@@ -10,10 +10,10 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from bots.base import View
-from bots.negotiator.core import Plan
-from engine.orders import Order
-from protocol import agreements as law
+from diplomat.bots.base import View
+from diplomat.bots.negotiator.core import Plan
+from diplomat.engine.orders import Order
+from diplomat.protocol import agreements as law
 
 NEAR_SOLO = 4  # within this many centres of a solo, a power is helped by nobody
 LEADS_BY = 3  # nor is a leader this many centres ahead of the next, and bigger than us

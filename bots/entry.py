@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from bots.base import Bot
+from diplomat.bots.base import Bot
 
 if TYPE_CHECKING:
-    from bots.negotiator.core import Core
+    from diplomat.bots.negotiator.core import Core
 
 B = TypeVar("B", bound=Bot)
 

@@ -1,5 +1,6 @@
-"""The bot host's side (``python -m bots.forkserver``): import every bundled bot once, then fork
-one child per seat asked for. See :mod:`bots.host` for the asker's side and the protocol."""
+"""The bot host's side (``python -m diplomat.bots.forkserver``): import every bundled bot
+once, then fork one child per seat asked for. See :mod:`bots.host` for the asker's side and
+the protocol."""
 
 from __future__ import annotations
 
@@ -18,12 +19,12 @@ from typing import Any
 
 import trio
 
-from bots.commandline import build_parser, start_session
-from bots.entry import Entry
-from bots.host import MAX_FDS, MAX_PACKET, HostError, die_with_parent
-from bots.registry import REGISTRY
-from bots.transport import play
-from protocol.connection import ClientConnection
+from diplomat.bots.commandline import build_parser, start_session
+from diplomat.bots.entry import Entry
+from diplomat.bots.host import MAX_FDS, MAX_PACKET, HostError, die_with_parent
+from diplomat.bots.registry import REGISTRY
+from diplomat.bots.transport import play
+from diplomat.protocol.connection import ClientConnection
 
 _PARSERS: dict[str, argparse.ArgumentParser] = {}  # built before forking (~2 ms each)
 
@@ -145,9 +146,9 @@ def serve(ctl: socket.socket) -> None:
 
 def warm_up() -> None:
     """Import every bundled bot and build what they share, so that children inherit it."""
-    from engine.map import load_map
-    from protocol.codec import codec_for
-    from protocol.tokens import STANDARD
+    from diplomat.engine.map import load_map
+    from diplomat.protocol.codec import codec_for
+    from diplomat.protocol.tokens import STANDARD
 
     for name, spec in REGISTRY.items():
         _parser(name, spec.entry())

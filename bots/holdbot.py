@@ -1,17 +1,17 @@
 """HoldBot: every unit holds, every dislodged unit disbands, builds are waived and removals
 are made in location order (as David Norman's HoldBot does).
 
-    python -m bots.holdbot [--host H --port P | --stdio] [--power POW] [--name NAME]
+    python -m diplomat.bots.holdbot [--host H --port P | --stdio] [--power POW] [--name NAME]
 """
 
 from __future__ import annotations
 
 import sys
 
-from bots.base import Bot, View
-from bots.commandline import run
-from bots.entry import Entry
-from engine.orders import Disband, Hold, Order, Remove, Waive
+from diplomat.bots.base import Bot, View
+from diplomat.bots.commandline import run
+from diplomat.bots.entry import Entry
+from diplomat.engine.orders import Disband, Hold, Order, Remove, Waive
 
 
 class HoldBot(Bot):

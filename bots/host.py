@@ -1,8 +1,9 @@
 """The bot host: bundled bots that start in milliseconds.
 
 A Python bot process spends ~0.4 s of CPU importing before it sends NME; in a game of seven
-bundled bots that was most of the game. The host pays it once: ``python -m bots.forkserver``
-(the host's side, :mod:`bots.forkserver`) imports every bundled bot, then forks one child per
+bundled bots that was most of the game. The host pays it once:
+``python -m diplomat.bots.forkserver`` (the host's side, :mod:`bots.forkserver`) imports
+every bundled bot, then forks one child per
 seat it is asked for. This module is the asker's side. Each child is a separate
 process playing one game as a DAIDE client (binary form) on its own end of a Unix socket pair
 whose other end the asker serves as the bot's link, so a crash or hang of one bot touches
@@ -51,14 +52,15 @@ def die_with_parent() -> None:
 
 
 class HostProcess:
-    """A running host (``python -m bots.forkserver``) and the socket to ask it on. Synchronous, so
-    that one host can outlive several ``trio.run`` (a Ray worker plays game after game)."""
+    """A running host (``python -m diplomat.bots.forkserver``) and the socket to ask it on.
+    Synchronous, so that one host can outlive several ``trio.run`` (a Ray worker plays game
+    after game)."""
 
     def __init__(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "bots.forkserver"],
+                [sys.executable, "-m", "diplomat.bots.forkserver"],
                 stdin=theirs.fileno(),
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,  # each bot writes to its own log

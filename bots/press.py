@@ -28,13 +28,24 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from engine.orders import Order
-from protocol import messages as m
-from protocol.levels import TOKEN_LEVEL, press_level
-from protocol.pressbook import PressItem, Proposal, Tracker
-from protocol.tokens import TokenTable
+from diplomat.engine.orders import Order
+from diplomat.protocol import messages
+from diplomat.protocol.levels import TOKEN_LEVEL, press_level
+from diplomat.protocol.pressbook import PressItem, Proposal, Tracker
+from diplomat.protocol.tokens import TokenTable
 
-Arrangement = m.Pce | m.Aly | m.Drw | m.Slo | m.Not | m.Nar | m.Xdo | m.Dmz | m.And | m.Orr
+Arrangement = (
+    messages.Pce
+    | messages.Aly
+    | messages.Drw
+    | messages.Slo
+    | messages.Not
+    | messages.Nar
+    | messages.Xdo
+    | messages.Dmz
+    | messages.And
+    | messages.Orr
+)
 
 # The press tokens a negotiator of levels 10 to 30 handles (what it says in TRY).
 LEVEL_30_TOKENS: tuple[str, ...] = tuple(t for t, lv in TOKEN_LEVEL.items() if lv <= 30)
@@ -43,68 +54,72 @@ LEVEL_30_TOKENS: tuple[str, ...] = tuple(t for t, lv in TOKEN_LEVEL.items() if l
 # -- building --------------------------------------------------------------------------------
 
 
-def peace(*powers: str) -> m.Pce:
+def peace(*powers: str) -> messages.Pce:
     """``PCE (powers)``: peace among them (continuous)."""
-    return m.Pce(tuple(sorted(set(powers))))
+    return messages.Pce(tuple(sorted(set(powers))))
 
 
-def alliance(allies: Iterable[str], against: Iterable[str]) -> m.Aly:
+def alliance(allies: Iterable[str], against: Iterable[str]) -> messages.Aly:
     """``ALY (allies) VSS (against)``: an alliance (continuous)."""
-    return m.Aly(tuple(sorted(set(allies))), tuple(sorted(set(against))))
+    return messages.Aly(tuple(sorted(set(allies))), tuple(sorted(set(against))))
 
 
-def dmz(powers: Iterable[str], provinces: Iterable[str]) -> m.Dmz:
+def dmz(powers: Iterable[str], provinces: Iterable[str]) -> messages.Dmz:
     """``DMZ (powers) (provinces)``: those powers keep out of those provinces (level 20)."""
-    return m.Dmz(tuple(sorted(set(powers))), tuple(sorted(set(provinces))))
+    return messages.Dmz(tuple(sorted(set(powers))), tuple(sorted(set(provinces))))
 
 
-def xdo(order: Order) -> m.Xdo:
+def xdo(order: Order) -> messages.Xdo:
     """``XDO (order)``: someone gives this order in the next phase it is legal (level 20)."""
-    return m.Xdo(order)
+    return messages.Xdo(order)
 
 
-def draw(powers: Iterable[str] | None = None) -> m.Drw:
+def draw(powers: Iterable[str] | None = None) -> messages.Drw:
     """``DRW``, or ``DRW (powers)`` for a partial draw (PDA games)."""
-    return m.Drw(tuple(sorted(set(powers))) if powers is not None else None)
+    return messages.Drw(tuple(sorted(set(powers))) if powers is not None else None)
 
 
 def both(*arrangements: Arrangement) -> Arrangement:
     """``AND`` of two or more arrangements (level 30); one arrangement is itself."""
-    return arrangements[0] if len(arrangements) == 1 else m.And(tuple(arrangements))
+    return arrangements[0] if len(arrangements) == 1 else messages.And(tuple(arrangements))
 
 
 def either(*arrangements: Arrangement) -> Arrangement:
     """``ORR`` of two or more arrangements (level 30); one arrangement is itself."""
-    return arrangements[0] if len(arrangements) == 1 else m.Orr(tuple(arrangements))
+    return arrangements[0] if len(arrangements) == 1 else messages.Orr(tuple(arrangements))
 
 
-def propose(arrangement: Arrangement) -> m.Prp:
-    return m.Prp(arrangement)
+def propose(arrangement: Arrangement) -> messages.Prp:
+    return messages.Prp(arrangement)
 
 
-def to(recipients: Iterable[str], press: m.Press) -> m.Snd:
+def to(recipients: Iterable[str], press: messages.Press) -> messages.Snd:
     """``SND (recipients) (press)``."""
-    return m.Snd(tuple(recipients), press)
+    return messages.Snd(tuple(recipients), press)
 
 
 def parts(arrangement: Arrangement) -> tuple[Arrangement, ...]:
     """The arrangements an ``AND`` or ``ORR`` joins; any other arrangement alone."""
-    if isinstance(arrangement, m.And | m.Orr):
+    if isinstance(arrangement, messages.And | messages.Orr):
         return tuple(arrangement.arrangements)  # type: ignore[arg-type]
     return (arrangement,)
 
 
-def level_of(message: m.Snd | m.Press, table: TokenTable) -> int:
+def level_of(message: messages.Snd | messages.Press, table: TokenTable) -> int:
     """The lowest press level at which ``message`` (an SND, or press to put in one) is
     legal, in the game whose token table is ``table``."""
     # The recipient does not change the level; any power of the game will do to render it.
-    snd = message if isinstance(message, m.Snd) else m.Snd((table.powers[0][0],), message)
+    snd = (
+        message
+        if isinstance(message, messages.Snd)
+        else messages.Snd((table.powers[0][0],), message)
+    )
     return press_level(snd, table)
 
 
 # -- what comes in ---------------------------------------------------------------------------
 
-REPLIES = (m.Yes, m.Rej, m.Bwx, m.Huh)
+REPLIES = (messages.Yes, messages.Rej, messages.Bwx, messages.Huh)
 
 
 @dataclass(frozen=True)
@@ -114,45 +129,56 @@ class Incoming:
 
     sender: str
     recipients: tuple[str, ...]
-    press: m.Press
+    press: messages.Press
     words: tuple[str, ...] = ()
 
     @property
     def proposal(self) -> Arrangement | None:
         """The arrangement proposed (``PRP (arrangement)``), or None."""
-        return self.press.arrangement if isinstance(self.press, m.Prp) else None  # type: ignore[return-value]
+        return self.press.arrangement if isinstance(self.press, messages.Prp) else None  # type: ignore[return-value]
 
     @property
     def is_reply(self) -> bool:
         """A reply (YES/REJ/BWX/HUH/TRY ...): never answered, or two bots could answer each
         other for ever."""
-        return isinstance(self.press, (*REPLIES, m.Try, m.Prn, m.Idk, m.Sry, m.Why, m.Pob))
+        return isinstance(
+            self.press,
+            (
+                *REPLIES,
+                messages.Try,
+                messages.Prn,
+                messages.Idk,
+                messages.Sry,
+                messages.Why,
+                messages.Pob,
+            ),
+        )
 
     def _others(self, me: str) -> tuple[str, ...]:
         return tuple(p for p in (self.sender, *self.recipients) if p != me)
 
-    def yes(self, me: str) -> m.Snd:
+    def yes(self, me: str) -> messages.Snd:
         """Accept: YES goes to the proposer and every other recipient (spec §4.2)."""
-        return to(self._others(me), m.Yes(self.press))
+        return to(self._others(me), messages.Yes(self.press))
 
-    def rej(self) -> m.Snd:
-        return to((self.sender,), m.Rej(self.press))
+    def rej(self) -> messages.Snd:
+        return to((self.sender,), messages.Rej(self.press))
 
-    def bwx(self) -> m.Snd:
+    def bwx(self) -> messages.Snd:
         """ "None of your business"."""
-        return to((self.sender,), m.Bwx(self.press))
+        return to((self.sender,), messages.Bwx(self.press))
 
-    def huh(self, understood: Iterable[str] = LEVEL_30_TOKENS) -> m.Snd:
+    def huh(self, understood: Iterable[str] = LEVEL_30_TOKENS) -> messages.Snd:
         """ "Too complicated": the press echoed with ERR before the first press token not in
         ``understood`` (at the front when there is none)."""
         known = set(understood)
         words = list(self.words)
         at = next((i for i, w in enumerate(words) if w in TOKEN_LEVEL and w not in known), 0)
-        return to((self.sender,), m.Huh((*words[:at], "ERR", *words[at:])))
+        return to((self.sender,), messages.Huh((*words[:at], "ERR", *words[at:])))
 
-    def try_(self, understood: Sequence[str] = LEVEL_30_TOKENS) -> m.Snd:
+    def try_(self, understood: Sequence[str] = LEVEL_30_TOKENS) -> messages.Snd:
         """``TRY (tokens)``: what we understand, sent after a HUH."""
-        return to((self.sender,), m.Try(tuple(understood)))
+        return to((self.sender,), messages.Try(tuple(understood)))
 
 
 # -- tying replies to proposals ----------------------------------------------------------------
@@ -175,15 +201,15 @@ class Proposals:
         self._seq = 0
 
     def _add(
-        self, sender: str, recipients: Sequence[str], press: m.Press, phase: str
+        self, sender: str, recipients: Sequence[str], press: messages.Press, phase: str
     ) -> Proposal | None:
         self.phase = phase or self.phase
         self._seq += 1
         return self.tracker.add(PressItem(self._seq, self.phase, sender, tuple(recipients), press))
 
-    def sent(self, snd: m.Snd, phase: str = "", at: float = 0.0) -> Proposal | None:
+    def sent(self, snd: messages.Snd, phase: str = "", at: float = 0.0) -> Proposal | None:
         p = self._add(self.me, snd.recipients, snd.press, phase)
-        if p is not None and isinstance(snd.press, m.Prp):
+        if p is not None and isinstance(snd.press, messages.Prp):
             p.sent_at = at
         return p
 

@@ -5,17 +5,17 @@ by convoy with a route, supports, convoys). Retreats: uniformly among the retrea
 disband. Builds: as many as allowed, each on a random free home centre with a random unit
 type (and coast); removals: random units.
 
-    python -m bots.randombot [--host H --port P | --stdio] [--seed N] [--power POW]
+    python -m diplomat.bots.randombot [--host H --port P | --stdio] [--seed N] [--power POW]
 """
 
 from __future__ import annotations
 
 import sys
 
-from bots.base import WAIVE_KEY, Bot, View
-from bots.commandline import run
-from bots.entry import Entry
-from engine.orders import Order, Remove
+from diplomat.bots.base import WAIVE_KEY, Bot, View
+from diplomat.bots.commandline import run
+from diplomat.bots.entry import Entry
+from diplomat.engine.orders import Order, Remove
 
 
 class RandomBot(Bot):

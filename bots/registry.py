@@ -26,12 +26,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bots.host import BotHost, HostError, HostProcess
-from bots.lifeline import LIFELINE_ENV
+from diplomat.bots.host import BotHost, HostError, HostProcess
+from diplomat.bots.lifeline import LIFELINE_ENV
 
 if TYPE_CHECKING:
-    from bots.base import Bot
-    from bots.entry import Entry
+    from diplomat.bots.base import Bot
+    from diplomat.bots.entry import Entry
 
 
 @dataclass(frozen=True)
@@ -54,10 +54,10 @@ class BundledBot:
 REGISTRY: dict[str, BundledBot] = {
     b.name: b
     for b in (
-        BundledBot("holdbot", "bots.holdbot"),
-        BundledBot("randombot", "bots.randombot"),
-        BundledBot("dumbbot", "bots.dumbbot", negotiates=True),
-        BundledBot("bordeaux", "bots.bordeaux", negotiates=True),
+        BundledBot("holdbot", "diplomat.bots.holdbot"),
+        BundledBot("randombot", "diplomat.bots.randombot"),
+        BundledBot("dumbbot", "diplomat.bots.dumbbot", negotiates=True),
+        BundledBot("bordeaux", "diplomat.bots.bordeaux", negotiates=True),
     )
 }
 BUNDLED: tuple[str, ...] = tuple(REGISTRY)

@@ -21,18 +21,18 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from bots.base import Bot, View, complete_orders, daide_orders, default_orders
-from bots.press import Incoming, level_of
-from engine.map import GameMap, MapError, load_map, province_of
-from engine.orders import Order, Remove, Waive
-from engine.orderset import owes_orders
-from engine.state import Dislodged, GameState, Phase, StateError, Unit, make_state
-from protocol import messages as m
-from protocol.atoms import Atoms
-from protocol.codec import Codec, codec_for
-from protocol.mdf import table_for_map
-from protocol.text import word_of
-from protocol.tokens import BRA, KET, TokenTable
+from diplomat.bots.base import Bot, View, complete_orders, daide_orders, default_orders
+from diplomat.bots.press import Incoming, level_of
+from diplomat.engine.map import GameMap, MapError, load_map, province_of
+from diplomat.engine.orders import Order, Remove, Waive
+from diplomat.engine.orderset import owes_orders
+from diplomat.engine.state import Dislodged, GameState, Phase, StateError, Unit, make_state
+from diplomat.protocol import messages
+from diplomat.protocol.atoms import Atoms
+from diplomat.protocol.codec import Codec, codec_for
+from diplomat.protocol.mdf import table_for_map
+from diplomat.protocol.text import word_of
+from diplomat.protocol.tokens import BRA, KET, TokenTable
 
 log = logging.getLogger("bots")
 
@@ -45,7 +45,18 @@ MAX_MIS_ANSWERS = 3  # per turn: a server that keeps saying MIS must not keep us
 MAX_HUH_ANSWERS = 1
 
 # Press that is itself an answer: answering it again could start an endless exchange.
-_REPLIES = (m.Huh, m.Prn, m.Try, m.Yes, m.Rej, m.Bwx, m.Idk, m.Sry, m.Why, m.Pob)
+_REPLIES = (
+    messages.Huh,
+    messages.Prn,
+    messages.Try,
+    messages.Yes,
+    messages.Rej,
+    messages.Bwx,
+    messages.Idk,
+    messages.Sry,
+    messages.Why,
+    messages.Pob,
+)
 
 
 class Session:
@@ -77,17 +88,17 @@ class Session:
         self.map: GameMap | None = None
         self.power: str | None = None
         self.passcode: int | None = None
-        self.variant: m.Variant | None = None
+        self.variant: messages.Variant | None = None
         self.centres: dict[str, str] = {}
         self.state: GameState | None = None
-        self.results: list[m.Ord] = []  # ORDs since the last NOW
-        self.last_results: tuple[m.Ord, ...] = ()
-        self.last_movement: tuple[m.Ord, ...] = ()  # the last movement phase's ORDs
+        self.results: list[messages.Ord] = []  # ORDs since the last NOW
+        self.last_results: tuple[messages.Ord, ...] = ()
+        self.last_movement: tuple[messages.Ord, ...] = ()  # the last movement phase's ORDs
         self.disorder: set[str] = set()
         self.eliminated: set[str] = set()
-        self.summary: m.Smr | None = None
+        self.summary: messages.Smr | None = None
         self.solo: str | None = None
-        self.draw: m.Drw | None = None
+        self.draw: messages.Drw | None = None
         # Where we are.
         self.joined = False  # YES to our NME or IAM
         self.rejoining = passcode is not None
@@ -97,12 +108,12 @@ class Session:
         self.done = False  # stop now (OFF, refused, connection lost)
         self.off = False  # OFF received
         self.refused: str | None = None
-        self.pending_now: m.Now | None = None
+        self.pending_now: messages.Now | None = None
         self.ordered_turn: Phase | None = None
         self.accepted: dict[str, Order] = {}  # this turn's accepted orders, by unit province
         self.waives = 0
         self.mis_answers = 0
-        self.bad_notes: list[m.Thx] = []  # every refused order, for tests and logs
+        self.bad_notes: list[messages.Thx] = []  # every refused order, for tests and logs
         self._bot_started = False
         # Press: the clock (seconds), when this phase's talk ends and the orders are due,
         # the view the bot last saw, and what the library kept from being sent.
@@ -110,8 +121,10 @@ class Session:
         self.orders_due: float | None = None
         self.view: View | None = None
         self.press_sent = 0
-        self.press_dropped: list[m.Snd] = []  # above the game's level, or no press allowed
-        self.press_refused: list[m.Rej | m.Huh | m.Prn] = []  # the server's HUH or REJ to our SND
+        self.press_dropped: list[messages.Snd] = []  # above the game's level, or no press allowed
+        self.press_refused: list[
+            messages.Rej | messages.Huh | messages.Prn
+        ] = []  # the server's HUH or REJ to our SND
         self.puzzled: dict[str, int] = {}  # sender -> press not understood, this phase
         self.puzzled_turn: Phase | None = None
         self.told_try: set[str] = set()  # senders we have sent TRY
@@ -131,14 +144,14 @@ class Session:
         """The token table the server's RM gave (binary connections)."""
         self.codec = codec_for(table)
 
-    def start(self) -> list[m.Message]:
+    def start(self) -> list[messages.Message]:
         """The first message: NME, or IAM when rejoining with a passcode."""
         if self.rejoin_passcode is not None:
             if self.request is None:
                 raise ValueError("rejoining (IAM) needs the power as well as the passcode")
-            return [m.Iam(self.request, self.rejoin_passcode)]
+            return [messages.Iam(self.request, self.rejoin_passcode)]
         name = f"{self.request}:{self.name}" if self.request else self.name
-        return [m.Nme(name, self.version)]
+        return [messages.Nme(name, self.version)]
 
     @property
     def resumable(self) -> bool:
@@ -172,7 +185,7 @@ class Session:
                 log.warning("connection closed before the game ended: %s", reason or "no reason")
         self.done = True
 
-    def handle(self, msg: m.Message, atoms: Atoms | None = None) -> list[m.Message]:
+    def handle(self, msg: messages.Message, atoms: Atoms | None = None) -> list[messages.Message]:
         """React to one message from the server. ``atoms`` is the message as received
         (to echo press exactly); it is rendered again when not given."""
         handler = _HANDLERS.get(type(msg))
@@ -188,46 +201,46 @@ class Session:
 
     # -- joining ---------------------------------------------------------------------------
 
-    def _yes(self, msg: m.Yes, atoms: Atoms | None) -> list[m.Message]:
+    def _yes(self, msg: messages.Yes, atoms: Atoms | None) -> list[messages.Message]:
         inner = msg.inner
-        if isinstance(inner, m.Nme):
+        if isinstance(inner, messages.Nme):
             self.joined = True
             log.info("joined as %r", inner.name)
-        elif isinstance(inner, m.Iam):
+        elif isinstance(inner, messages.Iam):
             self.joined = True
             self.power = inner.power
             self.passcode = inner.passcode
             log.info("rejoined as %s", inner.power)
             # No MAP or HLO follows an IAM: ask for everything again (spec §3.2, §3.9).
-            return [m.Map(), m.Hlo(), m.Sco(), m.Now()]
+            return [messages.Map(), messages.Hlo(), messages.Sco(), messages.Now()]
         return []
 
-    def _rej(self, msg: m.Rej, atoms: Atoms | None) -> list[m.Message]:
+    def _rej(self, msg: messages.Rej, atoms: Atoms | None) -> list[messages.Message]:
         inner = msg.inner
-        if isinstance(inner, m.Nme | m.Iam) and not self.joined:
+        if isinstance(inner, messages.Nme | messages.Iam) and not self.joined:
             self.refused = f"the server refused our {type(inner).__name__.upper()}"
             log.error("%s", self.refused)
             self.done = True
-        elif isinstance(inner, m.Sub):
+        elif isinstance(inner, messages.Sub):
             log.info("orders refused: %s", self.codec.text(msg))
-        elif isinstance(inner, m.Snd):
+        elif isinstance(inner, messages.Snd):
             log.info("press refused: %s", self.codec.text(msg))
             self.press_refused.append(msg)
         else:
             log.debug("REJ %s", type(inner).__name__)
         return []
 
-    def _map(self, msg: m.Map, atoms: Atoms | None) -> list[m.Message]:
+    def _map(self, msg: messages.Map, atoms: Atoms | None) -> list[messages.Message]:
         if msg.name is None:
             return []
         self.map_name = msg.name
         if self.map is None and not self.always_mdf:
             self.map = _bundled_map(msg.name)
         if self.map is None:
-            return [m.Mdf()]
+            return [messages.Mdf()]
         return self._map_ready()
 
-    def _mdf(self, msg: m.Mdf, atoms: Atoms | None) -> list[m.Message]:
+    def _mdf(self, msg: messages.Mdf, atoms: Atoms | None) -> list[messages.Message]:
         if msg.definition is None or self.map_name is None:
             return []
         if self.map is None:
@@ -237,20 +250,20 @@ class Session:
             log.info("map %s built from its MDF", self.map_name)
         return self._map_ready()
 
-    def _map_ready(self) -> list[m.Message]:
-        out: list[m.Message] = []
+    def _map_ready(self) -> list[messages.Message]:
+        out: list[messages.Message] = []
         if self.map is not None and self.codec.table.is_standard:
             # The text form has no RM: the names of a bundled variant come from its map.
             self.codec = codec_for(table_for_map(self.map))
         if not self.rejoining and not self.map_accepted and self.map_name is not None:
             self.map_accepted = True
-            out.append(m.Yes(m.Map(self.map_name)))
+            out.append(messages.Yes(messages.Map(self.map_name)))
         if self.pending_now is not None:
             now, self.pending_now = self.pending_now, None
             out += self._now(now, None)
         return out
 
-    def _hlo(self, msg: m.Hlo, atoms: Atoms | None) -> list[m.Message]:
+    def _hlo(self, msg: messages.Hlo, atoms: Atoms | None) -> list[messages.Message]:
         if msg.power is None:
             return []
         self.started = True
@@ -262,17 +275,17 @@ class Session:
 
     # -- the game --------------------------------------------------------------------------
 
-    def _sco(self, msg: m.Sco, atoms: Atoms | None) -> list[m.Message]:
+    def _sco(self, msg: messages.Sco, atoms: Atoms | None) -> list[messages.Message]:
         if msg.owners:
             self.centres = msg.centres()
         return []
 
-    def _ord(self, msg: m.Ord, atoms: Atoms | None) -> list[m.Message]:
+    def _ord(self, msg: messages.Ord, atoms: Atoms | None) -> list[messages.Message]:
         if msg.order is not None:
             self.results.append(msg)
         return []
 
-    def _now(self, msg: m.Now, atoms: Atoms | None) -> list[m.Message]:
+    def _now(self, msg: messages.Now, atoms: Atoms | None) -> list[messages.Message]:
         if msg.turn is None:
             return []
         if self.map is None:
@@ -302,7 +315,7 @@ class Session:
         self.mis_answers = 0
         self.orders_due = None
         view = self.view = self._view(state, self.power)
-        out: list[m.Message] = []
+        out: list[messages.Message] = []
         talk = 0.0
         if self.press_level >= 10:
             out += self._send_press(self._bot_call(self.bot.phase_start, view) or ())
@@ -329,7 +342,7 @@ class Session:
             return None
         return min(self.orders_due, self.clock() + READY_POLL)
 
-    def tick(self) -> list[m.Message]:
+    def tick(self) -> list[messages.Message]:
         """The talk window has ended (or the bot is ready): submit the orders."""
         if self.orders_due is None or self.state is None or self.power is None:
             return []
@@ -370,18 +383,18 @@ class Session:
         kind = state.phase.kind
         return not ((v.npr and kind == "retreat") or (v.npb and kind == "adjustment"))
 
-    def _send_press(self, messages: Sequence[m.Snd | m.Drw]) -> list[m.Message]:
+    def _send_press(self, wanted: Sequence[messages.Snd | messages.Drw]) -> list[messages.Message]:
         """The bot's press (and its draw votes: ``DRW``, partial only in PDA games), less
         anything the game does not allow: nothing above its press level (the server would
         answer HUH), nothing in a game without press."""
-        out: list[m.Message] = []
-        for snd in messages:
-            if isinstance(snd, m.Drw):
+        out: list[messages.Message] = []
+        for snd in wanted:
+            if isinstance(snd, messages.Drw):
                 pda = self.variant is not None and self.variant.pda
                 if snd.powers is None or (pda and self.press_level >= 10):
                     out.append(snd)
                 continue
-            if not isinstance(snd, m.Snd) or not snd.recipients:
+            if not isinstance(snd, messages.Snd) or not snd.recipients:
                 continue
             need = level_of(snd, self.codec.table)
             if self.press_level < 10 or need > self.press_level or not self._press_open():
@@ -421,13 +434,13 @@ class Session:
             given = default_orders(state, power)
         return daide_orders(state, complete_orders(state, power, given))
 
-    def _submit(self, orders: Iterable[Order]) -> list[m.Message]:
+    def _submit(self, orders: Iterable[Order]) -> list[messages.Message]:
         orders = tuple(orders)
         if not orders:
             return []
-        return [m.Sub(orders, self.ordered_turn)]
+        return [messages.Sub(orders, self.ordered_turn)]
 
-    def _thx(self, msg: m.Thx, atoms: Atoms | None) -> list[m.Message]:
+    def _thx(self, msg: messages.Thx, atoms: Atoms | None) -> list[messages.Message]:
         order = msg.order
         if msg.note.accepted:
             if isinstance(order, Waive):
@@ -439,7 +452,7 @@ class Session:
         log.warning("order refused: %s", self.codec.text(msg))
         return []
 
-    def _mis(self, msg: m.Mis, atoms: Atoms | None) -> list[m.Message]:
+    def _mis(self, msg: messages.Mis, atoms: Atoms | None) -> list[messages.Message]:
         """Orders still owed after our SUB: give the defaults for them (a few times a turn
         at most, in case the server will not take even those)."""
         state, power = self.state, self.power
@@ -465,34 +478,34 @@ class Session:
             o for o in defaults if not isinstance(o, Waive) and o.unit.province in missing
         )
 
-    def _ccd(self, msg: m.Ccd, atoms: Atoms | None) -> list[m.Message]:
+    def _ccd(self, msg: messages.Ccd, atoms: Atoms | None) -> list[messages.Message]:
         self.disorder.add(msg.power)
         return []
 
-    def _not(self, msg: m.Not, atoms: Atoms | None) -> list[m.Message]:
-        if isinstance(msg.inner, m.Ccd):
+    def _not(self, msg: messages.Not, atoms: Atoms | None) -> list[messages.Message]:
+        if isinstance(msg.inner, messages.Ccd):
             self.disorder.discard(msg.inner.power)
         return []
 
-    def _out(self, msg: m.Out, atoms: Atoms | None) -> list[m.Message]:
+    def _out(self, msg: messages.Out, atoms: Atoms | None) -> list[messages.Message]:
         self.eliminated.add(msg.power)
         return []
 
     # -- the end -----------------------------------------------------------------------------
 
-    def _slo(self, msg: m.Slo, atoms: Atoms | None) -> list[m.Message]:
+    def _slo(self, msg: messages.Slo, atoms: Atoms | None) -> list[messages.Message]:
         self.solo = msg.power
         self.game_over = True
         log.info("solo: %s", msg.power)
         return []
 
-    def _drw(self, msg: m.Drw, atoms: Atoms | None) -> list[m.Message]:
+    def _drw(self, msg: messages.Drw, atoms: Atoms | None) -> list[messages.Message]:
         self.draw = msg
         self.game_over = True
         log.info("draw%s", f" among {' '.join(msg.powers)}" if msg.powers else "")
         return []
 
-    def _smr(self, msg: m.Smr, atoms: Atoms | None) -> list[m.Message]:
+    def _smr(self, msg: messages.Smr, atoms: Atoms | None) -> list[messages.Message]:
         if msg.turn is None:
             return []
         self.summary = msg
@@ -501,7 +514,7 @@ class Session:
         self._bot_game_over()
         return []
 
-    def _off(self, msg: m.Off, atoms: Atoms | None) -> list[m.Message]:
+    def _off(self, msg: messages.Off, atoms: Atoms | None) -> list[messages.Message]:
         self.off = True
         self.done = True
         log.info("OFF: leaving")
@@ -517,7 +530,7 @@ class Session:
 
     # -- other messages ----------------------------------------------------------------------
 
-    def _frm(self, msg: m.Frm, atoms: Atoms | None) -> list[m.Message]:
+    def _frm(self, msg: messages.Frm, atoms: Atoms | None) -> list[messages.Message]:
         """Press: the bot's :meth:`~bots.base.Bot.press` answers it; a bot that does not
         (it returns None) says it does not understand (HUH, ERR in front of the whole
         message), then lists what it does understand (nothing: TRY ()). A reply is never
@@ -548,7 +561,7 @@ class Session:
             return []
         return self._not_understood(msg.sender, words)
 
-    def _not_understood(self, sender: str, words: tuple[str, ...]) -> list[m.Message]:
+    def _not_understood(self, sender: str, words: tuple[str, ...]) -> list[messages.Message]:
         """HUH to press we cannot answer (spec §4.2), then TRY () the first time a sender is
         told so; beyond :data:`MAX_HUH_ANSWERS` a phase, silence."""
         turn = self.state.phase if self.state is not None else None
@@ -558,56 +571,56 @@ class Session:
         self.puzzled[sender] = told + 1
         if told >= MAX_HUH_ANSWERS:
             return []
-        out: list[m.Message] = [m.Snd((sender,), m.Huh(("ERR", *words)))]
+        out: list[messages.Message] = [messages.Snd((sender,), messages.Huh(("ERR", *words)))]
         if sender not in self.told_try:
             self.told_try.add(sender)
-            out.append(m.Snd((sender,), m.Try(())))
+            out.append(messages.Snd((sender,), messages.Try(())))
         return out
 
-    def _huh(self, msg: m.Huh | m.Prn, atoms: Atoms | None) -> list[m.Message]:
+    def _huh(self, msg: messages.Huh | messages.Prn, atoms: Atoms | None) -> list[messages.Message]:
         log.warning("the server did not understand us: %s", self.codec.text(msg))
         if "SND" in msg.tokens[:2]:
             self.press_refused.append(msg)
         return []
 
-    def _sve(self, msg: m.Sve, atoms: Atoms | None) -> list[m.Message]:
+    def _sve(self, msg: messages.Sve, atoms: Atoms | None) -> list[messages.Message]:
         # All we would need to reload (power, passcode) is in memory; the rest is asked for.
-        return [m.Yes(msg)]
+        return [messages.Yes(msg)]
 
-    def _lod(self, msg: m.Lod, atoms: Atoms | None) -> list[m.Message]:
+    def _lod(self, msg: messages.Lod, atoms: Atoms | None) -> list[messages.Message]:
         if self.power is None or self.passcode is None:
-            return [m.Rej(msg)]
-        return [m.Iam(self.power, self.passcode)]
+            return [messages.Rej(msg)]
+        return [messages.Iam(self.power, self.passcode)]
 
 
 # Each handler takes its own message class: the one type all of them accept is Any.
-_HANDLERS: dict[type, Callable[[Session, Any, Atoms | None], list[m.Message]]] = {
-    m.Yes: Session._yes,
-    m.Rej: Session._rej,
-    m.Map: Session._map,
-    m.Mdf: Session._mdf,
-    m.Hlo: Session._hlo,
-    m.Sco: Session._sco,
-    m.Ord: Session._ord,
-    m.Now: Session._now,
-    m.Thx: Session._thx,
-    m.Mis: Session._mis,
-    m.Ccd: Session._ccd,
-    m.Not: Session._not,
-    m.Out: Session._out,
-    m.Slo: Session._slo,
-    m.Drw: Session._drw,
-    m.Smr: Session._smr,
-    m.Off: Session._off,
-    m.Frm: Session._frm,
-    m.Huh: Session._huh,
-    m.Prn: Session._huh,
-    m.Sve: Session._sve,
-    m.Lod: Session._lod,
+_HANDLERS: dict[type, Callable[[Session, Any, Atoms | None], list[messages.Message]]] = {
+    messages.Yes: Session._yes,
+    messages.Rej: Session._rej,
+    messages.Map: Session._map,
+    messages.Mdf: Session._mdf,
+    messages.Hlo: Session._hlo,
+    messages.Sco: Session._sco,
+    messages.Ord: Session._ord,
+    messages.Now: Session._now,
+    messages.Thx: Session._thx,
+    messages.Mis: Session._mis,
+    messages.Ccd: Session._ccd,
+    messages.Not: Session._not,
+    messages.Out: Session._out,
+    messages.Slo: Session._slo,
+    messages.Drw: Session._drw,
+    messages.Smr: Session._smr,
+    messages.Off: Session._off,
+    messages.Frm: Session._frm,
+    messages.Huh: Session._huh,
+    messages.Prn: Session._huh,
+    messages.Sve: Session._sve,
+    messages.Lod: Session._lod,
 }
 
 
-def _lenient_state(msg: m.Now, gmap: GameMap, centres: dict[str, str]) -> GameState:
+def _lenient_state(msg: messages.Now, gmap: GameMap, centres: dict[str, str]) -> GameState:
     assert msg.turn is not None
     units = [u for u in msg.units if isinstance(u, Unit)]
     occupied = {u.province for u in units}

@@ -20,9 +20,9 @@ from typing import Any
 
 import trio
 
-from bots.lifeline import watch as watch_lifeline
-from bots.session import Session
-from protocol.connection import (
+from diplomat.bots.lifeline import watch as watch_lifeline
+from diplomat.bots.session import Session
+from diplomat.protocol.connection import (
     ClientConnection,
     Closed,
     ConnectionClosedError,
@@ -31,8 +31,8 @@ from protocol.connection import (
     Send,
     Unparsed,
 )
-from protocol.frames import DEFAULT_PORT
-from protocol.lines import TextConnection
+from diplomat.protocol.frames import DEFAULT_PORT
+from diplomat.protocol.lines import TextConnection
 
 log = logging.getLogger("bots")
 

@@ -73,8 +73,8 @@ def _ccl_nar_option(p: argparse.ArgumentParser) -> None:
 
 
 def _table(args: argparse.Namespace) -> Any:
-    from protocol.numbering import DEFAULT_CCL_NAR, CclNar
-    from protocol.tokens import standard_table
+    from diplomat.protocol.numbering import DEFAULT_CCL_NAR, CclNar
+    from diplomat.protocol.tokens import standard_table
 
     choice = DEFAULT_CCL_NAR if args.ccl_nar is None else CclNar[args.ccl_nar.upper()]
     return standard_table(choice)
@@ -82,8 +82,8 @@ def _table(args: argparse.Namespace) -> Any:
 
 def _parse(args: argparse.Namespace) -> Any:
     """(codec, atoms, message), printing the HUH/PRN reply and returning None on failure."""
-    from protocol.codec import codec_for
-    from protocol.syntax import ParseError
+    from diplomat.protocol.codec import codec_for
+    from diplomat.protocol.syntax import ParseError
 
     codec = codec_for(_table(args))
     atoms = codec.text_atoms(args.text)
@@ -116,7 +116,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _encode(args: argparse.Namespace) -> int:
-    from protocol.atoms import EncodeError
+    from diplomat.protocol.atoms import EncodeError
 
     parsed = _parse(args)
     if parsed is None:
@@ -146,7 +146,7 @@ def _read_input(arg: str) -> bytes | None:
 def _dm_text(payload: bytes, codec: Any) -> str:
     import struct
 
-    from protocol.atoms import InvalidToken, atoms_from_payload
+    from diplomat.protocol.atoms import InvalidToken, atoms_from_payload
 
     try:
         return codec.atoms_text(atoms_from_payload(payload))
@@ -159,9 +159,9 @@ def _dm_text(payload: bytes, codec: Any) -> str:
 def _decode(args: argparse.Namespace) -> int:
     import struct
 
-    from protocol.codec import Codec, codec_for
-    from protocol.frames import FrameReader, FrameType, describe_error, table_from_rm
-    from protocol.tokens import TableError
+    from diplomat.protocol.codec import Codec, codec_for
+    from diplomat.protocol.frames import FrameReader, FrameType, describe_error, table_from_rm
+    from diplomat.protocol.tokens import TableError
 
     data = _read_input(args.data)
     if data is None:

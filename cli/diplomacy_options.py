@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from cli.options import port_number
+from diplomat.cli.options import port_number
 
 
 def admin_spec(text: str) -> str:
@@ -43,8 +43,8 @@ async def start_diplomacy(nursery: Any, server: Any, args: argparse.Namespace) -
         if args.diplomacy_admin is not None:
             print("note: --diplomacy-admin has no effect without --diplomacy-port", flush=True)
         return
-    from dipnet.accounts import Accounts
-    from dipnet.service import DipnetService
+    from diplomat.dipnet.accounts import Accounts
+    from diplomat.dipnet.service import DipnetService
 
     accounts = Accounts()
     if args.diplomacy_admin is not None:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from engine.rules import RULE_SETS
+from diplomat.engine.rules import RULE_SETS
 
 
 def register(sub: Any) -> None:
@@ -33,8 +33,8 @@ def register(sub: Any) -> None:
 
 
 def _datc(args: argparse.Namespace) -> int:
-    from engine.datc import CaseFileError, has_markers, run_file
-    from engine.map import MapError, load_map
+    from diplomat.engine.datc import CaseFileError, has_markers, run_file
+    from diplomat.engine.map import MapError, load_map
 
     try:
         gmap = load_map(args.map)
@@ -88,10 +88,10 @@ def register_demo(sub: Any) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from engine.map import MapError, load_map
-    from engine.orders import Waive, order_power
-    from engine.simulate import random_game
-    from engine.state import initial_state
+    from diplomat.engine.map import MapError, load_map
+    from diplomat.engine.orders import Waive, order_power
+    from diplomat.engine.simulate import random_game
+    from diplomat.engine.state import initial_state
 
     try:
         gmap = load_map(args.map)
@@ -148,7 +148,7 @@ def register_replay(sub: Any) -> None:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from replay.games import replay_file
+    from diplomat.replay.games import replay_file
 
     status, lines = replay_file(
         args.file,

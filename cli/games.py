@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cli.options import add_db_option, open_game, open_store
-from server.settings import default_db_path
-from server.store import centre_counts
+from diplomat.cli.options import add_db_option, open_game, open_store
+from diplomat.server.settings import default_db_path
+from diplomat.server.store import centre_counts
 
 HIDDEN = "abandoned"  # games a tournament or server gave up on: listed with --all only
 
@@ -180,7 +180,7 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _show_package(store: Any, game_id: int, map_name: str) -> int:
-    from dipnet.stored import ExportError, stored_saved_game
+    from diplomat.dipnet.stored import ExportError, stored_saved_game
 
     try:
         data = stored_saved_game(store, game_id, map_name)
@@ -214,14 +214,14 @@ def _show_readable(
 ) -> None:
     """Per phase its name as players say it and the orders by power (``A BUD - SER``) with
     what became of them; after each year, the centres each power holds."""
-    from engine.map import MapError, load_map
-    from engine.notation import phase_title
-    from engine.orders import Waive
-    from engine.state import Phase
-    from protocol import messages as m
-    from protocol.codec import codec_for
-    from protocol.mdf import table_for_map
-    from protocol.tokens import STANDARD
+    from diplomat.engine.map import MapError, load_map
+    from diplomat.engine.notation import phase_title
+    from diplomat.engine.orders import Waive
+    from diplomat.engine.state import Phase
+    from diplomat.protocol import messages
+    from diplomat.protocol.codec import codec_for
+    from diplomat.protocol.mdf import table_for_map
+    from diplomat.protocol.tokens import STANDARD
 
     try:
         table = table_for_map(load_map(map_name))  # the game's map's names
@@ -235,7 +235,7 @@ def _show_readable(
         last_power = ""
         for power, text in lines:
             msg = codec.parse_text(text)
-            if not isinstance(msg, m.Ord) or msg.order is None:
+            if not isinstance(msg, messages.Ord) or msg.order is None:
                 print(f"  {text}")
                 continue
             outcome = _outcome_words(msg.result)
@@ -261,7 +261,7 @@ def _centre_counts(state: dict[str, Any]) -> str:
 
 def _outcome_words(result: Any) -> str:
     """What became of an order: ``bounced``, ``cut, dislodged``, or nothing when it worked."""
-    from engine.orders import NOTE_TEXT, Outcome, Result
+    from diplomat.engine.orders import NOTE_TEXT, Outcome, Result
 
     words = {
         Outcome.SUC: "",
@@ -287,8 +287,8 @@ def _show_press(row: Any, states: list[tuple[str, Any]], press: list[Any], daide
     """The press alone, under each phase's name, as English sentences; the machine handshake
     (TRY, HUH) is left out and counted, unless ``daide``: then every message, each sentence
     followed by its DAIDE."""
-    from engine.notation import phase_title
-    from engine.state import Phase
+    from diplomat.engine.notation import phase_title
+    from diplomat.engine.state import Phase
 
     level = row.settings.get("level", 0)
     if not press:
@@ -320,11 +320,11 @@ class _PressReader:
     a row is the machine handshake."""
 
     def __init__(self, row: Any) -> None:
-        from engine.map import MapError, load_map
-        from protocol.codec import codec_for
-        from protocol.english import Names
-        from protocol.mdf import table_for_map
-        from protocol.tokens import STANDARD
+        from diplomat.engine.map import MapError, load_map
+        from diplomat.protocol.codec import codec_for
+        from diplomat.protocol.english import Names
+        from diplomat.protocol.mdf import table_for_map
+        from diplomat.protocol.tokens import STANDARD
 
         try:
             gmap = load_map(row.settings.get("map", "standard"))
@@ -336,8 +336,8 @@ class _PressReader:
         self.names = Names.of_map(gmap)
 
     def _parse(self, p: Any) -> Any:
-        from protocol import messages as m
-        from protocol.syntax import ParseError
+        from diplomat.protocol import messages
+        from diplomat.protocol.syntax import ParseError
 
         try:
             msg = self.codec.parse_text(
@@ -345,16 +345,16 @@ class _PressReader:
             )
         except ParseError:
             return None
-        return msg if isinstance(msg, m.Frm) else None
+        return msg if isinstance(msg, messages.Frm) else None
 
     def handshake(self, p: Any) -> bool:
-        from protocol.english import handshake
+        from diplomat.protocol.english import handshake
 
         msg = self._parse(p)
         return msg is not None and handshake(msg.press)
 
     def english(self, p: Any) -> str:
-        from protocol.english import sentence
+        from diplomat.protocol.english import sentence
 
         msg = self._parse(p)
         if msg is None:

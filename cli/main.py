@@ -21,7 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    from cli import daide, engine, games, maps, render, serve, tournament, tune
+    from diplomat.cli import daide, engine, games, maps, render, serve, tournament, tune
 
     serve.register(sub)
     games.register(sub)
@@ -45,9 +45,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Handler = args.handler
     if isinstance(getattr(args, "map", None), str):
         # --map FILE.mdf: the variant's DAIDE files, imported into the project's format.
-        from cli.maps import resolve_map_option
-        from engine.map import MapError
-        from protocol.mapfiles import VariantError
+        from diplomat.cli.maps import resolve_map_option
+        from diplomat.engine.map import MapError
+        from diplomat.protocol.mapfiles import VariantError
 
         try:
             args.map = resolve_map_option(args.map)

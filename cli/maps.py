@@ -10,9 +10,9 @@ from typing import Any
 
 import platformdirs
 
-from engine.map import GameMap, MapError, bundled_maps, load_map
-from protocol.mapfiles import VariantError, VariantFiles, export_variant, import_variant
-from protocol.tokens import TableError
+from diplomat.engine.map import GameMap, MapError, bundled_maps, load_map
+from diplomat.protocol.mapfiles import VariantError, VariantFiles, export_variant, import_variant
+from diplomat.protocol.tokens import TableError
 
 _SUFFIXES = ("mdf", "now", "sco", "rem", "cfg")
 # Read beside the variant's files too: AiMapper's positions of its provinces on a picture.

@@ -10,9 +10,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.compiled import Group
-from engine.rules import RULE_SETS
-from server.settings import VARIANT_OPTIONS, GameSettings, default_db_path
+from diplomat.engine.compiled import Group
+from diplomat.engine.rules import RULE_SETS
+from diplomat.server.settings import VARIANT_OPTIONS, GameSettings, default_db_path
 
 
 def add_game_options(p: argparse.ArgumentParser) -> None:
@@ -137,7 +137,7 @@ def open_store(args: argparse.Namespace, must_exist: bool) -> Any:
     """The database of ``--db`` (or the default one), or None after printing why not. Only the
     default location has its folder created: a ``--db`` in a folder that does not exist is
     more likely a typing mistake than a wish for new folders."""
-    from server.store import Store, StoreError
+    from diplomat.server.store import Store, StoreError
 
     path = Path(args.db or default_db_path())
     if must_exist and not path.exists():
@@ -155,7 +155,7 @@ def open_store(args: argparse.Namespace, must_exist: bool) -> Any:
 
 def open_game(args: argparse.Namespace) -> tuple[Any, Any] | None:
     """The store and the row of ``args.game``, or None after printing why not."""
-    from server.store import StoreError
+    from diplomat.server.store import StoreError
 
     store = open_store(args, must_exist=True)
     if store is None:
@@ -190,7 +190,7 @@ def add_ray_option(p: argparse.ArgumentParser) -> None:
 def add_join_options(p: argparse.ArgumentParser) -> None:
     """How long a seat has to join, and what becomes of a game that loses a player before it
     starts (tournaments and tuning)."""
-    from tournament.game import JOIN_TIMEOUT, REPLAYS
+    from diplomat.tournament.game import JOIN_TIMEOUT, REPLAYS
 
     p.add_argument(
         "--join-timeout",
@@ -230,15 +230,15 @@ def engine_line() -> str:
     each, after starting the build of either in the background if none exists and one can be
     made: what ``serve``, ``tournament`` and ``tune`` print on stderr once their arguments are
     good."""
-    from bots.compiled import BOTS
-    from engine.compiled import ENGINE
+    from diplomat.bots.compiled import BOTS
+    from diplomat.engine.compiled import ENGINE
 
     return "\n".join(_compiled_line(group) for group in (ENGINE, BOTS))
 
 
 def _compiled_line(group: Group) -> str:
-    from engine.compile import start_in_background
-    from engine.compiled import describe
+    from diplomat.engine.compile import start_in_background
+    from diplomat.engine.compiled import describe
 
     what = group.title
     try:

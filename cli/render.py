@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cli.options import add_db_option, open_game
+from diplomat.cli.options import add_db_option, open_game
 
 
 def register(sub: Any) -> None:
@@ -48,9 +48,9 @@ def register(sub: Any) -> None:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from engine.map import MapError, load_map
-    from engine.state import initial_state
-    from mapdraw.svg import render_map
+    from diplomat.engine.map import MapError, load_map
+    from diplomat.engine.state import initial_state
+    from diplomat.mapdraw.svg import render_map
 
     if args.game is None:
         if args.phase is not None:
@@ -71,13 +71,13 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _render_game(args: argparse.Namespace) -> str | int:
-    from engine.map import MapError, load_map
-    from engine.orders import Order
-    from engine.state import GameState, Phase, StateError
-    from mapdraw.svg import AnyResult, render_map
-    from protocol import messages as m
-    from protocol.codec import parse_text
-    from protocol.mdf import table_for_map
+    from diplomat.engine.map import MapError, load_map
+    from diplomat.engine.orders import Order
+    from diplomat.engine.state import GameState, Phase, StateError
+    from diplomat.mapdraw.svg import AnyResult, render_map
+    from diplomat.protocol import messages
+    from diplomat.protocol.codec import parse_text
+    from diplomat.protocol.mdf import table_for_map
 
     opened = open_game(args)
     if opened is None:
@@ -122,7 +122,7 @@ def _render_game(args: argparse.Namespace) -> str | int:
             except Exception as exc:  # a damaged row should not stop the drawing
                 print(f"warning: skipping unreadable result {text!r}: {exc}", file=sys.stderr)
                 continue
-            if isinstance(msg, m.Ord) and msg.order is not None and msg.result is not None:
+            if isinstance(msg, messages.Ord) and msg.order is not None and msg.result is not None:
                 results.append((msg.order, msg.result))
     finally:
         store.close()

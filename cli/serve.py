@@ -10,9 +10,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bots.argtypes import count, positive
-from cli.diplomacy_options import add_diplomacy_options, start_diplomacy
-from cli.options import (
+from diplomat.bots.argtypes import count, positive
+from diplomat.cli.diplomacy_options import add_diplomacy_options, start_diplomacy
+from diplomat.cli.options import (
     add_db_option,
     add_game_options,
     engine_line,
@@ -22,9 +22,9 @@ from cli.options import (
     port_number,
     press_deadlines,
 )
-from cli.web_options import add_web_options, game_spec
-from engine.rules import RULE_SETS
-from server.settings import (
+from diplomat.cli.web_options import add_web_options, game_spec
+from diplomat.engine.rules import RULE_SETS
+from diplomat.server.settings import (
     BYTE_RATE,
     DEFAULT_PORT,
     LOBBY_TIMEOUT,
@@ -33,7 +33,7 @@ from server.settings import (
     REJOIN_GRACE,
     GameSettings,
 )
-from server.store import Store
+from diplomat.server.store import Store
 
 
 def register(sub: Any) -> None:
@@ -132,7 +132,7 @@ def _serve(args: argparse.Namespace) -> int:
     """Check the options, then serve until Ctrl-C or SIGTERM."""
     import trio
 
-    from server.logs import configure_logging
+    from diplomat.server.logs import configure_logging
 
     press_deadlines(args)
     try:
@@ -164,8 +164,8 @@ def _serve(args: argparse.Namespace) -> int:
 def _checked(args: argparse.Namespace) -> tuple[GameSettings, dict[str, Any] | None]:
     """The game settings, and the game --play asks for (checked before the server starts, so
     that a mistake leaves no game behind); :class:`_Refused` for a bad option."""
-    from engine.map import load_map
-    from web.hub import read_spec
+    from diplomat.engine.map import load_map
+    from diplomat.web.hub import read_spec
 
     try:
         settings = game_settings(args)
@@ -198,7 +198,7 @@ async def _host(
     """Run the server (and the web page beside it) until a signal; the exit status."""
     import trio
 
-    from server.app import Server
+    from diplomat.server.app import Server
 
     server = Server(
         store,
@@ -236,7 +236,7 @@ async def _start_web(
 ) -> None:
     """The page attaches to the running server through its public API; --play's game is
     created on it."""
-    from web.hub import WebHub
+    from diplomat.web.hub import WebHub
 
     hub = WebHub(
         server,

@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bots.registry import BUNDLED
-from cli.options import (
+from diplomat.bots.registry import BUNDLED
+from diplomat.cli.options import (
     add_db_option,
     add_game_options,
     add_join_options,
@@ -22,8 +22,8 @@ from cli.options import (
     first_error,
     open_store,
 )
-from server.settings import GameSettings
-from tournament.scoring import SCORERS, SCORES, BotSummary, GameResult, scored, summarise
+from diplomat.server.settings import GameSettings
+from diplomat.tournament.scoring import SCORERS, SCORES, BotSummary, GameResult, scored, summarise
 
 SCORE_TITLES = {"sos": "SoS", "dss": "DSS", "cdiplo": "C-Diplo", "pot": "Pot"}
 
@@ -106,8 +106,8 @@ def _tournament(args: argparse.Namespace) -> int:
     """Check the line-up and its programs, run (or resume) the games, print the scores."""
     from rich.console import Console
 
-    from server.logs import configure_logging
-    from tournament.runner import Tournament, check_programs
+    from diplomat.server.logs import configure_logging
+    from diplomat.tournament.runner import Tournament, check_programs
 
     console = Console(stderr=True)
     try:
@@ -160,9 +160,9 @@ def _line_up(args: argparse.Namespace) -> tuple[list[Any], GameSettings, int]:
     """The seats, the game settings the command line asks for and the number of powers of
     the map; :class:`_Refused` if they make no tournament. (``--max-year`` left out is the
     map's fifteenth year.)"""
-    from cli.options import game_settings, join_options_error
-    from engine.map import MapError, load_map
-    from tournament.runner import LineupError, parse_lineup
+    from diplomat.cli.options import game_settings, join_options_error
+    from diplomat.engine.map import MapError, load_map
+    from diplomat.tournament.runner import LineupError, parse_lineup
 
     if args.ray and ("=" in args.ray or args.ray.partition(":")[0].lower() in BUNDLED):
         raise _Refused(
@@ -195,8 +195,8 @@ def _play(tournament: Any, console: Any, quiet: bool) -> int | None:
     """Play the games still to play; the exit status if they could not all be played."""
     import trio
 
-    from tournament.records import TournamentLocked
-    from tournament.runner import LineupError
+    from diplomat.tournament.records import TournamentLocked
+    from diplomat.tournament.runner import LineupError
 
     try:
         try:
@@ -225,7 +225,7 @@ def _report(
     CSV and JSON files asked for."""
     from rich.console import Console
 
-    from tournament.runner import labels_of
+    from diplomat.tournament.runner import labels_of
 
     out = Console(width=None if sys.stdout.isatty() else (160 if args.wide else 80))
     results = tournament.results()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from cli.options import (
+from diplomat.cli.options import (
     add_db_option,
     add_game_options,
     add_join_options,
@@ -28,10 +28,10 @@ from cli.options import (
 )
 
 if TYPE_CHECKING:  # (the command imports the tournament only when it runs)
-    from server.settings import GameSettings
-    from server.store import Store
-    from tournament.game import Entry
-    from tournament.tune import ParamRange
+    from diplomat.server.settings import GameSettings
+    from diplomat.server.store import Store
+    from diplomat.tournament.game import Entry
+    from diplomat.tournament.tune import ParamRange
 
 
 def register(sub: Any) -> None:
@@ -162,8 +162,8 @@ class _Setup:
 def _setup(args: argparse.Namespace) -> _Setup:
     """The parameters, start point, fields and game settings of the command line (raises
     TuneError, LineupError or ValidationError)."""
-    from tournament.runner import parse_lineup
-    from tournament.tune import ParamRange
+    from diplomat.tournament.runner import parse_lineup
+    from diplomat.tournament.tune import ParamRange
 
     fresh = (
         tuple(parse_lineup(_seat_words(args.confirm_against, "--confirm-against"), count=6))
@@ -188,8 +188,8 @@ class _Play:
         self.games: int = args.games
 
     async def __call__(self, lineup: Sequence[Any], seed: int) -> list[Any]:
-        from tournament.runner import Tournament
-        from tournament.scoring import scored
+        from diplomat.tournament.runner import Tournament
+        from diplomat.tournament.scoring import scored
 
         args = self.args
         tournament = Tournament(
@@ -210,9 +210,9 @@ class _Play:
 
 
 def _tune(args: argparse.Namespace) -> int:
-    from server.logs import configure_logging
-    from tournament.runner import LineupError
-    from tournament.tune import TuneError
+    from diplomat.server.logs import configure_logging
+    from diplomat.tournament.runner import LineupError
+    from diplomat.tournament.tune import TuneError
 
     why = join_options_error(args)
     if why:
@@ -259,7 +259,7 @@ def _climb(args: argparse.Namespace, setup: _Setup, store: Store) -> tuple[Any, 
     """Climb, then (with --confirm-against) play the start and the best on fresh games."""
     import trio
 
-    from tournament.tune import Candidate, Tuner
+    from diplomat.tournament.tune import Candidate, Tuner
 
     params = setup.params
 
@@ -317,7 +317,7 @@ def _print_confirmed(report: Any, confirmed: Any) -> dict[str, Any]:
 
 def _seat_words(text: str, option: str) -> list[str]:
     """The seats of a field option (words, or commas between them)."""
-    from tournament.runner import LineupError
+    from diplomat.tournament.runner import LineupError
 
     try:
         return shlex.split(text.replace(",", " "))
@@ -326,7 +326,7 @@ def _seat_words(text: str, option: str) -> list[str]:
 
 
 def _start_value(text: str) -> tuple[str, float]:
-    from tournament.tune import TuneError
+    from diplomat.tournament.tune import TuneError
 
     name, sep, value = text.partition("=")
     try:

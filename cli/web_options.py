@@ -8,9 +8,9 @@ from random import Random
 from typing import Any
 from urllib.parse import urlsplit
 
-from bots.argtypes import count
-from bots.registry import BUNDLED, DEFAULT_BOT, NEGOTIATORS
-from cli.options import port_number
+from diplomat.bots.argtypes import count
+from diplomat.bots.registry import BUNDLED, DEFAULT_BOT, NEGOTIATORS
+from diplomat.cli.options import port_number
 
 DEFAULT_WEB_PORT = 8080
 
@@ -139,7 +139,7 @@ def public_url(text: str) -> str:
 
 def proxy_address(text: str) -> str:
     """``--web-proxy``: an IP address (IPv6: its /64, as the limits count it)."""
-    from web.proxy import proxy_key
+    from diplomat.web.proxy import proxy_key
 
     try:
         return proxy_key(text)

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from dipnet.saved_game import Message, PlayedPhase, package_map_name, phase_dict
-from engine.orders import Order
-from engine.state import GameState
-from replay.package_notation import order_text, power_name, state_dict
+from diplomat.dipnet.saved_game import Message, PlayedPhase, package_map_name, phase_dict
+from diplomat.engine.orders import Order
+from diplomat.engine.state import GameState
+from diplomat.replay.package_notation import order_text, power_name, state_dict
 
 OBSERVER = "observer_type"
 OMNISCIENT = "omniscient_type"

@@ -13,18 +13,18 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from dipnet.game_data import OBSERVER, OMNISCIENT, game_dict
-from dipnet.link import GameLink
-from dipnet.press import PressWriter
-from dipnet.saved_game import GLOBAL, Message, PlayedPhase, phase_dict
-from engine.map import GameMap
-from engine.orders import Order, Result
-from engine.state import GameState, initial_state
-from protocol import messages as m
-from replay.package_notation import COMPLETED, power_name, power_tokens
+from diplomat.dipnet.game_data import OBSERVER, OMNISCIENT, game_dict
+from diplomat.dipnet.link import GameLink
+from diplomat.dipnet.press import PressWriter
+from diplomat.dipnet.saved_game import GLOBAL, Message, PlayedPhase, phase_dict
+from diplomat.engine.map import GameMap
+from diplomat.engine.orders import Order, Result
+from diplomat.engine.state import GameState, initial_state
+from diplomat.protocol import messages
+from diplomat.replay.package_notation import COMPLETED, power_name, power_tokens
 
 if TYPE_CHECKING:
-    from server.app import GameRunner
+    from diplomat.server.app import GameRunner
 
 Notify = Callable[[dict[str, Any]], None]  # queue one JSON notification on a connection
 
@@ -78,7 +78,7 @@ class PackageGame:
         self.port_ready = trio.Event()
         self.powers = power_tokens(gmap)
         self.press = PressWriter(gmap)
-        self._results: list[tuple[Order, Result | m.NoteResult | None]] = []
+        self._results: list[tuple[Order, Result | messages.NoteResult | None]] = []
         self._centres: dict[str, str] = dict(self.state.centres)
         self.follower = GameLink(f"diplomacy:{self.game_id}:observer", self._followed)
 
@@ -128,13 +128,13 @@ class PackageGame:
     # -- the game's messages, from the observer ------------------------------------------------
 
     def _followed(self, msg: Any) -> None:
-        if isinstance(msg, m.Sco) and msg.owners:
+        if isinstance(msg, messages.Sco) and msg.owners:
             self._centres = msg.centres()
-        elif isinstance(msg, m.Ord) and msg.order is not None:
+        elif isinstance(msg, messages.Ord) and msg.order is not None:
             self._results.append((msg.order, msg.result))
-        elif isinstance(msg, m.Now) and msg.turn is not None:
+        elif isinstance(msg, messages.Now) and msg.turn is not None:
             self._position(msg.to_state(self.map, self._centres))
-        elif isinstance(msg, m.Smr):
+        elif isinstance(msg, messages.Smr):
             self._ended()
 
     def _position(self, state: GameState) -> None:
@@ -152,7 +152,7 @@ class PackageGame:
     def _processed(
         self,
         previous: GameState,
-        results: Sequence[tuple[Order, Result | m.NoteResult | None]],
+        results: Sequence[tuple[Order, Result | messages.NoteResult | None]],
         state: GameState,
         name: str | None = None,
     ) -> None:
@@ -188,7 +188,7 @@ class PackageGame:
             view.messages.append(message)
             view.send(self.game_id, "game_message_received", message=message.to_dict())
 
-    def heard(self, power: str, frm: m.Frm, text: str) -> None:
+    def heard(self, power: str, frm: messages.Frm, text: str) -> None:
         """Press ``frm`` reached our seat of ``power``: its views get it as the package's
         message (to ``GLOBAL`` when it went to every other power)."""
         others = [p for p in self.map.powers if p != frm.sender]

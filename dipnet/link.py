@@ -12,11 +12,11 @@ from typing import Any
 
 import trio
 
-from protocol import messages as m
-from protocol.connection import Closed, Event, Received
-from server.faults import describe
-from server.links import Link
-from server.logs import get_logger
+from diplomat.protocol import messages
+from diplomat.protocol.connection import Closed, Event, Received
+from diplomat.server.faults import describe
+from diplomat.server.links import Link
+from diplomat.server.logs import get_logger
 
 _log = get_logger(dipnet=True)
 
@@ -44,8 +44,8 @@ class GameLink(Link):
                 return
 
     def encode(self, message: Any) -> bytes:
-        if isinstance(message, m.Map) and message.name is not None:
-            self.send(m.Yes(m.Map(message.name)))
+        if isinstance(message, messages.Map) and message.name is not None:
+            self.send(messages.Yes(messages.Map(message.name)))
         try:
             self.on_message(message)
         except Exception as exc:  # the package side's fault: the game goes on
@@ -58,7 +58,7 @@ class GameLink(Link):
     async def close(self, final: bool = True) -> None:
         self.closed = True
 
-    def send(self, message: m.Message) -> None:
+    def send(self, message: messages.Message) -> None:
         """To the game, through the server's reader like any client's message."""
         if not self.closed:
             self._inbox_send.send_nowait(Received(message, ()))

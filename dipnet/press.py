@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from dipnet.saved_game import Message
-from engine.map import GameMap
-from protocol import messages as m
-from protocol.codec import codec_for
-from protocol.english import Names, describe
-from protocol.mdf import table_for_map
-from protocol.syntax import ParseError
-from replay.package_notation import power_name
+from diplomat.dipnet.saved_game import Message
+from diplomat.engine.map import GameMap
+from diplomat.protocol import messages
+from diplomat.protocol.codec import codec_for
+from diplomat.protocol.english import Names, describe
+from diplomat.protocol.mdf import table_for_map
+from diplomat.protocol.syntax import ParseError
+from diplomat.replay.package_notation import power_name
 
 
 class PressWriter:
@@ -32,11 +32,11 @@ class PressWriter:
             msg = self.codec.parse_text(f"FRM ( {sender} ) ( {to} ) ( {body} )")
         except ParseError:
             return f"[DAIDE: {body}]"
-        if not isinstance(msg, m.Frm):
+        if not isinstance(msg, messages.Frm):
             return f"[DAIDE: {body}]"
         return self.text_of(msg.press)
 
-    def text_of(self, press: m.Press) -> str:
+    def text_of(self, press: messages.Press) -> str:
         """A press message's English, with its DAIDE beside it."""
         return f"{describe(press, self.names)}. [DAIDE: {self.codec.text(press)}]"
 

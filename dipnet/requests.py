@@ -8,16 +8,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from dipnet.accounts import Account, AccountError, Accounts
-from dipnet.game_data import OBSERVER, OMNISCIENT
-from dipnet.games import PackageGame, View, now_micros
-from dipnet.saved_game import GLOBAL, Message, phase_dict
-from engine.defaults import missing_orders
-from engine.legal import WAIVE_KEY, legal_orders
-from engine.orders import NOTE_TEXT, Note, Order, order_power
-from engine.orderset import OrderSet
-from protocol import messages as m
-from replay.package_notation import (
+from diplomat.dipnet.accounts import Account, AccountError, Accounts
+from diplomat.dipnet.game_data import OBSERVER, OMNISCIENT
+from diplomat.dipnet.games import PackageGame, View, now_micros
+from diplomat.dipnet.saved_game import GLOBAL, Message, phase_dict
+from diplomat.engine.defaults import missing_orders
+from diplomat.engine.legal import WAIVE_KEY, legal_orders
+from diplomat.engine.orders import NOTE_TEXT, Note, Order, order_power
+from diplomat.engine.orderset import OrderSet
+from diplomat.protocol import messages
+from diplomat.replay.package_notation import (
     PackageFormatError,
     location_text,
     order_text,
@@ -200,9 +200,9 @@ class Handlers:
         power = self.controlled(game, view, req)
         orders, wrong = self.checked_orders(game, power, field_of(req, "orders", list))
         seat = game.seats[power]
-        seat.send(m.Not(m.Sub()))
+        seat.send(messages.Not(messages.Sub()))
         if orders:
-            seat.send(m.Sub(tuple(orders)))
+            seat.send(messages.Sub(tuple(orders)))
         if isinstance(req.get("wait"), bool):
             self._wait(game, power, req["wait"], orders)
         if wrong:
@@ -220,12 +220,12 @@ class Handlers:
     def _wait(self, game: PackageGame, power: str, wait: bool, given: Sequence[Order]) -> None:
         seat = game.seats[power]
         if wait:
-            seat.send(m.Not(m.Gof()))
+            seat.send(messages.Not(messages.Gof()))
             return
         rest = missing_orders(game.state, power, given)
         if rest:
-            seat.send(m.Sub(tuple(rest)))
-        seat.send(m.Gof())
+            seat.send(messages.Sub(tuple(rest)))
+        seat.send(messages.Gof())
 
     def vote(self, req: dict[str, Any], session: Session) -> Reply:
         game, view = self.view(req, session)
@@ -233,7 +233,7 @@ class Handlers:
         vote = req.get("vote")
         if vote not in ("yes", "no", "neutral"):
             raise RequestError("RequestException", "vote must be yes, no or neutral")
-        game.seats[power].send(m.Drw() if vote == "yes" else m.Not(m.Drw()))
+        game.seats[power].send(messages.Drw() if vote == "yes" else messages.Not(messages.Drw()))
         return "ok", {}
 
     def send_game_message(self, req: dict[str, Any], session: Session) -> Reply:
@@ -254,7 +254,7 @@ class Handlers:
             if target is None or target == power:
                 raise RequestError("MapPowerException", f"cannot send to {recipient!r}")
             to = (target,)
-        game.seats[power].send(m.Snd(to, m.FreeText(text)))
+        game.seats[power].send(messages.Snd(to, messages.FreeText(text)))
         sent = now_micros()
         message = Message(view.role, str(recipient), sent, game.state.phase.name, text)
         game.deliver(message, [view])

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.map import GameMap
-from engine.orders import (
+from diplomat.engine.map import GameMap
+from diplomat.engine.orders import (
     Disband,
     Order,
     Outcome,
@@ -24,9 +24,15 @@ from engine.orders import (
     Retreat,
     Waive,
 )
-from engine.state import GameState
-from protocol.messages import NoteResult
-from replay.package_notation import COMPLETED, order_text, power_name, state_dict, unit_text
+from diplomat.engine.state import GameState
+from diplomat.protocol.messages import NoteResult
+from diplomat.replay.package_notation import (
+    COMPLETED,
+    order_text,
+    power_name,
+    state_dict,
+    unit_text,
+)
 
 # Our maps that the package has too, by the package's name for them (replay reads the same).
 OUR_MAPS = {"standard": "standard", "fleet_rome": "standard_fleet_rome"}

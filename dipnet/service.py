@@ -13,21 +13,21 @@ from typing import Any
 
 import trio
 
-from dipnet.accounts import Account, Accounts
-from dipnet.game_data import OBSERVER, OMNISCIENT
-from dipnet.games import PackageGame, View
-from dipnet.link import GameLink
-from dipnet.requests import Handlers, RequestError, Session
-from dipnet.wire import accept
-from engine.map import MapError, bundled_maps, load_map
-from protocol import messages as m
-from replay.games import PACKAGE_MAPS
-from replay.package_notation import power_name
-from server.app import Server
-from server.logs import get_logger
-from server.settings import GameSettings
-from web.gate import ConnectionGate, serve_gated
-from web.http import WebSocket
+from diplomat.dipnet.accounts import Account, Accounts
+from diplomat.dipnet.game_data import OBSERVER, OMNISCIENT
+from diplomat.dipnet.games import PackageGame, View
+from diplomat.dipnet.link import GameLink
+from diplomat.dipnet.requests import Handlers, RequestError, Session
+from diplomat.dipnet.wire import accept
+from diplomat.engine.map import MapError, bundled_maps, load_map
+from diplomat.protocol import messages
+from diplomat.replay.games import PACKAGE_MAPS
+from diplomat.replay.package_notation import power_name
+from diplomat.server.app import Server
+from diplomat.server.logs import get_logger
+from diplomat.server.settings import GameSettings
+from diplomat.web.gate import ConnectionGate, serve_gated
+from diplomat.web.http import WebSocket
 
 PORT_WAIT = 10.0  # seconds a get_daide_port waits for a new game's DAIDE port to open
 FREE_TEXT_LEVEL = 8000  # the press level of a game with press: the package's messages are text
@@ -110,7 +110,7 @@ class DipnetService:
         self._nursery.start_soon(self._daide_port, game)
 
     async def _follow(self, game: PackageGame) -> None:
-        game.follower.send(m.Obs())
+        game.follower.send(messages.Obs())
         await self.server.serve_link(game.follower, (game.runner, None, None))
 
     async def _daide_port(self, game: PackageGame) -> None:
@@ -149,16 +149,16 @@ class DipnetService:
             lambda msg: self._heard(game, power, msg),
         )
         game.seats[power] = seat
-        seat.send(m.Nme(account.name, "diplomacy-package"))
+        seat.send(messages.Nme(account.name, "diplomacy-package"))
         assert self._nursery is not None
         self._nursery.start_soon(
             self.server.serve_link, seat, (game.runner, power, f"diplomacy:{account.name}")
         )
 
     def _heard(self, game: PackageGame, power: str, msg: Any) -> None:
-        if isinstance(msg, m.Frm):
+        if isinstance(msg, messages.Frm):
             press = msg.press
-            text = press.text if isinstance(press, m.FreeText) else game.press.text_of(press)
+            text = press.text if isinstance(press, messages.FreeText) else game.press.text_of(press)
             game.heard(power, msg, text)
 
     # -- connections ---------------------------------------------------------------------------

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from dipnet.press import PressWriter
-from dipnet.saved_game import Message, PlayedPhase, saved_game
-from engine.map import GameMap, MapError, load_map
-from engine.orders import Order, Result
-from engine.state import GameState, StateError
-from protocol import messages as m
-from protocol.codec import codec_for
-from protocol.mdf import table_for_map
-from protocol.syntax import ParseError
-from server.store import Store
+from diplomat.dipnet.press import PressWriter
+from diplomat.dipnet.saved_game import Message, PlayedPhase, saved_game
+from diplomat.engine.map import GameMap, MapError, load_map
+from diplomat.engine.orders import Order, Result
+from diplomat.engine.state import GameState, StateError
+from diplomat.protocol import messages
+from diplomat.protocol.codec import codec_for
+from diplomat.protocol.mdf import table_for_map
+from diplomat.protocol.syntax import ParseError
+from diplomat.server.store import Store
 
 
 class ExportError(ValueError):
@@ -32,23 +32,25 @@ def stored_saved_game(store: Store, game_id: int, map_name: str) -> dict[str, An
     except MapError as exc:
         raise ExportError(f"game {game_id}: {exc}") from None
     codec = codec_for(table_for_map(gmap))
-    by_phase: dict[str, list[tuple[Order, Result | m.NoteResult | None]]] = {}
+    by_phase: dict[str, list[tuple[Order, Result | messages.NoteResult | None]]] = {}
     for phase, _power, text in store.results(game_id):
         try:
             msg = codec.parse_text(text)
         except ParseError as exc:
             why = f"game {game_id}, {phase}: unreadable result {text!r}: {exc}"
             raise ExportError(why) from None
-        if isinstance(msg, m.Ord) and msg.order is not None:
+        if isinstance(msg, messages.Ord) and msg.order is not None:
             by_phase.setdefault(phase, []).append((msg.order, msg.result))
     writer = PressWriter(gmap)
-    messages: dict[str, list[Message]] = {}
+    press_by_phase: dict[str, list[Message]] = {}
     for p in store.press(game_id):
         for message in writer.daide(p.sender, p.recipients, p.body, p.phase, p.sent):
-            messages.setdefault(p.phase, []).append(message)
+            press_by_phase.setdefault(p.phase, []).append(message)
     played = [
         PlayedPhase(
-            _state(gmap, game_id, phase, data), by_phase.get(phase, ()), messages.get(phase, ())
+            _state(gmap, game_id, phase, data),
+            by_phase.get(phase, ()),
+            press_by_phase.get(phase, ()),
         )
         for phase, data in store.states(game_id)
     ]

@@ -13,8 +13,8 @@ import wsproto
 import wsproto.events as wse
 from wsproto.utilities import LocalProtocolError, RemoteProtocolError
 
-from web.gate import peer_of
-from web.http import WebSocket
+from diplomat.web.gate import peer_of
+from diplomat.web.http import WebSocket
 
 HANDSHAKE_TIMEOUT = 30.0  # seconds a client has to send its upgrade request
 MAX_HEAD = 16 * 1024  # bytes of request head read before the upgrade is refused

@@ -1,8 +1,8 @@
 """The compiled engine: the rules modules compiled with mypyc, from the same source.
 
-    python -m engine.compile            # build it now (about a minute on two cores)
-    python -m engine.compile --status   # which path imports get, and why
-    python -m engine.compile --clean    # remove every build: back to pure Python
+    python -m diplomat.engine.compile            # build it now (about a minute on two cores)
+    python -m diplomat.engine.compile --status   # which path imports get, and why
+    python -m diplomat.engine.compile --clean    # remove every build: back to pure Python
 
 A user needs none of this: the first ``diplomat serve``, ``tournament`` or ``tune`` where a C
 compiler exists starts the build in the background (:func:`start_in_background`), and every
@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from engine.compiled import (
+from diplomat.engine.compiled import (
     ENGINE,
     HERE,
     ROOT,
@@ -79,17 +79,23 @@ def build(folder: Path | None = None, group: Group = ENGINE) -> Path:
             src = Path(tmp) / "src"
             # A copy of the source packages (mypyc reads the types of what the compiled
             # modules import from them): nothing is written into the source tree.
+            # They import each other through the one import name, so the copy is laid out
+            # as installed: src/diplomat/<package>/.
+            top = src / "diplomat"
+            top.mkdir(parents=True)
+            (top / "__init__.py").write_text("")
             for package in group.sources:
                 for path in (ROOT / package).rglob("*.py"):
-                    target = src / package / path.relative_to(ROOT / package)
+                    target = top / package / path.relative_to(ROOT / package)
                     target.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(path, target)
+            below = group.package.replace(".", "/")
             os.chdir(src)
             try:
                 setup(
-                    name=f"diplomat-{group.package}-compiled",
+                    name=f"{group.package.replace('.', '-')}-compiled",
                     ext_modules=mypycify(
-                        [f"{group.package}/{m.replace('.', '/')}.py" for m in group.modules],
+                        [f"{below}/{m.replace('.', '/')}.py" for m in group.modules],
                         opt_level="3",
                         group_name=group.group_name,
                         target_dir=str(Path(tmp) / "c"),
@@ -107,7 +113,7 @@ def build(folder: Path | None = None, group: Group = ENGINE) -> Path:
                 os.chdir(cwd)
             staging = folder.parent / f"staging-{os.getpid()}"
             shutil.rmtree(staging, ignore_errors=True)
-            shutil.copytree(Path(tmp) / "lib" / group.package, staging)
+            shutil.copytree(Path(tmp) / "lib" / below, staging)
             shutil.rmtree(folder, ignore_errors=True)
             staging.rename(folder)
     finally:

@@ -2,7 +2,7 @@
 pure Python. The same machinery serves any :class:`Group` of modules compiled together: the
 searching bots' hot modules are another (``bots.compiled``).
 
-A build (``python -m engine.compile``, or started in the background the first time a
+A build (``python -m diplomat.engine.compile``, or started in the background the first time a
 ``diplomat`` command runs where a C compiler exists) lives in a cache folder named by a hash
 of the engine's source and the Python version, ``~/.cache/diplomat/engine/<key>/``
 (``$DIPLOMAT_ENGINE_CACHE`` moves it). :func:`install`, run when the ``engine`` package is
@@ -39,9 +39,9 @@ ROOT = HERE.parent  # where the top-level packages are
 class Group:
     """Modules of one package compiled together into one build."""
 
-    package: str  # the package they belong to
+    package: str  # the package they belong to, by its import name (``diplomat.engine``)
     modules: tuple[str, ...]  # their dotted names below it
-    sources: tuple[str, ...]  # the top-level packages the build is made from (its key's input)
+    sources: tuple[str, ...]  # the packages (folders) the build is made from (its key's input)
     title: str  # what the one line calls it
     compile_module: str  # ``python -m`` this builds it
     env: str | None = None  # a variable choosing for this group alone (else DIPLOMAT_ENGINE)
@@ -76,7 +76,7 @@ MODULES = (
 )
 # One shared library per group, imported by each compiled module by this name.
 GROUP_LIB = "native__mypyc"
-ENGINE = Group("engine", MODULES, ("engine",), "engine", "engine.compile")
+ENGINE = Group("diplomat.engine", MODULES, ("engine",), "engine", "diplomat.engine.compile")
 ENV_MODE = "DIPLOMAT_ENGINE"
 ENV_CACHE = "DIPLOMAT_ENGINE_CACHE"
 BUILDING_FRESH = 15 * 60  # seconds a build's marker keeps another build from starting
@@ -129,9 +129,9 @@ def build_folder(key: str | None = None, group: Group = ENGINE) -> Path:
     return cache_root() / (key or source_key(group=group)) / group.package
 
 
-def _extension(folder: Path, name: str) -> Path | None:
+def _extension(folder: Path, name: str, group: Group) -> Path | None:
     """The compiled file of the module ``name`` (its full name) in a build folder."""
-    parts = name.split(".")[1:]  # below the package, as the build lays them out
+    parts = name.removeprefix(group.package + ".").split(".")  # as the build lays them out
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
         path = folder.joinpath(*parts[:-1], f"{parts[-1]}{suffix}")
         if path.is_file():
@@ -141,7 +141,7 @@ def _extension(folder: Path, name: str) -> Path | None:
 
 def complete(folder: Path, group: Group = ENGINE) -> bool:
     """Has ``folder`` every compiled module and the group's library?"""
-    return all(_extension(folder, n) is not None for n in group.names())
+    return all(_extension(folder, n, group) is not None for n in group.names())
 
 
 class _Finder(importlib.abc.MetaPathFinder):
@@ -157,7 +157,7 @@ class _Finder(importlib.abc.MetaPathFinder):
     ) -> importlib.machinery.ModuleSpec | None:
         if fullname not in self.names:
             return None
-        file = _extension(self.folder, fullname)
+        file = _extension(self.folder, fullname, self.group)
         if file is None:
             return None
         loader = _Loader(fullname, str(file))

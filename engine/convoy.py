@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from engine.map import GameMap, province_of
-from engine.orders import Convoy, Move, Order
-from engine.state import GameState
+from diplomat.engine.map import GameMap, province_of
+from diplomat.engine.orders import Convoy, Move, Order
+from diplomat.engine.state import GameState
 
 
 class ConvoyTable:

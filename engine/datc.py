@@ -53,9 +53,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from engine.map import GameMap, province_of
-from engine.notation import NotationError, parse_location, parse_order
-from engine.orders import (
+from diplomat.engine.map import GameMap, province_of
+from diplomat.engine.notation import NotationError, parse_location, parse_order
+from diplomat.engine.orders import (
     Build,
     Convoy,
     Hold,
@@ -68,9 +68,9 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.orderset import OrderSet
-from engine.state import Dislodged, GameState, Phase, Season, StateError, Unit, make_state
-from engine.turn import process
+from diplomat.engine.orderset import OrderSet
+from diplomat.engine.state import Dislodged, GameState, Phase, Season, StateError, Unit, make_state
+from diplomat.engine.turn import process
 
 UnitLine = tuple[str, str, str]  # power, type, location
 _KEYWORDS = {

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 
-from engine.map import GameMap, province_of
-from engine.orders import Build, Disband, Hold, Order, Remove, UnitOrder, Waive
-from engine.rules import DATC, PACKAGE_NAMES, Rules
-from engine.state import GameState, Unit
+from diplomat.engine.map import GameMap, province_of
+from diplomat.engine.orders import Build, Disband, Hold, Order, Remove, UnitOrder, Waive
+from diplomat.engine.rules import DATC, PACKAGE_NAMES, Rules
+from diplomat.engine.state import GameState, Unit
 
 
 def missing_orders(

@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterable, Mapping
 from operator import itemgetter
 from typing import Any, TypeVar
 
-from engine.convoy import ConvoyTable
-from engine.map import GameMap
-from engine.orders import (
+from diplomat.engine.convoy import ConvoyTable
+from diplomat.engine.map import GameMap
+from diplomat.engine.orders import (
     WAIVE_KEY,
     Build,
     Convoy,
@@ -37,8 +37,8 @@ from engine.orders import (
     Waive,
     order_power,
 )
-from engine.state import GameState, Unit
-from engine.validate import BoardIndex
+from diplomat.engine.state import GameState, Unit
+from diplomat.engine.validate import BoardIndex
 
 __all__ = ["WAIVE_KEY", "Listing", "Selection", "legal_orders", "listing", "select"]
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-from engine.memo import MapMemo
+from diplomat.engine.memo import MapMemo
 
 MAPS_DIR = Path(__file__).parent / "maps"
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
-from engine.convoy import army_goes_by_convoy, find_route
-from engine.defaults import missing_unit_orders
-from engine.map import GameMap, province_of
-from engine.orders import (
+from diplomat.engine.convoy import army_goes_by_convoy, find_route
+from diplomat.engine.defaults import missing_unit_orders
+from diplomat.engine.map import GameMap, province_of
+from diplomat.engine.orders import (
     RESULTS,
     Convoy,
     Hold,
@@ -35,8 +35,8 @@ from engine.orders import (
     SupportMove,
     UnitOrder,
 )
-from engine.rules import DATC, Rules
-from engine.state import Dislodged, GameState, Unit
+from diplomat.engine.rules import DATC, Rules
+from diplomat.engine.state import Dislodged, GameState, Unit
 
 _UNRESOLVED, _GUESSING, _RESOLVED = 0, 1, 2
 _NEVER = 1 << 60

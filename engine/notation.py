@@ -23,8 +23,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from engine.map import GameMap, province_of
-from engine.orders import (
+from diplomat.engine.map import GameMap, province_of
+from diplomat.engine.orders import (
     Build,
     Convoy,
     Disband,
@@ -37,7 +37,7 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.state import Phase, PhaseKind, Unit
+from diplomat.engine.state import Phase, PhaseKind, Unit
 
 
 class NotationError(ValueError):

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final, NamedTuple
 
-from engine.map import province_of
-from engine.state import Unit, equal_by_kind
+from diplomat.engine.map import province_of
+from diplomat.engine.state import Unit, equal_by_kind
 
 
 class Hold(NamedTuple):

@@ -13,10 +13,10 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from engine.map import province_of
-from engine.orders import ACCEPTED, Build, Note, Order, Remove, UnitOrder, Waive, order_key
-from engine.state import Dislodged, GameState, Unit
-from engine.validate import BoardIndex, Checked, check_order
+from diplomat.engine.map import province_of
+from diplomat.engine.orders import ACCEPTED, Build, Note, Order, Remove, UnitOrder, Waive, order_key
+from diplomat.engine.state import Dislodged, GameState, Unit
+from diplomat.engine.validate import BoardIndex, Checked, check_order
 
 _NO_ADJUSTMENTS: Mapping[str, int] = MappingProxyType({})
 _NONE_LISTED: Mapping[Order, str] = MappingProxyType({})

@@ -4,7 +4,7 @@ A :class:`SearchPosition` is built once per state; its indexes (convoy tables, t
 listing) serve every call, so a bot can list the legal orders once and adjudicate thousands
 of candidate order sets without rebuilding anything::
 
-    from engine.search import SearchPosition
+    from diplomat.engine.search import SearchPosition
 
     pos = SearchPosition(state)
     options = pos.legal("FRA")                 # {"PAR": (A PAR H, A PAR - BUR, ...), ...}
@@ -23,13 +23,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from engine.legal import listing, select
-from engine.movement import adjudicate_movement
-from engine.orders import WAIVE_KEY, Order, Result, order_key, order_power
-from engine.orderset import OrderSet, listed_by_key
-from engine.state import FrozenDict, GameState, Unit
-from engine.turn import after_unit_orders, process
-from engine.validate import BoardIndex
+from diplomat.engine.legal import listing, select
+from diplomat.engine.movement import adjudicate_movement
+from diplomat.engine.orders import WAIVE_KEY, Order, Result, order_key, order_power
+from diplomat.engine.orderset import OrderSet, listed_by_key
+from diplomat.engine.state import FrozenDict, GameState, Unit
+from diplomat.engine.turn import after_unit_orders, process
+from diplomat.engine.validate import BoardIndex
 
 __all__ = ["Adjudication", "SearchPosition"]
 

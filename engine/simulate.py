@@ -8,10 +8,10 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from engine.legal import WAIVE_KEY, legal_orders
-from engine.orders import Order, Remove, order_power
-from engine.state import GameState
-from engine.turn import PhaseResult, process
+from diplomat.engine.legal import WAIVE_KEY, legal_orders
+from diplomat.engine.orders import Order, Remove, order_power
+from diplomat.engine.state import GameState
+from diplomat.engine.turn import PhaseResult, process
 
 
 def random_orders(state: GameState, rng: random.Random) -> dict[str, list[Order]]:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn, TypeVar
 
-from engine.map import GameMap, MapError, load_map, province_of
+from diplomat.engine.map import GameMap, MapError, load_map, province_of
 
 K = TypeVar("K")
 V = TypeVar("V")

@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from engine.defaults import missing_orders, missing_unit_orders
-from engine.map import province_of
-from engine.movement import adjudicate_movement
-from engine.orders import (
+from diplomat.engine.defaults import missing_orders, missing_unit_orders
+from diplomat.engine.map import province_of
+from diplomat.engine.movement import adjudicate_movement
+from diplomat.engine.orders import (
     RESULTS,
     Build,
     Order,
@@ -30,9 +30,9 @@ from engine.orders import (
     UnitOrder,
     order_power,
 )
-from engine.orderset import OrderSet, adjustment_owed
-from engine.rules import DATC, Rules
-from engine.state import FrozenDict, GameState, Phase, Unit
+from diplomat.engine.orderset import OrderSet, adjustment_owed
+from diplomat.engine.rules import DATC, Rules
+from diplomat.engine.state import FrozenDict, GameState, Phase, Unit
 
 
 @dataclass(frozen=True, slots=True)

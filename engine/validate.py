@@ -25,9 +25,9 @@ from collections.abc import Callable
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from engine.convoy import ConvoyTable, convoy_table, fleet_mask
-from engine.map import coast_of, province_of
-from engine.orders import (
+from diplomat.engine.convoy import ConvoyTable, convoy_table, fleet_mask
+from diplomat.engine.map import coast_of, province_of
+from diplomat.engine.orders import (
     ACCEPTED,
     PHASE_ORDERS,
     Build,
@@ -43,7 +43,7 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.state import GameState, Unit
+from diplomat.engine.state import GameState, Unit
 
 
 # A named tuple, as orders are: one is built per order judged, and a frozen dataclass costs

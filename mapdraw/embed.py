@@ -45,8 +45,8 @@ from functools import cache
 import networkx as nx
 import numpy as np
 
-from engine.map import GameMap, province_of
-from mapdraw.anchored import faces, normalised, plane_embedding, ring_points
+from diplomat.engine.map import GameMap, province_of
+from diplomat.mapdraw.anchored import faces, normalised, plane_embedding, ring_points
 
 Point = tuple[float, float]
 Edge = tuple[str, str]

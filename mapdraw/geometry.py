@@ -21,9 +21,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
-from engine.map import GameMap, bundled_maps, load_map, province_of
-from mapdraw.embed import embed
-from mapdraw.layout import LAYOUTS, Layout
+from diplomat.engine.map import GameMap, bundled_maps, load_map, province_of
+from diplomat.mapdraw.embed import embed
+from diplomat.mapdraw.layout import LAYOUTS, Layout
 
 Point = tuple[float, float]
 WIDTH = 1000.0

@@ -13,8 +13,8 @@ import itertools
 import math
 from collections.abc import Sequence
 
-from engine.map import GameMap
-from mapdraw.geometry import Geometry, Point
+from diplomat.engine.map import GameMap
+from diplomat.mapdraw.geometry import Geometry, Point
 
 
 def region_centre(loops: Sequence[Sequence[Point]]) -> Point:

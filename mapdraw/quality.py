@@ -10,8 +10,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from engine.map import GameMap, province_of
-from mapdraw.geometry import (
+from diplomat.engine.map import GameMap, province_of
+from diplomat.mapdraw.geometry import (
     Box,
     Point,
     coast_box,

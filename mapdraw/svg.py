@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from typing import Protocol
 from xml.sax.saxutils import escape, quoteattr
 
-from engine.convoy import find_route, fleet_mask
-from engine.map import GameMap, province_of
-from engine.notation import phase_title
-from engine.orders import (
+from diplomat.engine.convoy import find_route, fleet_mask
+from diplomat.engine.map import GameMap, province_of
+from diplomat.engine.notation import phase_title
+from diplomat.engine.orders import (
     Build,
     Convoy,
     Disband,
@@ -39,8 +39,8 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.state import GameState, Unit
-from mapdraw.geometry import Geometry, Point, geometry
+from diplomat.engine.state import GameState, Unit
+from diplomat.mapdraw.geometry import Geometry, Point, geometry
 
 # Okabe-Ito colours (distinguishable with the common colour-vision deficiencies), given to the
 # powers the way printed boards colour them; orange is left out, being too near vermillion.

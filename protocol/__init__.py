@@ -3,11 +3,11 @@ messages, press levels, and a connection state machine for each side. See README
 
 The names most callers need are re-exported::
 
-    from protocol import ServerConnection, Received, parse_text, render_text
-    from protocol import messages as m
+    from diplomat.protocol import ServerConnection, Received, parse_text, render_text
+    from diplomat.protocol import messages
 """
 
-from protocol.codec import (
+from diplomat.protocol.codec import (
     Codec,
     codec_for,
     encode_dm,
@@ -16,7 +16,7 @@ from protocol.codec import (
     render_payload,
     render_text,
 )
-from protocol.connection import (
+from diplomat.protocol.connection import (
     ClientConnection,
     Closed,
     ConnectionClosedError,
@@ -28,13 +28,13 @@ from protocol.connection import (
     State,
     Unparsed,
 )
-from protocol.frames import ErrorCode, FrameType
-from protocol.levels import level_error, press_level, trim_try
-from protocol.lines import TextConnection, classify_first_bytes
-from protocol.mdf import MapDefinition
-from protocol.numbering import DEFAULT_CCL_NAR, CclNar
-from protocol.syntax import ParseError
-from protocol.tokens import STANDARD, TokenTable, standard_table
+from diplomat.protocol.frames import ErrorCode, FrameType
+from diplomat.protocol.levels import level_error, press_level, trim_try
+from diplomat.protocol.lines import TextConnection, classify_first_bytes
+from diplomat.protocol.mdf import MapDefinition
+from diplomat.protocol.numbering import DEFAULT_CCL_NAR, CclNar
+from diplomat.protocol.syntax import ParseError
+from diplomat.protocol.tokens import STANDARD, TokenTable, standard_table
 
 __all__ = [
     "DEFAULT_CCL_NAR",

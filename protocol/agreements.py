@@ -53,8 +53,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from engine.map import province_of
-from engine.orders import (
+from diplomat.engine.map import province_of
+from diplomat.engine.orders import (
     Build,
     Convoy,
     Disband,
@@ -69,8 +69,8 @@ from engine.orders import (
     order_key,
     order_power,
 )
-from engine.state import GameState, Phase, Unit
-from protocol import messages as m
+from diplomat.engine.state import GameState, Phase, Unit
+from diplomat.protocol import messages
 
 # -- agreements and when they bind ------------------------------------------------------------
 
@@ -79,7 +79,7 @@ from protocol import messages as m
 class Agreement:
     """An arrangement agreed by ``parties`` (the proposer first) in ``phase``."""
 
-    arrangement: m.Arrangement
+    arrangement: messages.Arrangement
     parties: tuple[str, ...]
     phase: Phase  # the phase of the answer that made it an agreement
     seq: int = 0  # the press message that made it one (0 when not known)
@@ -88,88 +88,88 @@ class Agreement:
         return binds_in(self.arrangement, self.phase, phase)
 
 
-def terms(arrangement: m.Arrangement) -> tuple[m.Arrangement, ...]:
+def terms(arrangement: messages.Arrangement) -> tuple[messages.Arrangement, ...]:
     """What an agreement is stored as: an ``AND``'s parts (nested ``AND``s flattened), any
     other arrangement alone."""
-    if isinstance(arrangement, m.And):
+    if isinstance(arrangement, messages.And):
         return tuple(t for part in arrangement.arrangements for t in terms(part))
     return (arrangement,)
 
 
-def ends(arrangement: m.Arrangement) -> m.Construct | None:
+def ends(arrangement: messages.Arrangement) -> messages.Construct | None:
     """The arrangement an agreed ``NAR (x)`` or ``NOT (x)`` ends (``x``), or None. ``NOT
     (XDO ...)`` ends nothing: it is a promise of its own."""
-    if isinstance(arrangement, m.Nar):
+    if isinstance(arrangement, messages.Nar):
         return arrangement.inner
-    if isinstance(arrangement, m.Not) and not isinstance(arrangement.inner, m.Xdo):
+    if isinstance(arrangement, messages.Not) and not isinstance(arrangement.inner, messages.Xdo):
         return arrangement.inner
     return None
 
 
-def same(a: m.Construct, b: m.Construct) -> bool:
+def same(a: messages.Construct, b: messages.Construct) -> bool:
     """Whether two arrangements say the same, whatever order their powers and provinces are
     listed in (``PCE (FRA GER)`` is ``PCE (GER FRA)``)."""
     return _key(a) == _key(b)
 
 
-def _key(a: m.Construct) -> object:
-    if isinstance(a, m.Pce):
+def _key(a: messages.Construct) -> object:
+    if isinstance(a, messages.Pce):
         return ("PCE", frozenset(a.powers))
-    if isinstance(a, m.Aly):
+    if isinstance(a, messages.Aly):
         return ("ALY", frozenset(a.allies), frozenset(a.versus))
-    if isinstance(a, m.Dmz):
+    if isinstance(a, messages.Dmz):
         return ("DMZ", frozenset(a.powers), frozenset(a.provinces))
-    if isinstance(a, m.Drw):
+    if isinstance(a, messages.Drw):
         return ("DRW", frozenset(a.powers) if a.powers else None)
-    if isinstance(a, m.And | m.Orr):
+    if isinstance(a, messages.And | messages.Orr):
         return (type(a).__name__, frozenset(_key(x) for x in a.arrangements))
     return a
 
 
-def bound(arrangement: m.Arrangement) -> frozenset[str]:
+def bound(arrangement: messages.Arrangement) -> frozenset[str]:
     """The powers whose orders an arrangement binds."""
     a = arrangement
-    if isinstance(a, m.Pce):
+    if isinstance(a, messages.Pce):
         return frozenset(a.powers)
-    if isinstance(a, m.Aly):
+    if isinstance(a, messages.Aly):
         return frozenset(a.allies)
-    if isinstance(a, m.Dmz):
+    if isinstance(a, messages.Dmz):
         return frozenset(a.powers)
-    if isinstance(a, m.Xdo):
+    if isinstance(a, messages.Xdo):
         return frozenset({order_power(a.order)})
-    if isinstance(a, m.Not) and isinstance(a.inner, m.Xdo):
+    if isinstance(a, messages.Not) and isinstance(a.inner, messages.Xdo):
         return frozenset({order_power(a.inner.order)})
-    if isinstance(a, m.And | m.Orr):
+    if isinstance(a, messages.And | messages.Orr):
         return frozenset(p for x in a.arrangements for p in bound(x))
     return frozenset()
 
 
-def one_phase(arrangement: m.Arrangement) -> Order | None:
+def one_phase(arrangement: messages.Arrangement) -> Order | None:
     """The order of a one-phase arrangement (``XDO``, ``NOT (XDO)``), or None."""
-    if isinstance(arrangement, m.Xdo):
+    if isinstance(arrangement, messages.Xdo):
         return arrangement.order
-    if isinstance(arrangement, m.Not) and isinstance(arrangement.inner, m.Xdo):
+    if isinstance(arrangement, messages.Not) and isinstance(arrangement.inner, messages.Xdo):
         return arrangement.inner.order
     return None
 
 
-def binds_in(arrangement: m.Arrangement, agreed: Phase, phase: Phase) -> bool:
+def binds_in(arrangement: messages.Arrangement, agreed: Phase, phase: Phase) -> bool:
     """Whether an arrangement agreed in ``agreed`` binds the orders of ``phase`` (before any
     ``NAR`` ends it): a one-phase arrangement its phase only, anything else from then on."""
     order = one_phase(arrangement)
     if order is not None:
         return xdo_phase(order, agreed) == phase
-    if isinstance(arrangement, m.Orr):
+    if isinstance(arrangement, messages.Orr):
         return any(binds_in(x, agreed, phase) for x in arrangement.arrangements)
     return not phase < agreed
 
 
-def over(arrangement: m.Arrangement, agreed: Phase, phase: Phase) -> bool:
+def over(arrangement: messages.Arrangement, agreed: Phase, phase: Phase) -> bool:
     """Whether a one-phase arrangement's phase is behind ``phase`` (it can bind no more)."""
     order = one_phase(arrangement)
     if order is not None:
         return xdo_phase(order, agreed) < phase
-    if isinstance(arrangement, m.Orr):
+    if isinstance(arrangement, messages.Orr):
         return all(over(x, agreed, phase) for x in arrangement.arrangements)
     return False
 
@@ -202,7 +202,7 @@ class Ledger:
         self.ended: list[Agreement] = []
 
     def add(
-        self, arrangement: m.Arrangement, parties: Sequence[str], phase: Phase, seq: int = 0
+        self, arrangement: messages.Arrangement, parties: Sequence[str], phase: Phase, seq: int = 0
     ) -> None:
         for part in terms(arrangement):
             gone = ends(part)
@@ -233,7 +233,7 @@ class Ledger:
         return gone
 
 
-def _saying(arrangement: m.Construct) -> Callable[[Agreement], bool]:
+def _saying(arrangement: messages.Construct) -> Callable[[Agreement], bool]:
     """Which agreements say the same as ``arrangement`` (see :func:`same`)."""
     return lambda a: same(a.arrangement, arrangement)
 
@@ -248,7 +248,7 @@ class Breach:
     powers attacked as ``victims``)."""
 
     power: str
-    arrangement: m.Arrangement
+    arrangement: messages.Arrangement
     order: Order | None
     why: str
     hostile: bool = False
@@ -358,7 +358,7 @@ def _same_unit(u: Unit, order: Order) -> bool:
 
 
 def breaches(
-    arrangement: m.Arrangement, before: GameState, orders: Sequence[Order]
+    arrangement: messages.Arrangement, before: GameState, orders: Sequence[Order]
 ) -> list[Breach]:
     """The breaches of ``arrangement`` (in force in the phase played from ``before``) by
     ``orders``: every power's orders of that phase, as the results list them. Given only some
@@ -367,14 +367,14 @@ def breaches(
     by_power: dict[str, list[Order]] = {}
     for o in orders:
         by_power.setdefault(order_power(o), []).append(o)
-    if isinstance(a, m.And):
+    if isinstance(a, messages.And):
         return [b for x in a.arrangements for b in breaches(x, before, orders)]
-    if isinstance(a, m.Orr):
+    if isinstance(a, messages.Orr):
         found = [breaches(x, before, orders) for x in a.arrangements]
         return [b for f in found for b in f] if all(found) else []
-    if isinstance(a, m.Pce | m.Aly):
+    if isinstance(a, messages.Pce | messages.Aly):
         return _peace(a, before, by_power)
-    if isinstance(a, m.Dmz):
+    if isinstance(a, messages.Dmz):
         zone = frozenset(a.provinces)
         return [
             Breach(p, a, o, f"{o} in the demilitarised zone")
@@ -382,7 +382,7 @@ def breaches(
             for o in by_power.get(p, [])
             if dmz_breaking(o, zone)
         ]
-    if isinstance(a, m.Xdo):
+    if isinstance(a, messages.Xdo):
         agreed = a.order
         p = order_power(agreed)
         if not due(agreed, before):
@@ -405,8 +405,10 @@ def breaches(
     return []
 
 
-def _peace(a: m.Pce | m.Aly, before: GameState, by_power: dict[str, list[Order]]) -> list[Breach]:
-    side = frozenset(a.powers if isinstance(a, m.Pce) else a.allies)
+def _peace(
+    a: messages.Pce | messages.Aly, before: GameState, by_power: dict[str, list[Order]]
+) -> list[Breach]:
+    side = frozenset(a.powers if isinstance(a, messages.Pce) else a.allies)
     leaving = {
         province_of(o.unit.loc) for p in side for o in by_power.get(p, []) if isinstance(o, Move)
     }
@@ -439,7 +441,7 @@ def judge(agreement: Agreement, before: GameState, orders: Sequence[Order]) -> V
     return Verdict(agreement, not found, who, found)
 
 
-def judged(arrangement: m.Arrangement) -> bool:
+def judged(arrangement: messages.Arrangement) -> bool:
     """Whether any order could break an arrangement (a draw or a solo binds none)."""
     return bool(bound(arrangement))
 

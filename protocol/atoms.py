@@ -19,7 +19,7 @@ import struct
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from protocol.tokens import TEXT_CATEGORY, is_reserved
+from diplomat.protocol.tokens import TEXT_CATEGORY, is_reserved
 
 
 @dataclass(frozen=True, slots=True)

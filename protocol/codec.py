@@ -1,7 +1,7 @@
 """Parse and render messages in either wire form, for one token table.
 
-    >>> from protocol.codec import parse_text, render_text
-    >>> from protocol.tokens import STANDARD
+    >>> from diplomat.protocol.codec import parse_text, render_text
+    >>> from diplomat.protocol.tokens import STANDARD
     >>> render_text(parse_text("not(gof)", STANDARD), STANDARD)
     'NOT ( GOF )'
 
@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from protocol import messages as m
-from protocol.atoms import Atoms, atoms_from_payload, payload_from_atoms
-from protocol.frames import dm_frame
-from protocol.levels import level_error, press_level
-from protocol.render import render_atoms
-from protocol.syntax import Parser
-from protocol.text import atoms_from_text, text_from_atoms, word_of
-from protocol.tokens import TokenTable
+from diplomat.protocol import messages
+from diplomat.protocol.atoms import Atoms, atoms_from_payload, payload_from_atoms
+from diplomat.protocol.frames import dm_frame
+from diplomat.protocol.levels import level_error, press_level
+from diplomat.protocol.render import render_atoms
+from diplomat.protocol.syntax import Parser
+from diplomat.protocol.text import atoms_from_text, text_from_atoms, word_of
+from diplomat.protocol.tokens import TokenTable
 
 
 class Codec:
@@ -29,14 +29,14 @@ class Codec:
         self.parser = Parser(table)
 
     # -- in
-    def parse_atoms(self, atoms: Atoms) -> m.Message:
+    def parse_atoms(self, atoms: Atoms) -> messages.Message:
         """Raises :class:`~protocol.syntax.ParseError` (with the HUH/PRN reply)."""
         return self.parser.parse(atoms)
 
-    def parse_text(self, text: str) -> m.Message:
+    def parse_text(self, text: str) -> messages.Message:
         return self.parser.parse(atoms_from_text(text, self.table))
 
-    def parse_payload(self, payload: bytes) -> m.Message:
+    def parse_payload(self, payload: bytes) -> messages.Message:
         """A DM payload. Raises :class:`~protocol.atoms.InvalidToken` for a reserved token
         (EM 0x0E) and :class:`~protocol.syntax.ParseError` for a language error."""
         return self.parser.parse(atoms_from_payload(payload))
@@ -45,34 +45,34 @@ class Codec:
         return atoms_from_text(text, self.table)
 
     # -- out
-    def atoms(self, message: m.Construct) -> Atoms:
+    def atoms(self, message: messages.Construct) -> Atoms:
         return render_atoms(message, self.table)
 
-    def text(self, message: m.Construct) -> str:
+    def text(self, message: messages.Construct) -> str:
         return text_from_atoms(render_atoms(message, self.table), self.table)
 
-    def payload(self, message: m.Construct) -> bytes:
+    def payload(self, message: messages.Construct) -> bytes:
         """Raises :class:`~protocol.atoms.EncodeError` for text-only content."""
         return payload_from_atoms(render_atoms(message, self.table))
 
-    def dm(self, message: m.Construct) -> bytes:
+    def dm(self, message: messages.Construct) -> bytes:
         return dm_frame(self.payload(message))
 
     def atoms_text(self, atoms: Atoms) -> str:
         return text_from_atoms(atoms, self.table)
 
-    def words(self, message: m.Construct) -> tuple[str, ...]:
+    def words(self, message: messages.Construct) -> tuple[str, ...]:
         """A message (or press) as the text words a HUH echoes, e.g. to refuse press:
         ``Huh(("ERR", *codec.words(frm.press)))``."""
         return tuple(word_of(a, self.table) for a in render_atoms(message, self.table))
 
     # -- levels
-    def level(self, message: m.Message) -> int:
+    def level(self, message: messages.Message) -> int:
         return press_level(message, self.table)
 
     def level_error(
-        self, message: m.Message, level: int, atoms: Atoms | None = None
-    ) -> m.Huh | None:
+        self, message: messages.Message, level: int, atoms: Atoms | None = None
+    ) -> messages.Huh | None:
         return level_error(message, level, atoms, table=self.table)
 
 
@@ -87,21 +87,21 @@ def _codec(table: TokenTable) -> Codec:
     return Codec(table)
 
 
-def parse_text(text: str, table: TokenTable) -> m.Message:
+def parse_text(text: str, table: TokenTable) -> messages.Message:
     return codec_for(table).parse_text(text)
 
 
-def render_text(message: m.Construct, table: TokenTable) -> str:
+def render_text(message: messages.Construct, table: TokenTable) -> str:
     return codec_for(table).text(message)
 
 
-def parse_payload(payload: bytes, table: TokenTable) -> m.Message:
+def parse_payload(payload: bytes, table: TokenTable) -> messages.Message:
     return codec_for(table).parse_payload(payload)
 
 
-def render_payload(message: m.Construct, table: TokenTable) -> bytes:
+def render_payload(message: messages.Construct, table: TokenTable) -> bytes:
     return codec_for(table).payload(message)
 
 
-def encode_dm(message: m.Construct, table: TokenTable) -> bytes:
+def encode_dm(message: messages.Construct, table: TokenTable) -> bytes:
     return codec_for(table).dm(message)

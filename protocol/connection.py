@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TypeAlias
 
-from protocol import messages as m
-from protocol.atoms import Atoms, InvalidToken, atoms_from_payload
-from protocol.codec import Codec, codec_for
-from protocol.frames import (
+from diplomat.protocol import messages
+from diplomat.protocol.atoms import Atoms, InvalidToken, atoms_from_payload
+from diplomat.protocol.codec import Codec, codec_for
+from diplomat.protocol.frames import (
     IM_TIMEOUT,
     MAGIC,
     VERSION,
@@ -42,9 +42,9 @@ from protocol.frames import (
     rm_frame,
     table_from_rm,
 )
-from protocol.numbering import DEFAULT_CCL_NAR, CclNar
-from protocol.syntax import WIRE, Bounds, ParseError
-from protocol.tokens import TableError, TokenTable
+from diplomat.protocol.numbering import DEFAULT_CCL_NAR, CclNar
+from diplomat.protocol.syntax import WIRE, Bounds, ParseError
+from diplomat.protocol.tokens import TableError, TokenTable
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +64,7 @@ class Ready:
 
 @dataclass(frozen=True, slots=True)
 class Received:
-    message: m.Message
+    message: messages.Message
     atoms: Atoms = field(compare=False)
 
 
@@ -74,7 +74,7 @@ class Unparsed:
     message was itself a HUH or PRN, which are never answered in kind)."""
 
     atoms: Atoms
-    reply: m.Huh | m.Prn | None
+    reply: messages.Huh | messages.Prn | None
     reason: str
 
 
@@ -129,7 +129,7 @@ class _Connection:
         return self.state is State.CLOSED
 
     # -- sending
-    def send(self, message: m.Message) -> bytes:
+    def send(self, message: messages.Message) -> bytes:
         """The DM frame for ``message`` (raises ``EncodeError`` for text-only press)."""
         self._check_open()
         return self.codec.dm(message)
@@ -248,7 +248,7 @@ class ServerConnection(_Connection):
             return self._error(ErrorCode.IM_TIMEOUT, f"no IM within {IM_TIMEOUT:g} s")
         return super().timeout()
 
-    def send(self, message: m.Message) -> bytes:
+    def send(self, message: messages.Message) -> bytes:
         if self.state is State.HANDSHAKE:
             raise ConnectionClosedError("no DM may go out before the RM (wait for Ready)")
         return super().send(message)

@@ -24,15 +24,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.map import GameMap
-from engine.notation import SEASON_NAMES
-from engine.orders import Order, order_power
-from engine.state import Phase, Unit
-from protocol import messages as m
-from protocol.codec import codec_for
-from protocol.mdf import table_for_map
-from protocol.syntax import ParseError
-from protocol.tokens import TokenTable
+from diplomat.engine.map import GameMap
+from diplomat.engine.notation import SEASON_NAMES
+from diplomat.engine.orders import Order, order_power
+from diplomat.engine.state import Phase, Unit
+from diplomat.protocol import messages
+from diplomat.protocol.codec import codec_for
+from diplomat.protocol.mdf import table_for_map
+from diplomat.protocol.syntax import ParseError
+from diplomat.protocol.tokens import TokenTable
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ def join(words: Sequence[str], last: str = "and") -> str:
 
 
 def sentence(
-    sender: str, recipients: Sequence[str], press: m.Press, names: Names | None = None
+    sender: str, recipients: Sequence[str], press: messages.Press, names: Names | None = None
 ) -> str:
     """``England to France and Germany: I propose ...`` (a full stop at the end)."""
     n = names or Names()
@@ -79,7 +79,7 @@ def sentence(
     return f"{n.power(sender)} to {to}: {_stop(describe(press, n))}"
 
 
-def describe(press: m.Press, names: Names | None = None) -> str:
+def describe(press: messages.Press, names: Names | None = None) -> str:
     """What a press message (or a reply) says, in the first person, without the full stop:
     ``I propose peace between England and France``."""
     n = names or Names()
@@ -89,7 +89,7 @@ def describe(press: m.Press, names: Names | None = None) -> str:
         return f"(in DAIDE) {_daide(press, n.table)}"
 
 
-def arrangement(arr: m.Arrangement, names: Names | None = None) -> str:
+def arrangement(arr: messages.Arrangement, names: Names | None = None) -> str:
     """An arrangement alone: ``peace between England and France``."""
     n = names or Names()
     try:
@@ -106,7 +106,7 @@ def _stop(text: str) -> str:
     return text if text.endswith((".", "?", "!")) else text + "."
 
 
-def _daide(obj: m.Construct, table: TokenTable | None) -> str:
+def _daide(obj: messages.Construct, table: TokenTable | None) -> str:
     if table is None:
         return repr(obj)  # no map, no tokens to spell it with
     try:
@@ -127,8 +127,8 @@ class _English:
     def places(self, provinces: Sequence[str], last: str = "and") -> str:
         return join([self.n.province(p) for p in provinces], last)
 
-    def unit(self, u: Unit | m.AnyUnit) -> str:
-        kind = "unit" if isinstance(u, m.AnyUnit) else ("army" if u.type == "A" else "fleet")
+    def unit(self, u: Unit | messages.AnyUnit) -> str:
+        kind = "unit" if isinstance(u, messages.AnyUnit) else ("army" if u.type == "A" else "fleet")
         return f"{self.n.power(u.power)}'s {kind} in {self.n.province(u.loc)}"
 
     def order(self, order: Order) -> str:
@@ -136,35 +136,35 @@ class _English:
 
     # -- press messages ------------------------------------------------------------------------
 
-    def press(self, pm: m.Construct) -> str:
+    def press(self, pm: messages.Construct) -> str:
         handler = _PRESS.get(type(pm))
         if handler is None:
             return f"(in DAIDE) {_daide(pm, self.n.table)}"
         return handler(self, pm)
 
-    def quoted(self, pm: m.Construct) -> str:
+    def quoted(self, pm: messages.Construct) -> str:
         """A press message as the object of a reply: ``your proposal of peace ...``."""
-        if isinstance(pm, m.Prp):
+        if isinstance(pm, messages.Prp):
             return f"the proposal of {self.arr(pm.arrangement)}"
-        if isinstance(pm, m.Ins):
+        if isinstance(pm, messages.Ins):
             return f"the demand for {self.arr(pm.arrangement)}"
-        if isinstance(pm, m.Sug):
+        if isinstance(pm, messages.Sug):
             return f"the suggestion of {self.arr(pm.arrangement)}"
-        if isinstance(pm, m.Qry):
+        if isinstance(pm, messages.Qry):
             return f"the question whether {self.clause(pm.arrangement)}"
-        if isinstance(pm, m.Ccl):
+        if isinstance(pm, messages.Ccl):
             return f"the cancellation of {self.quoted(pm.press)}"
         return f"“{self.press(pm)}”"
 
-    def clause(self, arr: m.Construct) -> str:
+    def clause(self, arr: messages.Construct) -> str:
         """An arrangement as a statement: ``there is peace between ...``."""
-        if isinstance(arr, m.Xdo):
+        if isinstance(arr, messages.Xdo):
             return self.order(arr.order)
         return f"there is {self.arr(arr)}"
 
     # -- arrangements --------------------------------------------------------------------------
 
-    def arr(self, a: m.Construct) -> str:
+    def arr(self, a: messages.Construct) -> str:
         handler = _ARR.get(type(a))
         if handler is None:
             return f"(in DAIDE) {_daide(a, self.n.table)}"
@@ -173,58 +173,58 @@ class _English:
 
 def _press_handlers() -> dict[type, Callable[[_English, Any], str]]:
     return {
-        m.Prp: lambda s, pm: f"I propose {s.arr(pm.arrangement)}",
-        m.Yes: lambda s, pm: (
+        messages.Prp: lambda s, pm: f"I propose {s.arr(pm.arrangement)}",
+        messages.Yes: lambda s, pm: (
             f"I agree to {s.arr(pm.inner.arrangement)}"
-            if isinstance(pm.inner, m.Prp)
+            if isinstance(pm.inner, messages.Prp)
             else f"Yes to {s.quoted(pm.inner)}"
         ),
-        m.Rej: lambda s, pm: (
+        messages.Rej: lambda s, pm: (
             f"I reject {s.arr(pm.inner.arrangement)}"
-            if isinstance(pm.inner, m.Prp)
+            if isinstance(pm.inner, messages.Prp)
             else f"No to {s.quoted(pm.inner)}"
         ),
-        m.Bwx: lambda s, pm: f"Not now: I will not discuss {s.quoted(pm.press)}",
-        m.Huh: _huh,
-        m.Ccl: lambda s, pm: (
+        messages.Bwx: lambda s, pm: f"Not now: I will not discuss {s.quoted(pm.press)}",
+        messages.Huh: _huh,
+        messages.Ccl: lambda s, pm: (
             f"I cancel my proposal of {s.arr(pm.press.arrangement)}"
-            if isinstance(pm.press, m.Prp)
+            if isinstance(pm.press, messages.Prp)
             else f"I take back {s.quoted(pm.press)}"
         ),
-        m.Fct: lambda s, pm: f"It is a fact that {_fact(s, pm.content)}",
-        m.Try: lambda s, pm: (
+        messages.Fct: lambda s, pm: f"It is a fact that {_fact(s, pm.content)}",
+        messages.Try: lambda s, pm: (
             f"I can discuss only {join(_topics(pm.tokens))}"
             if pm.tokens
             else "I understand no press at all"
         ),
-        m.Ins: lambda s, pm: f"I insist on {s.arr(pm.arrangement)}",
-        m.Qry: lambda s, pm: f"Is it true that {s.clause(pm.arrangement)}?",
-        m.Sug: lambda s, pm: f"I suggest {s.arr(pm.arrangement)}",
-        m.Thk: lambda s, pm: f"I think that {_fact(s, pm.content)}",
-        m.Idk: lambda s, pm: f"I don't know about {s.quoted(pm.press)}",
-        m.Wht: lambda s, pm: f"What do you propose for {s.unit(pm.unit)}?",
-        m.How: lambda s, pm: (
+        messages.Ins: lambda s, pm: f"I insist on {s.arr(pm.arrangement)}",
+        messages.Qry: lambda s, pm: f"Is it true that {s.clause(pm.arrangement)}?",
+        messages.Sug: lambda s, pm: f"I suggest {s.arr(pm.arrangement)}",
+        messages.Thk: lambda s, pm: f"I think that {_fact(s, pm.content)}",
+        messages.Idk: lambda s, pm: f"I don't know about {s.quoted(pm.press)}",
+        messages.Wht: lambda s, pm: f"What do you propose for {s.unit(pm.unit)}?",
+        messages.How: lambda s, pm: (
             f"How shall we attack {s.n.power(pm.target)}?"
             if pm.target in s.n.powers
             else f"How shall we take {s.n.province(pm.target)}?"
         ),
-        m.Exp: lambda s, pm: (
+        messages.Exp: lambda s, pm: (
             f"Explain what you said in {turn_name(pm.turn)}: “{s.press(pm.press)}”"
         ),
-        m.Sry: lambda s, pm: f"I am sorry about what I said in {turn_name(pm.exp.turn)}",
-        m.Iff: lambda s, pm: (
+        messages.Sry: lambda s, pm: f"I am sorry about what I said in {turn_name(pm.exp.turn)}",
+        messages.Iff: lambda s, pm: (
             f"If {s.arr(pm.condition)}, then: {s.press(pm.then)}"
             + (f"; otherwise: {s.press(pm.otherwise)}" if pm.otherwise is not None else "")
         ),
-        m.Frm: lambda s, pm: (
+        messages.Frm: lambda s, pm: (
             f"{s.n.power(pm.sender)} told {s.powers(pm.recipients)}: “{s.press(pm.press)}”"
         ),
-        m.FreeText: lambda s, pm: f"“{pm.text}”",
-        m.Why: lambda s, pm: f"Why {s.quoted(pm.press)}?",
-        m.Pob: lambda s, pm: "Because of the position on the board",
-        m.Uhy: lambda s, pm: f"I am unhappy about {s.quoted(pm.press)}",
-        m.Hpy: lambda s, pm: f"I am happy about {s.quoted(pm.press)}",
-        m.Ang: lambda s, pm: f"I am angry about {s.quoted(pm.press)}",
+        messages.FreeText: lambda s, pm: f"“{pm.text}”",
+        messages.Why: lambda s, pm: f"Why {s.quoted(pm.press)}?",
+        messages.Pob: lambda s, pm: "Because of the position on the board",
+        messages.Uhy: lambda s, pm: f"I am unhappy about {s.quoted(pm.press)}",
+        messages.Hpy: lambda s, pm: f"I am happy about {s.quoted(pm.press)}",
+        messages.Ang: lambda s, pm: f"I am angry about {s.quoted(pm.press)}",
     }
 
 
@@ -279,18 +279,18 @@ TOPICS: dict[str, str] = {
 }
 
 
-def handshake(press: m.Press) -> bool:
+def handshake(press: messages.Press) -> bool:
     """Whether a press message is the machine handshake, not words for people: ``TRY`` (what
     a bot discusses) and ``HUH`` (a message it could not read; a person sees that as the
     proposal's state)."""
-    return isinstance(press, m.Try | m.Huh)
+    return isinstance(press, messages.Try | messages.Huh)
 
 
 def _topics(tokens: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(TOPICS.get(t, t) for t in tokens if t != "VSS"))
 
 
-def _huh(s: _English, pm: m.Huh) -> str:
+def _huh(s: _English, pm: messages.Huh) -> str:
     """``HUH (... ERR ...)``: what was not understood, read back from the echo, and the
     token the reader stumbled on."""
     words = list(pm.tokens)
@@ -308,7 +308,7 @@ def _huh(s: _English, pm: m.Huh) -> str:
     return f"I did not understand {what}{where}"
 
 
-def _echoed(s: _English, echo: Sequence[str]) -> m.Press | None:
+def _echoed(s: _English, echo: Sequence[str]) -> messages.Press | None:
     """The press message a HUH echoes, or None when it cannot be read back."""
     if s.n.table is None or not echo:
         return None
@@ -317,77 +317,79 @@ def _echoed(s: _English, echo: Sequence[str]) -> m.Press | None:
         msg = codec_for(s.n.table).parse_text(f"SND ( {anyone} ) ( {' '.join(echo)} )")
     except (ParseError, IndexError, KeyError, ValueError):
         return None
-    return msg.press if isinstance(msg, m.Snd) else None
+    return msg.press if isinstance(msg, messages.Snd) else None
 
 
-def _fact(s: _English, content: m.Construct) -> str:
-    if isinstance(content, m.Qry):
+def _fact(s: _English, content: messages.Construct) -> str:
+    if isinstance(content, messages.Qry):
         return s.clause(content.arrangement)
-    if isinstance(content, m.Not) and isinstance(content.inner, m.Qry):
+    if isinstance(content, messages.Not) and isinstance(content.inner, messages.Qry):
         return f"it is not so that {s.clause(content.inner.arrangement)}"
     return s.clause(content)
 
 
-def _not(s: _English, a: m.Not) -> str:
+def _not(s: _English, a: messages.Not) -> str:
     inner = a.inner
-    if isinstance(inner, m.Xdo):
+    if isinstance(inner, messages.Xdo):
         return f"{s.n.power(order_power(inner.order))} not ordering {inner.order}"
-    if isinstance(inner, m.Pce):
+    if isinstance(inner, messages.Pce):
         return f"no peace between {s.powers(inner.powers)}"
-    if isinstance(inner, m.Drw):
+    if isinstance(inner, messages.Drw):
         return "no draw"
     return f"not {s.arr(inner)}"
 
 
 def _arr_handlers() -> dict[type, Callable[[_English, Any], str]]:
     return {
-        m.Pce: lambda s, a: f"peace between {s.powers(a.powers)}",
-        m.Aly: lambda s, a: f"an alliance of {s.powers(a.allies)} against {s.powers(a.versus)}",
-        m.Drw: lambda s, a: f"a draw between {s.powers(a.powers)}" if a.powers else "a draw",
-        m.Slo: lambda s, a: f"a solo win for {s.n.power(a.power)}",
-        m.Not: _not,
-        m.Nar: lambda s, a: f"no agreement on {s.arr(a.inner)}",
-        m.Xdo: lambda s, a: f"{s.n.power(order_power(a.order))} ordering {a.order}",
-        m.Dmz: lambda s, a: (
+        messages.Pce: lambda s, a: f"peace between {s.powers(a.powers)}",
+        messages.Aly: lambda s, a: (
+            f"an alliance of {s.powers(a.allies)} against {s.powers(a.versus)}"
+        ),
+        messages.Drw: lambda s, a: f"a draw between {s.powers(a.powers)}" if a.powers else "a draw",
+        messages.Slo: lambda s, a: f"a solo win for {s.n.power(a.power)}",
+        messages.Not: _not,
+        messages.Nar: lambda s, a: f"no agreement on {s.arr(a.inner)}",
+        messages.Xdo: lambda s, a: f"{s.n.power(order_power(a.order))} ordering {a.order}",
+        messages.Dmz: lambda s, a: (
             f"a demilitarised zone in {s.places(a.provinces)} (no unit of "
             f"{join([s.n.power(p) for p in a.powers], 'or')} there)"
         ),
-        m.And: lambda s, a: ", and ".join(s.arr(x) for x in a.arrangements),
-        m.Orr: lambda s, a: "either " + ", or ".join(s.arr(x) for x in a.arrangements),
-        m.Scd: lambda s, a: (
+        messages.And: lambda s, a: ", and ".join(s.arr(x) for x in a.arrangements),
+        messages.Orr: lambda s, a: "either " + ", or ".join(s.arr(x) for x in a.arrangements),
+        messages.Scd: lambda s, a: (
             "supply centres shared out: "
             + "; ".join(
                 f"{s.n.power(p)} gets {s.places(cs) if cs else 'none'}" for p, cs in a.allocations
             )
         ),
-        m.Occ: lambda s, a: "the units placed: " + join([s.unit(u) for u in a.units]),
-        m.Cho: lambda s, a: (
+        messages.Occ: lambda s, a: "the units placed: " + join([s.unit(u) for u in a.units]),
+        messages.Cho: lambda s, a: (
             f"between {a.minimum} and {a.maximum} of: "
             + join([s.arr(x) for x in a.arrangements], "and")
         ),
-        m.For: lambda s, a: (
+        messages.For: lambda s, a: (
             f"{s.arr(a.arrangement)} in {turn_name(a.turn)}"
             if a.until is None
             else f"{s.arr(a.arrangement)} from {turn_name(a.turn)} to {turn_name(a.until)}"
         ),
-        m.Xoy: lambda s, a: f"{s.n.power(a.debtor)} owing {s.n.power(a.creditor)} a favour",
-        m.Ydo: lambda s, a: (
+        messages.Xoy: lambda s, a: f"{s.n.power(a.debtor)} owing {s.n.power(a.creditor)} a favour",
+        messages.Ydo: lambda s, a: (
             f"{s.n.power(a.power)} deciding the orders of " + join([s.unit(u) for u in a.units])
         ),
-        m.SndArrangement: lambda s, a: (
+        messages.SndArrangement: lambda s, a: (
             f"{s.n.power(a.sender)} telling {s.powers(a.recipients)}: “{s.press(a.press)}”"
         ),
-        m.Fwd: lambda s, a: (
+        messages.Fwd: lambda s, a: (
             f"{s.n.power(a.forwarder)} passing on to {s.n.power(a.recipient)} every message "
             f"from {s.powers(a.senders)}"
         ),
-        m.Bcc: lambda s, a: (
+        messages.Bcc: lambda s, a: (
             f"{s.n.power(a.sender)} copying to {s.n.power(a.copy_to)} every message it sends "
             f"to {s.powers(a.recipients)}"
         ),
-        m.Rof: lambda s, a: "a request for offers",
-        m.Ulb: lambda s, a: f"a value of at least {a.value:g} for {s.n.power(a.power)}",
-        m.Uub: lambda s, a: f"a value of at most {a.value:g} for {s.n.power(a.power)}",
+        messages.Rof: lambda s, a: "a request for offers",
+        messages.Ulb: lambda s, a: f"a value of at least {a.value:g} for {s.n.power(a.power)}",
+        messages.Uub: lambda s, a: f"a value of at most {a.value:g} for {s.n.power(a.power)}",
     }
 
 

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 
-from protocol.numbering import DEFAULT_CCL_NAR, CclNar
-from protocol.tokens import TokenTable, standard_table
+from diplomat.protocol.numbering import DEFAULT_CCL_NAR, CclNar
+from diplomat.protocol.tokens import TokenTable, standard_table
 
 VERSION = 1
 MAGIC = 0xDA10

@@ -14,12 +14,12 @@ free text. Level-0 messages are level 0, except ``DRW (powers)`` (10, partial dr
 
 from __future__ import annotations
 
-from protocol import messages as m
-from protocol.atoms import Atoms
-from protocol.press_levels import LEVELS, TOKEN_LEVEL
-from protocol.render import render_marked
-from protocol.text import word_of
-from protocol.tokens import TokenTable
+from diplomat.protocol import messages
+from diplomat.protocol.atoms import Atoms
+from diplomat.protocol.press_levels import LEVELS, TOKEN_LEVEL
+from diplomat.protocol.render import render_marked
+from diplomat.protocol.text import word_of
+from diplomat.protocol.tokens import TokenTable
 
 __all__ = ["LEVELS", "TOKEN_LEVEL", "level_error", "press_level", "trim_try"]
 
@@ -31,10 +31,17 @@ def _effective(marks: list[tuple[int, int, bool]]) -> list[tuple[int, int]]:
     return [(pos, max(needed, 50) if multi and several else needed) for pos, needed, multi in marks]
 
 
-_PRESS_HOLDERS = (m.Snd, m.Frm, m.Drw, m.Yes, m.Rej, m.Not)
+_PRESS_HOLDERS = (
+    messages.Snd,
+    messages.Frm,
+    messages.Drw,
+    messages.Yes,
+    messages.Rej,
+    messages.Not,
+)
 
 
-def press_level(message: m.Message, table: TokenTable) -> int:
+def press_level(message: messages.Message, table: TokenTable) -> int:
     """The lowest press level at which ``message`` is legal."""
     if not isinstance(message, _PRESS_HOLDERS):
         return 0  # nothing else can hold press
@@ -43,8 +50,8 @@ def press_level(message: m.Message, table: TokenTable) -> int:
 
 
 def level_error(
-    message: m.Message, level: int, atoms: Atoms | None = None, *, table: TokenTable
-) -> m.Huh | None:
+    message: messages.Message, level: int, atoms: Atoms | None = None, *, table: TokenTable
+) -> messages.Huh | None:
     """None if ``message`` is legal at press ``level``; else the HUH to answer, echoing
     ``atoms`` (the message as received, if given) with ERR before the first construct above
     the level."""
@@ -57,9 +64,9 @@ def level_error(
     source = atoms if atoms is not None and len(atoms) == len(rendered) else rendered
     words = [word_of(a, table) for a in source]
     words.insert(pos, "ERR")
-    return m.Huh(tuple(words))
+    return messages.Huh(tuple(words))
 
 
-def trim_try(message: m.Try, level: int) -> m.Try:
+def trim_try(message: messages.Try, level: int) -> messages.Try:
     """TRY with the tokens above ``level`` removed, as the server forwards it (spec §4.1)."""
-    return m.Try(tuple(t for t in message.tokens if TOKEN_LEVEL.get(t, 0) <= level))
+    return messages.Try(tuple(t for t in message.tokens if TOKEN_LEVEL.get(t, 0) <= level))

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from protocol import messages as m
-from protocol.codec import Codec, codec_for
-from protocol.connection import (
+from diplomat.protocol import messages
+from diplomat.protocol.codec import Codec, codec_for
+from diplomat.protocol.connection import (
     Closed,
     ConnectionClosedError,
     Event,
@@ -23,8 +23,8 @@ from protocol.connection import (
     State,
     Unparsed,
 )
-from protocol.syntax import WIRE, Bounds, ParseError
-from protocol.tokens import TokenTable
+from diplomat.protocol.syntax import WIRE, Bounds, ParseError
+from diplomat.protocol.tokens import TokenTable
 
 MAX_LINE = 1 << 16  # bytes; a DM cannot be longer either
 
@@ -39,9 +39,9 @@ def classify_first_bytes(data: bytes) -> Literal["binary", "text", "http"] | Non
         return None
     if data[0] == 0 or b"\x00" in data[:4]:
         return "binary"
-    if any(data.startswith(m) for m in _HTTP_METHODS):
+    if any(data.startswith(method) for method in _HTTP_METHODS):
         return "http"
-    if len(data) < 8 and any(m.startswith(data) for m in _HTTP_METHODS):
+    if len(data) < 8 and any(method.startswith(data) for method in _HTTP_METHODS):
         return None
     return "text"
 
@@ -68,7 +68,7 @@ class TextConnection:
         """Has the connection closed (read anew each time: handling a line may close it)?"""
         return self.state is State.CLOSED
 
-    def send(self, message: m.Message) -> bytes:
+    def send(self, message: messages.Message) -> bytes:
         """The line for ``message``."""
         if self.state is State.CLOSED:
             raise ConnectionClosedError("the connection has closed")

@@ -32,20 +32,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from engine.map import GameMap, MapError
-from engine.state import initial_state
-from protocol import messages as m
-from protocol.aop import AopError, picture_from_aop
-from protocol.codec import parse_text, render_text
-from protocol.mdf import (
+from diplomat.engine.map import GameMap, MapError
+from diplomat.engine.state import initial_state
+from diplomat.protocol import messages
+from diplomat.protocol.aop import AopError, picture_from_aop
+from diplomat.protocol.codec import parse_text, render_text
+from diplomat.protocol.mdf import (
     AdjacencyEntry,
     CentreGroup,
     MapDefinition,
     ProvinceAdjacency,
     table_for_map,
 )
-from protocol.syntax import ParseError
-from protocol.tokens import COAST_NAME, STANDARD, TableError, TokenTable
+from diplomat.protocol.syntax import ParseError
+from diplomat.protocol.tokens import COAST_NAME, STANDARD, TableError, TokenTable
 
 UNO = "UNO"
 _SEASONS = ("SPR", "WIN")
@@ -226,7 +226,7 @@ def table_from_rem(text: str) -> TokenTable:
         raise VariantError(f"rem: {exc}") from None
 
 
-_M = TypeVar("_M", m.Mdf, m.Now, m.Sco)
+_M = TypeVar("_M", messages.Mdf, messages.Now, messages.Sco)
 
 
 def _message(text: str, table: TokenTable, kind: type[_M], label: str) -> _M:
@@ -249,9 +249,9 @@ def export_variant(gmap: GameMap) -> VariantFiles:
     rem = "\n".join([str(len(records)), *(f"{v:04X}:{n}" for v, n in records)]) + "\n"
     return VariantFiles(
         gmap.name,
-        mdf=render_text(m.Mdf(MapDefinition.from_map(gmap)), table) + "\n",
-        now=render_text(m.Now.from_state(state), table) + "\n",
-        sco=render_text(m.Sco.from_centres(state.centres, gmap), table) + "\n",
+        mdf=render_text(messages.Mdf(MapDefinition.from_map(gmap)), table) + "\n",
+        now=render_text(messages.Now.from_state(state), table) + "\n",
+        sco=render_text(messages.Sco.from_centres(state.centres, gmap), table) + "\n",
         rem=rem,
     )
 
@@ -320,7 +320,7 @@ def _board(
     """The powers, provinces and adjacencies: from the MDF, else the cfg's borders, else the
     base map."""
     if files.mdf is not None:
-        mdf = _message(files.mdf, table, m.Mdf, f"{files.name}.mdf")
+        mdf = _message(files.mdf, table, messages.Mdf, f"{files.name}.mdf")
         if mdf.definition is None:
             raise VariantError(f"{files.name}.mdf: an MDF request, not a map")
         data: dict[str, Any] = mdf.definition.to_map_dict(files.name)
@@ -427,12 +427,12 @@ def _start_units(
     data: dict[str, Any],
 ) -> tuple[dict[str, list[str]], tuple[str, int]]:
     if files.now is not None:
-        now = _message(files.now, table, m.Now, f"{files.name}.now")
+        now = _message(files.now, table, messages.Now, f"{files.name}.now")
         if now.turn is None:
             raise VariantError(f"{files.name}.now: a NOW request, not a position")
         units: dict[str, list[str]] = {p: [] for p in data["powers"]}
         for u in now.units:
-            if not isinstance(u, m.Unit) or u.power not in units:
+            if not isinstance(u, messages.Unit) or u.power not in units:
                 raise VariantError(f"{files.name}.now: unit {u} is not a starting unit")
             units[u.power].append(f"{u.type} {u.loc}")
         return units, (now.turn.season, now.turn.year)
@@ -461,7 +461,7 @@ def _start_centres(
 ) -> dict[str, list[str]]:
     centres: dict[str, list[str]] = {p: [] for p in data["powers"]}
     if files.sco is not None:
-        sco = _message(files.sco, table, m.Sco, f"{files.name}.sco")
+        sco = _message(files.sco, table, messages.Sco, f"{files.name}.sco")
         for owner, cs in sco.owners:
             if owner != UNO:
                 if owner not in centres:

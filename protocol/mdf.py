@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from engine.map import GameMap, Province
-from protocol.tokens import POWER_CATEGORY, TableError, TokenTable, standard_table
+from diplomat.engine.map import GameMap, Province
+from diplomat.protocol.tokens import POWER_CATEGORY, TableError, TokenTable, standard_table
 
 UNO = "UNO"
 

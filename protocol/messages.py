@@ -18,10 +18,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from engine.map import GameMap
-from engine.orders import Note, Order, Result
-from engine.state import Dislodged, GameState, Phase, Unit, make_state
-from protocol.mdf import UNO, MapDefinition
+from diplomat.engine.map import GameMap
+from diplomat.engine.orders import Note, Order, Result
+from diplomat.engine.state import Dislodged, GameState, Phase, Unit, make_state
+from diplomat.protocol.mdf import UNO, MapDefinition
 
 Power: TypeAlias = str
 Province: TypeAlias = str

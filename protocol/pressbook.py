@@ -17,14 +17,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from engine.orders import Order, Waive, order_power
-from engine.state import GameState, Phase
-from protocol import agreements as law
-from protocol import messages as m
-from protocol.agreements import Agreement, Ledger, Verdict
-from protocol.codec import codec_for
-from protocol.syntax import ParseError
-from protocol.tokens import TokenTable
+from diplomat.engine.orders import Order, Waive, order_power
+from diplomat.engine.state import GameState, Phase
+from diplomat.protocol import agreements as law
+from diplomat.protocol import messages
+from diplomat.protocol.agreements import Agreement, Ledger, Verdict
+from diplomat.protocol.codec import codec_for
+from diplomat.protocol.syntax import ParseError
+from diplomat.protocol.tokens import TokenTable
 
 WAITING = "waiting"
 ACCEPTED = "accepted"
@@ -33,7 +33,12 @@ DECLINED = "declined"  # BWX: "not now", the recipient will not discuss it
 NOT_UNDERSTOOD = "not understood"  # HUH
 CANCELLED = "cancelled"
 LAPSED = "lapsed"  # its phase ended unanswered
-REPLIES: dict[type, str] = {m.Yes: "yes", m.Rej: "no", m.Bwx: "not now", m.Huh: "huh"}
+REPLIES: dict[type, str] = {
+    messages.Yes: "yes",
+    messages.Rej: "no",
+    messages.Bwx: "not now",
+    messages.Huh: "huh",
+}
 
 
 @dataclass(frozen=True)
@@ -44,7 +49,7 @@ class PressItem:
     phase: str
     sender: str
     recipients: tuple[str, ...]
-    press: m.Press
+    press: messages.Press
 
 
 @dataclass
@@ -61,9 +66,9 @@ class Proposal:
     sent_at: float = 0.0  # a client's clock when it was sent (bots time their talk by it)
 
     @property
-    def arrangement(self) -> m.Arrangement:
+    def arrangement(self) -> messages.Arrangement:
         press = self.item.press
-        if not isinstance(press, m.Prp):  # PressBook.add makes a proposal of a PRP only
+        if not isinstance(press, messages.Prp):  # PressBook.add makes a proposal of a PRP only
             raise TypeError(f"a proposal's press is a PRP, not {press!r}")
         return press.arrangement
 
@@ -142,12 +147,12 @@ class Tracker:
         """Record one press message; returns the proposal it made or changed, if any."""
         press = item.press
         self.lapse(item.phase)
-        if isinstance(press, m.Prp):
+        if isinstance(press, messages.Prp):
             p = Proposal(item)
             self.proposals[item.seq] = p
             self._open.append(p)
             return p
-        if isinstance(press, m.Ccl) and isinstance(press.press, m.Prp):
+        if isinstance(press, messages.Ccl) and isinstance(press.press, messages.Prp):
             cancelled = self._latest(item.sender, None, press.press)
             if cancelled is not None:
                 cancelled.cancelled = True
@@ -157,7 +162,7 @@ class Tracker:
         if word is None:
             return None
         quoted = self._quoted(press, item)
-        if not isinstance(quoted, m.Prp):
+        if not isinstance(quoted, messages.Prp):
             return None
         for proposer in item.recipients:
             answered = self._latest(proposer, item.sender, quoted)
@@ -193,21 +198,21 @@ class Tracker:
     def _close(self, p: Proposal) -> None:
         self._open = [q for q in self._open if q is not p]
 
-    def _quoted(self, reply: m.Press, item: PressItem) -> m.Construct | None:
+    def _quoted(self, reply: messages.Press, item: PressItem) -> messages.Construct | None:
         """The press message a reply answers. A HUH quotes it as words with ``ERR`` inside
         (a bot without press echoes the whole message): read back without the ``ERR``."""
-        if isinstance(reply, m.Yes | m.Rej):
+        if isinstance(reply, messages.Yes | messages.Rej):
             return reply.inner
-        if isinstance(reply, m.Huh):
+        if isinstance(reply, messages.Huh):
             words = " ".join(w for w in reply.tokens if w != "ERR")
             try:
                 snd = self.codec.parse_text(f"SND ( {item.recipients[0]} ) ( {words} )")
             except ParseError:
                 return None
-            return snd.press if isinstance(snd, m.Snd) else None
+            return snd.press if isinstance(snd, messages.Snd) else None
         return getattr(reply, "press", None)
 
-    def _latest(self, proposer: str, recipient: str | None, prp: m.Prp) -> Proposal | None:
+    def _latest(self, proposer: str, recipient: str | None, prp: messages.Prp) -> Proposal | None:
         for p in reversed(self._open):
             if (
                 p.item.sender == proposer

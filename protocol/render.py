@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from engine.orders import (
+from diplomat.engine.orders import (
     Build,
     Convoy,
     Disband,
@@ -26,13 +26,13 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.state import Dislodged, Phase, Unit
-from protocol import messages as m
-from protocol.atoms import Atom, Atoms
-from protocol.mdf import MapDefinition
-from protocol.press_levels import FREE_TEXT, PRESS, TOKEN_LEVEL
-from protocol.text import atoms_from_text
-from protocol.tokens import BRA, COAST_TOKEN, KET, UNIT_TOKEN, TokenTable, encode_int
+from diplomat.engine.state import Dislodged, Phase, Unit
+from diplomat.protocol import messages
+from diplomat.protocol.atoms import Atom, Atoms
+from diplomat.protocol.mdf import MapDefinition
+from diplomat.protocol.press_levels import FREE_TEXT, PRESS, TOKEN_LEVEL
+from diplomat.protocol.text import atoms_from_text
+from diplomat.protocol.tokens import BRA, COAST_TOKEN, KET, UNIT_TOKEN, TokenTable, encode_int
 
 
 class RenderError(ValueError):
@@ -117,14 +117,14 @@ class Renderer:
         self.tok(coast)
         self.out.append(KET)
 
-    def unit(self, u: Unit | m.AnyUnit) -> None:
+    def unit(self, u: Unit | messages.AnyUnit) -> None:
         self.out.append(BRA)
         self.unit_body(u)
         self.out.append(KET)
 
-    def unit_body(self, u: Unit | m.AnyUnit) -> None:
+    def unit_body(self, u: Unit | messages.AnyUnit) -> None:
         self.tok(u.power)
-        if isinstance(u, m.AnyUnit):
+        if isinstance(u, messages.AnyUnit):
             self.tok("UNT")
         else:
             utype = UNIT_TOKEN.get(u.type)
@@ -203,7 +203,7 @@ class Renderer:
             raise RenderError(f"not an order: {o!r}")
         out.append(KET)
 
-    def result(self, r: Result | m.NoteResult) -> None:
+    def result(self, r: Result | messages.NoteResult) -> None:
         self.out.append(BRA)
         if isinstance(r, Result):
             self.tok(r.outcome.value)
@@ -219,13 +219,13 @@ class Renderer:
             self.tok(r.note.value)
         self.out.append(KET)
 
-    def message(self, msg: m.Construct) -> None:
+    def message(self, msg: messages.Construct) -> None:
         handler = _HANDLERS.get(type(msg))
         if handler is None:
             raise RenderError(f"not a DAIDE message: {msg!r}")
         handler(self, msg)
 
-    def inner(self, msg: m.Construct) -> None:
+    def inner(self, msg: messages.Construct) -> None:
         if self.depth >= RENDER_DEPTH:
             raise RenderError(f"a message nested more than {RENDER_DEPTH} deep")
         self.depth += 1
@@ -251,7 +251,7 @@ def _handles(*classes: type) -> Callable[[Handler], Handler]:
 
 
 def _simple(name: str, level: int | None = None) -> Handler:
-    def handler(r: Renderer, msg: m.Construct) -> None:
+    def handler(r: Renderer, msg: messages.Construct) -> None:
         if level is not None:
             r.mark(level)
         r.tok(name)
@@ -262,35 +262,35 @@ def _simple(name: str, level: int | None = None) -> Handler:
 def _wrapping(name: str, field: str) -> Handler:
     """``NAME ( inner )`` for a construct whose one field is another construct."""
 
-    def handler(r: Renderer, msg: m.Construct) -> None:
+    def handler(r: Renderer, msg: messages.Construct) -> None:
         r.construct(name)
         r.inner(getattr(msg, field))
 
     return handler
 
 
-_HANDLERS[m.Obs] = _simple("OBS")
-_HANDLERS[m.Gof] = _simple("GOF")
-_HANDLERS[m.Off] = _simple("OFF")
-_HANDLERS[m.Rof] = _simple("ROF", TOKEN_LEVEL["ROF"])
+_HANDLERS[messages.Obs] = _simple("OBS")
+_HANDLERS[messages.Gof] = _simple("GOF")
+_HANDLERS[messages.Off] = _simple("OFF")
+_HANDLERS[messages.Rof] = _simple("ROF", TOKEN_LEVEL["ROF"])
 
 
-@_handles(m.Nme)
-def _nme(r: Renderer, msg: m.Nme) -> None:
+@_handles(messages.Nme)
+def _nme(r: Renderer, msg: messages.Nme) -> None:
     r.tok("NME")
     r.bracketed_string(msg.name)
     r.bracketed_string(msg.version)
 
 
-@_handles(m.Adm)
-def _adm(r: Renderer, msg: m.Adm) -> None:
+@_handles(messages.Adm)
+def _adm(r: Renderer, msg: messages.Adm) -> None:
     r.tok("ADM")
     r.bracketed_string(msg.name)
     r.bracketed_string(msg.text)
 
 
-@_handles(m.Iam)
-def _iam(r: Renderer, msg: m.Iam) -> None:
+@_handles(messages.Iam)
+def _iam(r: Renderer, msg: messages.Iam) -> None:
     r.tok("IAM")
     r.names((msg.power,))
     r.out.append(BRA)
@@ -298,15 +298,15 @@ def _iam(r: Renderer, msg: m.Iam) -> None:
     r.out.append(KET)
 
 
-@_handles(m.Map, m.Sve, m.Lod)
-def _named(r: Renderer, msg: m.Map | m.Sve | m.Lod) -> None:
+@_handles(messages.Map, messages.Sve, messages.Lod)
+def _named(r: Renderer, msg: messages.Map | messages.Sve | messages.Lod) -> None:
     r.tok(type(msg).__name__.upper())
     if msg.name is not None:
         r.bracketed_string(msg.name)
 
 
-@_handles(m.Mdf)
-def _mdf(r: Renderer, msg: m.Mdf) -> None:
+@_handles(messages.Mdf)
+def _mdf(r: Renderer, msg: messages.Mdf) -> None:
     r.tok("MDF")
     if msg.definition is not None:
         _map_definition(r, msg.definition)
@@ -356,8 +356,8 @@ _VARIANT_NUMBERS = (("MTL", "mtl"), ("RTL", "rtl"), ("BTL", "btl"))
 _VARIANT_FLAGS = (("DSD", "dsd"), ("AOA", "aoa"), ("PDA", "pda"), ("NPR", "npr"), ("NPB", "npb"))
 
 
-@_handles(m.Hlo)
-def _hlo(r: Renderer, msg: m.Hlo) -> None:
+@_handles(messages.Hlo)
+def _hlo(r: Renderer, msg: messages.Hlo) -> None:
     r.tok("HLO")
     if msg.power is None and msg.passcode is None and msg.variant is None:
         return
@@ -392,8 +392,8 @@ def _hlo(r: Renderer, msg: m.Hlo) -> None:
     out.append(KET)
 
 
-@_handles(m.Now)
-def _now(r: Renderer, msg: m.Now) -> None:
+@_handles(messages.Now)
+def _now(r: Renderer, msg: messages.Now) -> None:
     r.tok("NOW")
     if msg.turn is None:
         if msg.units:
@@ -404,22 +404,22 @@ def _now(r: Renderer, msg: m.Now) -> None:
         r.now_unit(u)
 
 
-@_handles(m.Sco)
-def _sco(r: Renderer, msg: m.Sco) -> None:
+@_handles(messages.Sco)
+def _sco(r: Renderer, msg: messages.Sco) -> None:
     r.tok("SCO")
     for owner, centres in msg.owners:
         r.names((owner, *centres))
 
 
-@_handles(m.Hst)
-def _hst(r: Renderer, msg: m.Hst) -> None:
+@_handles(messages.Hst)
+def _hst(r: Renderer, msg: messages.Hst) -> None:
     r.tok("HST")
     if msg.turn is not None:
         r.turn(msg.turn)
 
 
-@_handles(m.Sub)
-def _sub(r: Renderer, msg: m.Sub) -> None:
+@_handles(messages.Sub)
+def _sub(r: Renderer, msg: messages.Sub) -> None:
     r.tok("SUB")
     if not msg.orders:
         raise RenderError("SUB needs at least one order")
@@ -429,15 +429,15 @@ def _sub(r: Renderer, msg: m.Sub) -> None:
         r.order(o)
 
 
-@_handles(m.Thx)
-def _thx(r: Renderer, msg: m.Thx) -> None:
+@_handles(messages.Thx)
+def _thx(r: Renderer, msg: messages.Thx) -> None:
     r.tok("THX")
     r.order(msg.order)
     r.names((msg.note.value,))
 
 
-@_handles(m.Mis)
-def _mis(r: Renderer, msg: m.Mis) -> None:
+@_handles(messages.Mis)
+def _mis(r: Renderer, msg: messages.Mis) -> None:
     r.tok("MIS")
     if msg.count is not None:
         if msg.units:
@@ -449,8 +449,8 @@ def _mis(r: Renderer, msg: m.Mis) -> None:
         r.now_unit(u)
 
 
-@_handles(m.Ord)
-def _ord(r: Renderer, msg: m.Ord) -> None:
+@_handles(messages.Ord)
+def _ord(r: Renderer, msg: messages.Ord) -> None:
     r.tok("ORD")
     if msg.turn is None and msg.order is None and msg.result is None:
         return
@@ -461,8 +461,8 @@ def _ord(r: Renderer, msg: m.Ord) -> None:
     r.result(msg.result)
 
 
-@_handles(m.Tme)
-def _tme(r: Renderer, msg: m.Tme) -> None:
+@_handles(messages.Tme)
+def _tme(r: Renderer, msg: messages.Tme) -> None:
     r.tok("TME")
     if msg.seconds is not None:
         r.out.append(BRA)
@@ -470,8 +470,8 @@ def _tme(r: Renderer, msg: m.Tme) -> None:
         r.out.append(KET)
 
 
-@_handles(m.Drw)
-def _drw(r: Renderer, msg: m.Drw) -> None:
+@_handles(messages.Drw)
+def _drw(r: Renderer, msg: messages.Drw) -> None:
     if r.press or msg.powers is not None:  # a partial draw is press (level 10)
         r.mark(TOKEN_LEVEL["DRW"])
     r.tok("DRW")
@@ -479,16 +479,16 @@ def _drw(r: Renderer, msg: m.Drw) -> None:
         r.names(msg.powers)
 
 
-@_handles(m.Slo, m.Ccd, m.Out)
-def _power_message(r: Renderer, msg: m.Slo | m.Ccd | m.Out) -> None:
+@_handles(messages.Slo, messages.Ccd, messages.Out)
+def _power_message(r: Renderer, msg: messages.Slo | messages.Ccd | messages.Out) -> None:
     if r.press:  # a level-0 message written inside press
         r.mark(PRESS)
     r.tok(type(msg).__name__.upper())
     r.names((msg.power,))
 
 
-@_handles(m.Smr)
-def _smr(r: Renderer, msg: m.Smr) -> None:
+@_handles(messages.Smr)
+def _smr(r: Renderer, msg: messages.Smr) -> None:
     out = r.out
     r.tok("SMR")
     if msg.turn is None:
@@ -509,12 +509,12 @@ def _smr(r: Renderer, msg: m.Smr) -> None:
         out.append(KET)
 
 
-@_handles(m.Not, m.Yes, m.Rej, m.Nar)
-def _negation(r: Renderer, msg: m.Not | m.Yes | m.Rej | m.Nar) -> None:
+@_handles(messages.Not, messages.Yes, messages.Rej, messages.Nar)
+def _negation(r: Renderer, msg: messages.Not | messages.Yes | messages.Rej | messages.Nar) -> None:
     if r.press:  # a level-0 message written inside press
         r.mark(PRESS)
     r.tok(type(msg).__name__.upper())
-    if isinstance(msg, m.Not) and isinstance(msg.inner, m.Sub) and not r.press:
+    if isinstance(msg, messages.Not) and isinstance(msg.inner, messages.Sub) and not r.press:
         # NOT (SUB) and NOT (SUB (order)): a SUB that may be empty, never with a turn.
         r.out.append(BRA)
         r.tok("SUB")
@@ -527,8 +527,8 @@ def _negation(r: Renderer, msg: m.Not | m.Yes | m.Rej | m.Nar) -> None:
     r.inner(msg.inner)
 
 
-@_handles(m.Huh, m.Prn)
-def _echo(r: Renderer, msg: m.Huh | m.Prn) -> None:
+@_handles(messages.Huh, messages.Prn)
+def _echo(r: Renderer, msg: messages.Huh | messages.Prn) -> None:
     if r.press:  # a level-0 message written inside press
         r.mark(PRESS)
     r.tok(type(msg).__name__.upper())
@@ -543,8 +543,8 @@ def _echo(r: Renderer, msg: m.Huh | m.Prn) -> None:
     r.out.append(KET)
 
 
-@_handles(m.Snd)
-def _snd(r: Renderer, msg: m.Snd) -> None:
+@_handles(messages.Snd)
+def _snd(r: Renderer, msg: messages.Snd) -> None:
     r.mark(PRESS)  # the message; SND inside press is forwarding (_snd_arrangement)
     r.tok("SND")
     if msg.turn is not None:
@@ -553,8 +553,8 @@ def _snd(r: Renderer, msg: m.Snd) -> None:
     _press_in(r, msg.press)
 
 
-@_handles(m.Frm)
-def _frm(r: Renderer, msg: m.Frm) -> None:
+@_handles(messages.Frm)
+def _frm(r: Renderer, msg: messages.Frm) -> None:
     # A message at level 10; inside press, forwarding (level 120).
     r.mark(TOKEN_LEVEL["FRM"] if r.press else PRESS)
     r.tok("FRM")
@@ -563,18 +563,18 @@ def _frm(r: Renderer, msg: m.Frm) -> None:
     _press_in(r, msg.press)
 
 
-def _press_in(r: Renderer, press: m.Press) -> None:
+def _press_in(r: Renderer, press: messages.Press) -> None:
     was = r.press
     r.press = True
     r.inner(press)
     r.press = was
 
 
-@_handles(m.Prp)
-def _prp(r: Renderer, msg: m.Prp) -> None:
+@_handles(messages.Prp)
+def _prp(r: Renderer, msg: messages.Prp) -> None:
     r.construct("PRP")
     a = msg.arrangement
-    if isinstance(a, m.And | m.Orr):
+    if isinstance(a, messages.And | messages.Orr):
         r.out.append(BRA)
         _multipart(r, a, under_prp=True)
         r.out.append(KET)
@@ -582,7 +582,7 @@ def _prp(r: Renderer, msg: m.Prp) -> None:
         r.inner(a)
 
 
-def _multipart(r: Renderer, msg: m.And | m.Orr, under_prp: bool) -> None:
+def _multipart(r: Renderer, msg: messages.And | messages.Orr, under_prp: bool) -> None:
     if len(msg.arrangements) < 2:
         raise RenderError(f"{type(msg).__name__.upper()} needs two arrangements or more")
     # Level 30 allows one AND or ORR straight under PRP; anything more is level 50 (CHO's).
@@ -593,62 +593,62 @@ def _multipart(r: Renderer, msg: m.And | m.Orr, under_prp: bool) -> None:
         r.inner(a)
 
 
-@_handles(m.And, m.Orr)
-def _and_orr(r: Renderer, msg: m.And | m.Orr) -> None:
+@_handles(messages.And, messages.Orr)
+def _and_orr(r: Renderer, msg: messages.And | messages.Orr) -> None:
     _multipart(r, msg, under_prp=False)
 
 
-_HANDLERS[m.Ccl] = _wrapping("CCL", "press")
-_HANDLERS[m.Fct] = _wrapping("FCT", "content")
-_HANDLERS[m.Bwx] = _wrapping("BWX", "press")
-_HANDLERS[m.Ins] = _wrapping("INS", "arrangement")
-_HANDLERS[m.Qry] = _wrapping("QRY", "arrangement")
-_HANDLERS[m.Sug] = _wrapping("SUG", "arrangement")
-_HANDLERS[m.Thk] = _wrapping("THK", "content")
-_HANDLERS[m.Sry] = _wrapping("SRY", "exp")
-_HANDLERS[m.Why] = _wrapping("WHY", "press")
-_HANDLERS[m.Pob] = _wrapping("POB", "why")
-_HANDLERS[m.Uhy] = _wrapping("UHY", "press")
-_HANDLERS[m.Hpy] = _wrapping("HPY", "press")
-_HANDLERS[m.Ang] = _wrapping("ANG", "press")
+_HANDLERS[messages.Ccl] = _wrapping("CCL", "press")
+_HANDLERS[messages.Fct] = _wrapping("FCT", "content")
+_HANDLERS[messages.Bwx] = _wrapping("BWX", "press")
+_HANDLERS[messages.Ins] = _wrapping("INS", "arrangement")
+_HANDLERS[messages.Qry] = _wrapping("QRY", "arrangement")
+_HANDLERS[messages.Sug] = _wrapping("SUG", "arrangement")
+_HANDLERS[messages.Thk] = _wrapping("THK", "content")
+_HANDLERS[messages.Sry] = _wrapping("SRY", "exp")
+_HANDLERS[messages.Why] = _wrapping("WHY", "press")
+_HANDLERS[messages.Pob] = _wrapping("POB", "why")
+_HANDLERS[messages.Uhy] = _wrapping("UHY", "press")
+_HANDLERS[messages.Hpy] = _wrapping("HPY", "press")
+_HANDLERS[messages.Ang] = _wrapping("ANG", "press")
 
 
-@_handles(m.Wht)
-def _wht(r: Renderer, msg: m.Wht) -> None:
+@_handles(messages.Wht)
+def _wht(r: Renderer, msg: messages.Wht) -> None:
     r.construct("WHT")
     r.unit(msg.unit)
 
 
-@_handles(m.Idk)
-def _idk(r: Renderer, msg: m.Idk) -> None:
+@_handles(messages.Idk)
+def _idk(r: Renderer, msg: messages.Idk) -> None:
     # IDK of a query is level 60; of a proposal, insistence or suggestion, level 130 (WHY's).
-    explains = isinstance(msg.press, m.Prp | m.Ins | m.Sug)
+    explains = isinstance(msg.press, messages.Prp | messages.Ins | messages.Sug)
     r.mark(TOKEN_LEVEL["WHY"] if explains else TOKEN_LEVEL["IDK"])
     r.tok("IDK")
     r.inner(msg.press)
 
 
-@_handles(m.Try)
-def _try(r: Renderer, msg: m.Try) -> None:
+@_handles(messages.Try)
+def _try(r: Renderer, msg: messages.Try) -> None:
     r.construct("TRY")
     r.names(msg.tokens, may_be_empty=True)
 
 
-@_handles(m.How)
-def _how(r: Renderer, msg: m.How) -> None:
+@_handles(messages.How)
+def _how(r: Renderer, msg: messages.How) -> None:
     r.construct("HOW")
     r.names((msg.target,))
 
 
-@_handles(m.Exp)
-def _exp(r: Renderer, msg: m.Exp) -> None:
+@_handles(messages.Exp)
+def _exp(r: Renderer, msg: messages.Exp) -> None:
     r.construct("EXP")
     r.turn(msg.turn)
     r.inner(msg.press)
 
 
-@_handles(m.Iff)
-def _iff(r: Renderer, msg: m.Iff) -> None:
+@_handles(messages.Iff)
+def _iff(r: Renderer, msg: messages.Iff) -> None:
     r.construct("IFF")
     r.inner(msg.condition)
     r.tok("THN")
@@ -658,43 +658,43 @@ def _iff(r: Renderer, msg: m.Iff) -> None:
         r.inner(msg.otherwise)
 
 
-@_handles(m.FreeText)
-def _free_text(r: Renderer, msg: m.FreeText) -> None:
+@_handles(messages.FreeText)
+def _free_text(r: Renderer, msg: messages.FreeText) -> None:
     r.mark(FREE_TEXT)
     if not msg.text:
         raise RenderError("free text cannot be empty")
     r.out.append(msg.text)
 
 
-@_handles(m.Pce)
-def _pce(r: Renderer, msg: m.Pce) -> None:
+@_handles(messages.Pce)
+def _pce(r: Renderer, msg: messages.Pce) -> None:
     r.construct("PCE")
     r.names(msg.powers)
 
 
-@_handles(m.Aly)
-def _aly(r: Renderer, msg: m.Aly) -> None:
+@_handles(messages.Aly)
+def _aly(r: Renderer, msg: messages.Aly) -> None:
     r.construct("ALY")
     r.names(msg.allies)
     r.tok("VSS")
     r.names(msg.versus)
 
 
-@_handles(m.Xdo)
-def _xdo(r: Renderer, msg: m.Xdo) -> None:
+@_handles(messages.Xdo)
+def _xdo(r: Renderer, msg: messages.Xdo) -> None:
     r.construct("XDO")
     r.order(msg.order)
 
 
-@_handles(m.Dmz)
-def _dmz(r: Renderer, msg: m.Dmz) -> None:
+@_handles(messages.Dmz)
+def _dmz(r: Renderer, msg: messages.Dmz) -> None:
     r.construct("DMZ")
     r.names(msg.powers)
     r.names(msg.provinces)
 
 
-@_handles(m.Scd)
-def _scd(r: Renderer, msg: m.Scd) -> None:
+@_handles(messages.Scd)
+def _scd(r: Renderer, msg: messages.Scd) -> None:
     r.construct("SCD")
     if not msg.allocations:
         raise RenderError("SCD needs at least one power")
@@ -702,8 +702,8 @@ def _scd(r: Renderer, msg: m.Scd) -> None:
         r.names((power, *centres))
 
 
-@_handles(m.Occ)
-def _occ(r: Renderer, msg: m.Occ) -> None:
+@_handles(messages.Occ)
+def _occ(r: Renderer, msg: messages.Occ) -> None:
     r.construct("OCC")
     if not msg.units:
         raise RenderError("OCC needs at least one unit")
@@ -711,8 +711,8 @@ def _occ(r: Renderer, msg: m.Occ) -> None:
         r.unit(u)
 
 
-@_handles(m.Cho)
-def _cho(r: Renderer, msg: m.Cho) -> None:
+@_handles(messages.Cho)
+def _cho(r: Renderer, msg: messages.Cho) -> None:
     r.construct("CHO")
     r.out.append(BRA)
     r.number(msg.minimum)
@@ -724,8 +724,8 @@ def _cho(r: Renderer, msg: m.Cho) -> None:
         r.inner(a)
 
 
-@_handles(m.For)
-def _for(r: Renderer, msg: m.For) -> None:
+@_handles(messages.For)
+def _for(r: Renderer, msg: messages.For) -> None:
     r.construct("FOR")
     if msg.until is None:
         r.turn(msg.turn)
@@ -737,15 +737,15 @@ def _for(r: Renderer, msg: m.For) -> None:
     r.inner(msg.arrangement)
 
 
-@_handles(m.Xoy)
-def _xoy(r: Renderer, msg: m.Xoy) -> None:
+@_handles(messages.Xoy)
+def _xoy(r: Renderer, msg: messages.Xoy) -> None:
     r.construct("XOY")
     r.names((msg.debtor,))
     r.names((msg.creditor,))
 
 
-@_handles(m.Ydo)
-def _ydo(r: Renderer, msg: m.Ydo) -> None:
+@_handles(messages.Ydo)
+def _ydo(r: Renderer, msg: messages.Ydo) -> None:
     r.construct("YDO")
     r.names((msg.power,))
     if not msg.units:
@@ -754,32 +754,32 @@ def _ydo(r: Renderer, msg: m.Ydo) -> None:
         r.unit(u)
 
 
-@_handles(m.SndArrangement)
-def _snd_arrangement(r: Renderer, msg: m.SndArrangement) -> None:
+@_handles(messages.SndArrangement)
+def _snd_arrangement(r: Renderer, msg: messages.SndArrangement) -> None:
     r.construct("SND")
     r.names((msg.sender,))
     r.names(msg.recipients)
     r.inner(msg.press)
 
 
-@_handles(m.Fwd)
-def _fwd(r: Renderer, msg: m.Fwd) -> None:
+@_handles(messages.Fwd)
+def _fwd(r: Renderer, msg: messages.Fwd) -> None:
     r.construct("FWD")
     r.names(msg.senders)
     r.names((msg.forwarder,))
     r.names((msg.recipient,))
 
 
-@_handles(m.Bcc)
-def _bcc(r: Renderer, msg: m.Bcc) -> None:
+@_handles(messages.Bcc)
+def _bcc(r: Renderer, msg: messages.Bcc) -> None:
     r.construct("BCC")
     r.names((msg.sender,))
     r.names(msg.recipients)
     r.names((msg.copy_to,))
 
 
-@_handles(m.Ulb, m.Uub)
-def _bound(r: Renderer, msg: m.Ulb | m.Uub) -> None:
+@_handles(messages.Ulb, messages.Uub)
+def _bound(r: Renderer, msg: messages.Ulb | messages.Uub) -> None:
     r.construct(type(msg).__name__.upper())
     if not math.isfinite(msg.value):
         raise RenderError(f"{msg.value!r} is not a finite number")
@@ -789,13 +789,13 @@ def _bound(r: Renderer, msg: m.Ulb | m.Uub) -> None:
     r.out.append(KET)
 
 
-def render_atoms(message: m.Construct, table: TokenTable) -> Atoms:
+def render_atoms(message: messages.Construct, table: TokenTable) -> Atoms:
     r = Renderer(table)
     r.message(message)
     return tuple(r.out)
 
 
-def render_marked(message: m.Construct, table: TokenTable) -> tuple[Atoms, list[Mark]]:
+def render_marked(message: messages.Construct, table: TokenTable) -> tuple[Atoms, list[Mark]]:
     marks: list[Mark] = []
     r = Renderer(table, marks)
     r.message(message)

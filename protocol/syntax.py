@@ -24,7 +24,7 @@ from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedInput
 from lark.lexer import Lexer
 
-from engine.orders import (
+from diplomat.engine.orders import (
     Build,
     Convoy,
     Disband,
@@ -39,12 +39,12 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.state import Dislodged, Phase, Unit
-from protocol import messages as m
-from protocol.atoms import Atoms, Unknown
-from protocol.mdf import AdjacencyEntry, CentreGroup, MapDefinition, ProvinceAdjacency
-from protocol.text import quote, word_of
-from protocol.tokens import BRA, COAST_NAME, KET, UNIT_TYPE, TokenTable, decode_int
+from diplomat.engine.state import Dislodged, Phase, Unit
+from diplomat.protocol import messages
+from diplomat.protocol.atoms import Atoms, Unknown
+from diplomat.protocol.mdf import AdjacencyEntry, CentreGroup, MapDefinition, ProvinceAdjacency
+from diplomat.protocol.text import quote, word_of
+from diplomat.protocol.tokens import BRA, COAST_NAME, KET, UNIT_TYPE, TokenTable, decode_int
 
 HUH_TOKEN = 0x4806
 PRN_TOKEN = 0x4813
@@ -79,7 +79,9 @@ class ParseError(Exception):
     ``position`` (an index into the atoms), ``PRN`` for unbalanced brackets, or None when the
     message was itself a HUH or PRN (those are never answered with HUH or PRN)."""
 
-    def __init__(self, reason: str, position: int | None, reply: m.Huh | m.Prn | None) -> None:
+    def __init__(
+        self, reason: str, position: int | None, reply: messages.Huh | messages.Prn | None
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.position = position
@@ -236,22 +238,22 @@ class _Build(Transformer[Token, Any]):
         return Outcome(c[0].value)
 
     # -- joining a game
-    def nme(self, c: list[Any]) -> m.Nme:
-        return m.Nme(c[0].value, c[1].value)
+    def nme(self, c: list[Any]) -> messages.Nme:
+        return messages.Nme(c[0].value, c[1].value)
 
-    def obs(self, c: list[Any]) -> m.Obs:
-        return m.Obs()
+    def obs(self, c: list[Any]) -> messages.Obs:
+        return messages.Obs()
 
-    def iam(self, c: list[Any]) -> m.Iam:
-        return m.Iam(c[0].value, c[1].value)
+    def iam(self, c: list[Any]) -> messages.Iam:
+        return messages.Iam(c[0].value, c[1].value)
 
-    def map(self, c: list[Any]) -> m.Map:
-        return m.Map(None if c[0] is None else _name_check(c[0], None, "a map name"))
+    def map(self, c: list[Any]) -> messages.Map:
+        return messages.Map(None if c[0] is None else _name_check(c[0], None, "a map name"))
 
-    def mdf_request(self, c: list[Any]) -> m.Mdf:
-        return m.Mdf()
+    def mdf_request(self, c: list[Any]) -> messages.Mdf:
+        return messages.Mdf()
 
-    def mdf(self, c: list[Any]) -> m.Mdf:
+    def mdf(self, c: list[Any]) -> messages.Mdf:
         powers: list[str] = []
         groups: list[CentreGroup] = []
         others: list[str] = []
@@ -265,7 +267,9 @@ class _Build(Transformer[Token, Any]):
                 powers.append(x.value)
             else:
                 others.append(x.value)
-        return m.Mdf(MapDefinition(tuple(powers), tuple(groups), tuple(others), tuple(adjacencies)))
+        return messages.Mdf(
+            MapDefinition(tuple(powers), tuple(groups), tuple(others), tuple(adjacencies))
+        )
 
     def centre_group(self, c: list[Any]) -> CentreGroup:
         return CentreGroup(c[0], tuple(t.value for t in c[1:]))
@@ -284,17 +288,17 @@ class _Build(Transformer[Token, Any]):
             UNIT_TYPE[c[0].value], COAST_NAME[c[1].value], tuple(_loc(x) for x in c[2:])
         )
 
-    def hlo_request(self, c: list[Any]) -> m.Hlo:
-        return m.Hlo()
+    def hlo_request(self, c: list[Any]) -> messages.Hlo:
+        return messages.Hlo()
 
-    def hlo(self, c: list[Any]) -> m.Hlo:
-        return m.Hlo(c[0], c[1].value, c[2])
+    def hlo(self, c: list[Any]) -> messages.Hlo:
+        return messages.Hlo(c[0], c[1].value, c[2])
 
     def hlo_power(self, c: list[Any]) -> str:
         return _v(c[0])
 
-    def variant(self, c: list[Any]) -> m.Variant:
-        return m.Variant(**dict(c))
+    def variant(self, c: list[Any]) -> messages.Variant:
+        return messages.Variant(**dict(c))
 
     def level_option(self, c: list[Any]) -> tuple[str, int]:
         return ("level", c[0].value)
@@ -327,14 +331,14 @@ class _Build(Transformer[Token, Any]):
         return ("npb", True)
 
     # -- position and history
-    def now_request(self, c: list[Any]) -> m.Now:
-        return m.Now()
+    def now_request(self, c: list[Any]) -> messages.Now:
+        return messages.Now()
 
-    def now(self, c: list[Any]) -> m.Now:
-        return m.Now(c[0], tuple(c[1:]))
+    def now(self, c: list[Any]) -> messages.Now:
+        return messages.Now(c[0], tuple(c[1:]))
 
-    def sco(self, c: list[Any]) -> m.Sco:
-        return m.Sco(tuple(c))
+    def sco(self, c: list[Any]) -> messages.Sco:
+        return messages.Sco(tuple(c))
 
     def sco_group(self, c: list[Any]) -> tuple[str, tuple[str, ...]]:
         return (c[0], tuple(t.value for t in c[1:]))
@@ -342,33 +346,33 @@ class _Build(Transformer[Token, Any]):
     def sco_owner(self, c: list[Any]) -> str:
         return _v(c[0])
 
-    def hst(self, c: list[Any]) -> m.Hst:
-        return m.Hst(c[0])
+    def hst(self, c: list[Any]) -> messages.Hst:
+        return messages.Hst(c[0])
 
     # -- orders
-    def sub(self, c: list[Any]) -> m.Sub:
-        return m.Sub(tuple(c[1:]), c[0])
+    def sub(self, c: list[Any]) -> messages.Sub:
+        return messages.Sub(tuple(c[1:]), c[0])
 
-    def thx(self, c: list[Any]) -> m.Thx:
-        return m.Thx(c[0], c[1])
+    def thx(self, c: list[Any]) -> messages.Thx:
+        return messages.Thx(c[0], c[1])
 
-    def mis_none(self, c: list[Any]) -> m.Mis:
-        return m.Mis()
+    def mis_none(self, c: list[Any]) -> messages.Mis:
+        return messages.Mis()
 
-    def mis_count(self, c: list[Any]) -> m.Mis:
-        return m.Mis(count=c[0].value)
+    def mis_count(self, c: list[Any]) -> messages.Mis:
+        return messages.Mis(count=c[0].value)
 
-    def mis(self, c: list[Any]) -> m.Mis:
-        return m.Mis(tuple(c))
+    def mis(self, c: list[Any]) -> messages.Mis:
+        return messages.Mis(tuple(c))
 
-    def gof(self, c: list[Any]) -> m.Gof:
-        return m.Gof()
+    def gof(self, c: list[Any]) -> messages.Gof:
+        return messages.Gof()
 
-    def ord_request(self, c: list[Any]) -> m.Ord:
-        return m.Ord()
+    def ord_request(self, c: list[Any]) -> messages.Ord:
+        return messages.Ord()
 
-    def ord(self, c: list[Any]) -> m.Ord:
-        return m.Ord(c[0], c[1], c[2])
+    def ord(self, c: list[Any]) -> messages.Ord:
+        return messages.Ord(c[0], c[1], c[2])
 
     def result(self, c: list[Any]) -> Result:
         return Result(c[0])
@@ -376,64 +380,64 @@ class _Build(Transformer[Token, Any]):
     def result_retreat(self, c: list[Any]) -> Result:
         return Result(c[0], True)
 
-    def result_retreat_only(self, c: list[Any]) -> m.NoteResult:
-        return m.NoteResult(None, True)
+    def result_retreat_only(self, c: list[Any]) -> messages.NoteResult:
+        return messages.NoteResult(None, True)
 
-    def result_note(self, c: list[Any]) -> m.NoteResult:
-        return m.NoteResult(c[0])
+    def result_note(self, c: list[Any]) -> messages.NoteResult:
+        return messages.NoteResult(c[0])
 
     # -- deadlines, control, end of game
-    def tme(self, c: list[Any]) -> m.Tme:
-        return m.Tme(None if c[0] is None else c[0].value)
+    def tme(self, c: list[Any]) -> messages.Tme:
+        return messages.Tme(None if c[0] is None else c[0].value)
 
-    def drw(self, c: list[Any]) -> m.Drw:
-        return m.Drw()
+    def drw(self, c: list[Any]) -> messages.Drw:
+        return messages.Drw()
 
-    def drw_powers(self, c: list[Any]) -> m.Drw:
-        return m.Drw(_powers(c))
+    def drw_powers(self, c: list[Any]) -> messages.Drw:
+        return messages.Drw(_powers(c))
 
-    def slo(self, c: list[Any]) -> m.Slo:
-        return m.Slo(c[0].value)
+    def slo(self, c: list[Any]) -> messages.Slo:
+        return messages.Slo(c[0].value)
 
-    def smr_request(self, c: list[Any]) -> m.Smr:
-        return m.Smr()
+    def smr_request(self, c: list[Any]) -> messages.Smr:
+        return messages.Smr()
 
-    def smr(self, c: list[Any]) -> m.Smr:
-        return m.Smr(c[0], tuple(c[1:]))
+    def smr(self, c: list[Any]) -> messages.Smr:
+        return messages.Smr(c[0], tuple(c[1:]))
 
-    def smr_entry(self, c: list[Any]) -> m.SmrEntry:
-        return m.SmrEntry(
+    def smr_entry(self, c: list[Any]) -> messages.SmrEntry:
+        return messages.SmrEntry(
             c[0].value, c[1].value, c[2].value, c[3].value, None if c[4] is None else c[4].value
         )
 
-    def off(self, c: list[Any]) -> m.Off:
-        return m.Off()
+    def off(self, c: list[Any]) -> messages.Off:
+        return messages.Off()
 
-    def ccd(self, c: list[Any]) -> m.Ccd:
-        return m.Ccd(c[0].value)
+    def ccd(self, c: list[Any]) -> messages.Ccd:
+        return messages.Ccd(c[0].value)
 
-    def out(self, c: list[Any]) -> m.Out:
-        return m.Out(c[0].value)
+    def out(self, c: list[Any]) -> messages.Out:
+        return messages.Out(c[0].value)
 
-    def adm(self, c: list[Any]) -> m.Adm:
-        return m.Adm(c[0].value, c[1].value)
+    def adm(self, c: list[Any]) -> messages.Adm:
+        return messages.Adm(c[0].value, c[1].value)
 
-    def sve(self, c: list[Any]) -> m.Sve:
-        return m.Sve(_name_check(c[0], 8, "a saved-game name"))
+    def sve(self, c: list[Any]) -> messages.Sve:
+        return messages.Sve(_name_check(c[0], 8, "a saved-game name"))
 
-    def lod(self, c: list[Any]) -> m.Lod:
-        return m.Lod(_name_check(c[0], 8, "a saved-game name"))
+    def lod(self, c: list[Any]) -> messages.Lod:
+        return messages.Lod(_name_check(c[0], 8, "a saved-game name"))
 
-    not_msg = _first(m.Not)
+    not_msg = _first(messages.Not)
 
-    def sub_cancel(self, c: list[Any]) -> m.Sub:
-        return m.Sub(() if c[0] is None else (c[0],))
+    def sub_cancel(self, c: list[Any]) -> messages.Sub:
+        return messages.Sub(() if c[0] is None else (c[0],))
 
-    yes = _first(m.Yes)
-    rej = _first(m.Rej)
+    yes = _first(messages.Yes)
+    rej = _first(messages.Rej)
 
-    def huh(self, c: list[Any]) -> m.Huh:
-        return m.Huh(tuple(w for words in c for w in words))
+    def huh(self, c: list[Any]) -> messages.Huh:
+        return messages.Huh(tuple(w for words in c for w in words))
 
     def raw(self, c: list[Any]) -> list[str]:
         if len(c) == 1 and type(c[0]) is str:
@@ -449,10 +453,10 @@ class _Build(Transformer[Token, Any]):
     def raw_word(self, c: list[Any]) -> str:
         return _word(c[0])
 
-    def prn(self, c: list[Any]) -> m.Prn:
+    def prn(self, c: list[Any]) -> messages.Prn:
         words: list[str] = c[0]
         words.reverse()
-        return m.Prn(tuple(words[:-1]))
+        return messages.Prn(tuple(words[:-1]))
 
     def prn_tail(self, c: list[Any]) -> list[str]:
         # Right recursion: built back to front, reversed once by prn().
@@ -466,131 +470,131 @@ class _Build(Transformer[Token, Any]):
         return _word(c[0])
 
     # -- press
-    def snd(self, c: list[Any]) -> m.Snd:
-        return m.Snd(_powers(c[1:-1]), c[-1], c[0])
+    def snd(self, c: list[Any]) -> messages.Snd:
+        return messages.Snd(_powers(c[1:-1]), c[-1], c[0])
 
-    def frm(self, c: list[Any]) -> m.Frm:
-        return m.Frm(c[0].value, _powers(c[1:-1]), c[-1])
+    def frm(self, c: list[Any]) -> messages.Frm:
+        return messages.Frm(c[0].value, _powers(c[1:-1]), c[-1])
 
-    prp = _first(m.Prp)
-    ccl = _first(m.Ccl)
-    fct = _first(m.Fct)
-    thk = _first(m.Thk)
-    not_query = _first(m.Not)
-    nar_query = _first(m.Nar)
+    prp = _first(messages.Prp)
+    ccl = _first(messages.Ccl)
+    fct = _first(messages.Fct)
+    thk = _first(messages.Thk)
+    not_query = _first(messages.Not)
+    nar_query = _first(messages.Nar)
 
-    def try_pm(self, c: list[Any]) -> m.Try:
-        return m.Try(tuple(c))
+    def try_pm(self, c: list[Any]) -> messages.Try:
+        return messages.Try(tuple(c))
 
     def try_word(self, c: list[Any]) -> str:
         return _v(c[0])
 
-    ins = _first(m.Ins)
-    qry = _first(m.Qry)
-    sug = _first(m.Sug)
-    wht = _first(m.Wht)
+    ins = _first(messages.Ins)
+    qry = _first(messages.Qry)
+    sug = _first(messages.Sug)
+    wht = _first(messages.Wht)
 
-    def how(self, c: list[Any]) -> m.How:
-        return m.How(c[0].value)
+    def how(self, c: list[Any]) -> messages.How:
+        return messages.How(c[0].value)
 
-    def exp(self, c: list[Any]) -> m.Exp:
-        return m.Exp(c[0], c[1])
+    def exp(self, c: list[Any]) -> messages.Exp:
+        return messages.Exp(c[0], c[1])
 
-    def iff(self, c: list[Any]) -> m.Iff:
-        return m.Iff(c[0], c[1], c[2])
+    def iff(self, c: list[Any]) -> messages.Iff:
+        return messages.Iff(c[0], c[1], c[2])
 
-    def free_text(self, c: list[Any]) -> m.FreeText:
-        return m.FreeText(c[0].value)
+    def free_text(self, c: list[Any]) -> messages.FreeText:
+        return messages.FreeText(c[0].value)
 
-    press_yes = _first(m.Yes)
-    press_rej = _first(m.Rej)
-    bwx = _first(m.Bwx)
-    idk = _first(m.Idk)
-    sry = _first(m.Sry)
-    why = _first(m.Why)
-    pob = _first(m.Pob)
-    uhy = _first(m.Uhy)
-    hpy = _first(m.Hpy)
-    ang = _first(m.Ang)
+    press_yes = _first(messages.Yes)
+    press_rej = _first(messages.Rej)
+    bwx = _first(messages.Bwx)
+    idk = _first(messages.Idk)
+    sry = _first(messages.Sry)
+    why = _first(messages.Why)
+    pob = _first(messages.Pob)
+    uhy = _first(messages.Uhy)
+    hpy = _first(messages.Hpy)
+    ang = _first(messages.Ang)
 
     # -- arrangements
-    def pce(self, c: list[Any]) -> m.Pce:
-        return m.Pce(_powers(c))
+    def pce(self, c: list[Any]) -> messages.Pce:
+        return messages.Pce(_powers(c))
 
-    def aly(self, c: list[Any]) -> m.Aly:
-        return m.Aly(_powers(c[:-1]), c[-1])
+    def aly(self, c: list[Any]) -> messages.Aly:
+        return messages.Aly(_powers(c[:-1]), c[-1])
 
     def versus(self, c: list[Any]) -> tuple[str, ...]:
         return _powers(c)
 
-    not_arrangement = _first(m.Not)
-    nar = _first(m.Nar)
-    xdo = _first(m.Xdo)
+    not_arrangement = _first(messages.Not)
+    nar = _first(messages.Nar)
+    xdo = _first(messages.Xdo)
 
-    def dmz(self, c: list[Any]) -> m.Dmz:
-        return m.Dmz(
+    def dmz(self, c: list[Any]) -> messages.Dmz:
+        return messages.Dmz(
             tuple(t.value for t in c if t.type == "POWER"),
             tuple(t.value for t in c if t.type == "PROVINCE"),
         )
 
-    def and_arrangement(self, c: list[Any]) -> m.And:
-        return m.And(tuple(c))
+    def and_arrangement(self, c: list[Any]) -> messages.And:
+        return messages.And(tuple(c))
 
-    def orr(self, c: list[Any]) -> m.Orr:
-        return m.Orr(tuple(c))
+    def orr(self, c: list[Any]) -> messages.Orr:
+        return messages.Orr(tuple(c))
 
-    def scd(self, c: list[Any]) -> m.Scd:
-        return m.Scd(tuple(c))
+    def scd(self, c: list[Any]) -> messages.Scd:
+        return messages.Scd(tuple(c))
 
     def scd_group(self, c: list[Any]) -> tuple[str, tuple[str, ...]]:
         return (c[0].value, tuple(t.value for t in c[1:]))
 
-    def occ(self, c: list[Any]) -> m.Occ:
-        return m.Occ(tuple(c))
+    def occ(self, c: list[Any]) -> messages.Occ:
+        return messages.Occ(tuple(c))
 
     def occ_unit(self, c: list[Any]) -> Unit:
         return self.unit(c)
 
-    def any_unit(self, c: list[Any]) -> m.AnyUnit:
-        return m.AnyUnit(c[0].value, _loc(c[1]))
+    def any_unit(self, c: list[Any]) -> messages.AnyUnit:
+        return messages.AnyUnit(c[0].value, _loc(c[1]))
 
-    def cho(self, c: list[Any]) -> m.Cho:
+    def cho(self, c: list[Any]) -> messages.Cho:
         low, high = c[0], c[1]
         if low.value < 0:
             raise _Reject(low, "CHO needs a minimum of 0 or more")
         if high.value < low.value:
             raise _Reject(high, "CHO maximum is below its minimum")
-        return m.Cho(low.value, high.value, tuple(c[2:]))
+        return messages.Cho(low.value, high.value, tuple(c[2:]))
 
-    def for_arrangement(self, c: list[Any]) -> m.For:
-        return m.For(c[0], c[1])
+    def for_arrangement(self, c: list[Any]) -> messages.For:
+        return messages.For(c[0], c[1])
 
-    def for_period(self, c: list[Any]) -> m.For:
-        return m.For(c[0], c[2], c[1])
+    def for_period(self, c: list[Any]) -> messages.For:
+        return messages.For(c[0], c[2], c[1])
 
-    def xoy(self, c: list[Any]) -> m.Xoy:
-        return m.Xoy(c[0].value, c[1].value)
+    def xoy(self, c: list[Any]) -> messages.Xoy:
+        return messages.Xoy(c[0].value, c[1].value)
 
-    def ydo(self, c: list[Any]) -> m.Ydo:
-        return m.Ydo(c[0].value, tuple(c[1:]))
+    def ydo(self, c: list[Any]) -> messages.Ydo:
+        return messages.Ydo(c[0].value, tuple(c[1:]))
 
-    def snd_arrangement(self, c: list[Any]) -> m.SndArrangement:
-        return m.SndArrangement(c[0].value, _powers(c[1:-1]), c[-1])
+    def snd_arrangement(self, c: list[Any]) -> messages.SndArrangement:
+        return messages.SndArrangement(c[0].value, _powers(c[1:-1]), c[-1])
 
-    def fwd(self, c: list[Any]) -> m.Fwd:
-        return m.Fwd(_powers(c[:-2]), c[-2].value, c[-1].value)
+    def fwd(self, c: list[Any]) -> messages.Fwd:
+        return messages.Fwd(_powers(c[:-2]), c[-2].value, c[-1].value)
 
-    def bcc(self, c: list[Any]) -> m.Bcc:
-        return m.Bcc(c[0].value, _powers(c[1:-1]), c[-1].value)
+    def bcc(self, c: list[Any]) -> messages.Bcc:
+        return messages.Bcc(c[0].value, _powers(c[1:-1]), c[-1].value)
 
-    def rof(self, c: list[Any]) -> m.Rof:
-        return m.Rof()
+    def rof(self, c: list[Any]) -> messages.Rof:
+        return messages.Rof()
 
-    def ulb(self, c: list[Any]) -> m.Ulb:
-        return m.Ulb(c[0].value, c[1])
+    def ulb(self, c: list[Any]) -> messages.Ulb:
+        return messages.Ulb(c[0].value, c[1])
 
-    def uub(self, c: list[Any]) -> m.Uub:
-        return m.Uub(c[0].value, c[1])
+    def uub(self, c: list[Any]) -> messages.Uub:
+        return messages.Uub(c[0].value, c[1])
 
     def real(self, c: list[Any]) -> float:
         value = float(c[0].value)
@@ -601,7 +605,7 @@ class _Build(Transformer[Token, Any]):
 
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
-    grammar = resources.files("grammar").joinpath("daide.lark").read_text(encoding="utf-8")
+    grammar = resources.files("diplomat.grammar").joinpath("daide.lark").read_text(encoding="utf-8")
     # cache=True keeps the built LALR tables in a temporary file: building them costs about
     # 0.25 s, paid by every bot process a tournament starts. Lark rebuilds if the file is bad.
     return Lark(grammar, parser="lalr", lexer=_AtomLexer, transformer=_Build(), cache=True)
@@ -646,7 +650,7 @@ class Parser:
         self._lark = _lark()
         self._tokens = {v: Token(t, table.name_of[v]) for v, t in table.terminal_of.items()}
 
-    def parse(self, atoms: Atoms, bounds: Bounds = WIRE) -> m.Message:
+    def parse(self, atoms: Atoms, bounds: Bounds = WIRE) -> messages.Message:
         """The typed message, or :class:`ParseError` with the reply to send. A message past
         ``bounds`` is refused before it is parsed."""
         over = _beyond(atoms, bounds)
@@ -658,13 +662,13 @@ class Parser:
         feed = _Feed(atoms, self._tokens)
         try:
             # The tree transformer (_Build) makes the parse a typed message.
-            message = cast(m.Message, self._lark.parse(feed))
+            message = cast(messages.Message, self._lark.parse(feed))
         except (_Reject, UnexpectedInput) as exc:
             # Only now look at the brackets: whatever parses is balanced (PRN aside).
             head = atoms[0] if atoms and type(atoms[0]) is int else None
             answerable = head not in (HUH_TOKEN, PRN_TOKEN)
             if head != PRN_TOKEN and not _balanced(atoms):
-                reply = m.Prn(self.words(atoms)) if answerable else None
+                reply = messages.Prn(self.words(atoms)) if answerable else None
                 raise ParseError("brackets do not balance", None, reply) from None
             if isinstance(exc, _Reject):
                 pos, reason = exc.token.start_pos or 0, exc.reason
@@ -676,14 +680,14 @@ class Parser:
     def words(self, atoms: Atoms) -> tuple[str, ...]:
         return tuple(word_of(a, self.table) for a in atoms)
 
-    def cut(self, atoms: Atoms, pos: int, depth: int) -> m.Huh:
+    def cut(self, atoms: Atoms, pos: int, depth: int) -> messages.Huh:
         """``HUH`` for a message past its bounds: the message up to atom ``pos``, ERR, then
         the ``depth`` brackets still open closed (the echo stays within the bounds too)."""
         words = [*self.words(atoms[:pos]), "ERR", *(")",) * depth]
-        return m.Huh(tuple(words))
+        return messages.Huh(tuple(words))
 
-    def huh(self, atoms: Atoms, pos: int) -> m.Huh:
+    def huh(self, atoms: Atoms, pos: int) -> messages.Huh:
         """``HUH`` echoing ``atoms`` with ERR before atom ``pos``."""
         words = list(self.words(atoms))
         words.insert(pos, "ERR")
-        return m.Huh(tuple(words))
+        return messages.Huh(tuple(words))

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from protocol.atoms import Atom, Atoms, Unknown
-from protocol.tokens import BRA, INT_MAX, INT_MIN, KET, TokenTable
+from diplomat.protocol.atoms import Atom, Atoms, Unknown
+from diplomat.protocol.tokens import BRA, INT_MAX, INT_MIN, KET, TokenTable
 
 _WORD = re.compile(
     r"""

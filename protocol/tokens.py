@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
-from protocol.numbering import DEFAULT_CCL_NAR, FCT, FOR, FWD, CclNar
+from diplomat.protocol.numbering import DEFAULT_CCL_NAR, FCT, FOR, FWD, CclNar
 
 BRA = 0x4000
 KET = 0x4001
@@ -66,7 +66,7 @@ _FIXED: dict[str, int] = {
     "AOA": 0x4900, "BTL": 0x4901, "ERR": 0x4902, "LVL": 0x4903, "MRT": 0x4904, "MTL": 0x4905,
     "NPB": 0x4906, "NPR": 0x4907, "PDA": 0x4908, "PTL": 0x4909, "RTL": 0x490A, "UNO": 0x490B,
     "DSD": 0x490D,
-    # press (FCT/FOR/FWD and CCL/NAR come from protocol.numbering)
+    # press (FCT/FOR/FWD and CCL/NAR come from diplomat.protocol.numbering)
     "ALY": 0x4A00, "AND": 0x4A01, "BWX": 0x4A02, "DMZ": 0x4A03, "ELS": 0x4A04, "EXP": 0x4A05,
     "FCT": FCT, "FOR": FOR, "FWD": FWD,
     "HOW": 0x4A09, "IDK": 0x4A0A, "IFF": 0x4A0B, "INS": 0x4A0C, "OCC": 0x4A0E, "ORR": 0x4A0F,

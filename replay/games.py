@@ -63,9 +63,9 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any, Literal
 
-from engine.map import GameMap, MapError, load_map, province_of
-from engine.notation import NotationError
-from engine.orders import (
+from diplomat.engine.map import GameMap, MapError, load_map, province_of
+from diplomat.engine.notation import NotationError
+from diplomat.engine.orders import (
     Build,
     Convoy,
     Disband,
@@ -79,16 +79,16 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.orderset import OrderSet
-from engine.rules import DATC, Rules
-from engine.state import (
+from diplomat.engine.orderset import OrderSet
+from diplomat.engine.rules import DATC, Rules
+from diplomat.engine.state import (
     GameState,
     Phase,
     StateError,
     Unit,
 )
-from engine.turn import process
-from replay.package_notation import (
+from diplomat.engine.turn import process
+from diplomat.replay.package_notation import (
     COMPLETED,
     PackageFormatError,
     power_token,

@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine.map import GameMap, province_of
-from engine.notation import NotationError, parse_location, parse_order
-from engine.orders import (
+from diplomat.engine.map import GameMap, province_of
+from diplomat.engine.notation import NotationError, parse_location, parse_order
+from diplomat.engine.orders import (
     Build,
     Convoy,
     Disband,
@@ -37,8 +37,8 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.orderset import OrderSet
-from engine.state import Dislodged, GameState, Phase, StateError, Unit, make_state
+from diplomat.engine.orderset import OrderSet
+from diplomat.engine.state import Dislodged, GameState, Phase, StateError, Unit, make_state
 
 COMPLETED = "COMPLETED"
 # The package's own spellings of three standard-map sea provinces (its map calls them so).

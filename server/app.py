@@ -27,20 +27,20 @@ from typing import Any, TypeAlias
 
 import trio
 
-from engine.map import GameMap, load_map
-from engine.rules import rules_named
-from protocol import messages as m
-from protocol.connection import Closed, ConnectionClosedError, Received, Send, Unparsed
-from protocol.lines import TextConnection
-from protocol.mdf import table_for_map
-from protocol.text import word_of
-from protocol.tokens import TokenTable
-from server.effects import ClientId, Close, Effects, Tell, split
-from server.faults import describe
-from server.forming import Waiting, plan
-from server.game import GameMaster, mdf_for
-from server.guard import PasscodeGuard, peer_key
-from server.inbox import (
+from diplomat.engine.map import GameMap, load_map
+from diplomat.engine.rules import rules_named
+from diplomat.protocol import messages
+from diplomat.protocol.connection import Closed, ConnectionClosedError, Received, Send, Unparsed
+from diplomat.protocol.lines import TextConnection
+from diplomat.protocol.mdf import table_for_map
+from diplomat.protocol.text import word_of
+from diplomat.protocol.tokens import TokenTable
+from diplomat.server.effects import ClientId, Close, Effects, Tell, split
+from diplomat.server.faults import describe
+from diplomat.server.forming import Waiting, plan
+from diplomat.server.game import GameMaster, mdf_for
+from diplomat.server.guard import PasscodeGuard, peer_key
+from diplomat.server.inbox import (
     FROM_CLIENT,
     Abandon,
     Adopt,
@@ -54,10 +54,10 @@ from server.inbox import (
     Start,
     Watch,
 )
-from server.links import Link, MessageLink, accept_link, answer_http, refuse
-from server.logs import get_logger
-from server.seating import Joiner, JoinRefused
-from server.settings import (
+from diplomat.server.links import Link, MessageLink, accept_link, answer_http, refuse
+from diplomat.server.logs import get_logger
+from diplomat.server.seating import Joiner, JoinRefused
+from diplomat.server.settings import (
     BYTE_BURST,
     BYTE_RATE,
     DEFAULT_PORT,
@@ -75,8 +75,8 @@ from server.settings import (
     SEND_QUEUE,
     GameSettings,
 )
-from server.status import MasterStatus
-from server.store import Store
+from diplomat.server.status import MasterStatus
+from diplomat.server.store import Store
 
 INFLIGHT = 64  # messages a client may have waiting for its game
 GAME_FAULTS = 3  # failures in a row after which a game's task stops (the server goes on)
@@ -84,7 +84,7 @@ REFUSE_WAIT = 5.0  # seconds a client turned away has to send its IM (to be answ
 _CLOSE = object()  # queue item: send FM and close
 # Messages kept in the game's memory and sent again on request (the map's MDF, the ORDs of
 # past phases for HST and ORD): their encodings are kept too, the most recent LASTING_CACHE.
-_LASTING = (m.Mdf, m.Ord)
+_LASTING = (messages.Mdf, messages.Ord)
 LASTING_CACHE = 4096
 
 
@@ -273,7 +273,7 @@ class GameRunner:
                 case Said(client):
                     self.server.handled(client)
                 case Join(client, msg) | Observe(client, msg) | Rejoin(client, msg):
-                    self.server.deliver(client.id, m.Rej(msg))
+                    self.server.deliver(client.id, messages.Rej(msg))
                     self.server.handled(client)
                 case Watch(key, look) if look is not None:
                     self.watchers[key] = look  # (it still gets the last call, at the end)
@@ -301,7 +301,7 @@ class GameRunner:
         if self.reaped:
             self.log.info("forming game abandoned", players=len(master.lobby.joiners))
             self.server.store.set_status(self.id, "abandoned")
-            self.server.deliver_many([Tell(cid, m.Off()) for cid in master.clients])
+            self.server.deliver_many([Tell(cid, messages.Off()) for cid in master.clients])
         elif master.finished:
             self.log.info("game over", result=master.result)
         await self._close_clients()
@@ -334,7 +334,7 @@ class GameRunner:
             self.server.answer_fault(item.client, item.msg, None)
         if faults >= GAME_FAULTS:
             self.log.error("game stopped", reason=f"{faults} faults in a row")
-            self.server.deliver_many([Tell(cid, m.Off()) for cid in self._master.clients])
+            self.server.deliver_many([Tell(cid, messages.Off()) for cid in self._master.clients])
             return False
         if self._master.started and not self._master.finished:
             try:
@@ -426,10 +426,10 @@ class GameRunner:
                     if master.can_rejoin(iam.power, iam.passcode):
                         self._enter(client)
                         return master.rejoin(client.id, iam.power, now)
-                    return [Tell(client.id, m.Rej(iam))]
+                    return [Tell(client.id, messages.Rej(iam))]
         except JoinRefused as exc:
             self._refused(client, exc)
-            return [Tell(client.id, m.Rej(item.msg))]
+            return [Tell(client.id, messages.Rej(item.msg))]
         return []
 
     def _adopt(self, client: Client, joiner: Joiner, now: float) -> Effects:
@@ -442,7 +442,7 @@ class GameRunner:
             return self._master.adopt_joiner(joiner, now)
         except JoinRefused as exc:  # its seat was taken meanwhile (cannot happen: seats count)
             self._refused(client, exc)
-            return [Tell(client.id, m.Off()), Close(client.id, f"could not be moved: {exc}")]
+            return [Tell(client.id, messages.Off()), Close(client.id, f"could not be moved: {exc}")]
 
     def _refused(self, client: Client, exc: JoinRefused) -> None:
         client.refused += 1
@@ -582,7 +582,7 @@ class Server:
         self._halt_games()
         for client in list(self.clients.values()):
             try:
-                client.send.send_nowait(m.Off())
+                client.send.send_nowait(messages.Off())
                 client.send.send_nowait(_CLOSE)
             except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
                 client.scope.cancel()
@@ -599,9 +599,9 @@ class Server:
                 link = client.link
                 with contextlib.suppress(Exception):
                     if isinstance(link, Link):
-                        await link.write(link.encode(m.Off()))
+                        await link.write(link.encode(messages.Off()))
                     else:
-                        link.take(m.Off())
+                        link.take(messages.Off())
                 await link.close()
 
     def _halt_games(self) -> None:
@@ -837,7 +837,7 @@ class Server:
             return
         if client.dropped is None and not client.link.closed:
             log.info("closing idle", reason=f"joined no game within {self.lobby_timeout:g} s")
-            self._queue(client, m.Off())
+            self._queue(client, messages.Off())
             self._queue(client, _CLOSE)
 
     async def _writer(self, client: Client, scope: trio.CancelScope) -> None:
@@ -956,7 +956,9 @@ class Server:
                 self._drop(client, f"its replies did not drain for {self.im_timeout:g} s")
                 await trio.sleep_forever()  # (cancelled by the drop)
 
-    def _fault(self, client: Client, msg: m.Message, atoms: Any, exc: Exception, log: Any) -> None:
+    def _fault(
+        self, client: Client, msg: messages.Message, atoms: Any, exc: Exception, log: Any
+    ) -> None:
         """Handling ``msg`` failed in the server: the client is answered (see
         :func:`fault_answer`); the first such fault of a connection is logged, the rest counted
         (in its "disconnected" line)."""
@@ -964,12 +966,12 @@ class Server:
             log.error("message failed", message=type(msg).__name__, **describe(exc))
         self.answer_fault(client, msg, atoms)
 
-    def answer_fault(self, client: Client, msg: m.Message, atoms: Any) -> None:
+    def answer_fault(self, client: Client, msg: messages.Message, atoms: Any) -> None:
         """Answer a message the server failed to handle (:func:`fault_answer`; the connection
         is closed when nothing can answer it), and count the fault."""
         client.faults += 1
         if not isinstance(client.link, Link):
-            self._queue(client, m.Rej(msg))  # (typed: no wire form to fail to carry it)
+            self._queue(client, messages.Rej(msg))  # (typed: no wire form to fail to carry it)
             return
         answer = fault_answer(client.link, msg, atoms)
         self._queue(client, _CLOSE if answer is None else answer)
@@ -1029,7 +1031,7 @@ class Server:
         if client.unsendable == 1:
             self.log.warning("cannot send", client=client.id, **describe(exc))
 
-    def deliver(self, cid: ClientId, message: m.Message) -> None:
+    def deliver(self, cid: ClientId, message: messages.Message) -> None:
         self.deliver_many([Tell(cid, message)])
 
     def deliver_many(self, out: Sequence[Tell | Close]) -> None:
@@ -1096,51 +1098,53 @@ class Server:
         while client.posted and (client.game is None or client.game is not client.posted_to):
             await client.settled.wait()
 
-    async def _route(self, client: Client, msg: m.Message, log: Any) -> None:
+    async def _route(self, client: Client, msg: messages.Message, log: Any) -> None:
         """Send a message to the client's game, or handle joining (see :meth:`_in_order`)."""
         await self._in_order(client)
         if client.game is not None:
             await self._post(client.game, Said(client, msg))
             return
         match msg:
-            case m.Nme():
+            case messages.Nme():
                 runner, power, label = self._seat_for(client)
                 if runner is None:
-                    self._queue(client, m.Rej(msg))
+                    self._queue(client, messages.Rej(msg))
                     return
                 await self._post(runner, Join(client, msg, power, label))
-            case m.Obs() if client.seat is not None:
+            case messages.Obs() if client.seat is not None:
                 # A client launched for one game (a spectator's page) observes that game.
                 await self._post(client.seat[0], Observe(client, msg))
-            case m.Obs():
+            case messages.Obs():
                 runner = self.open_game
                 if (runner is None or runner._master.finished) and self.open_games:
                     runner = self._new_open_game()
                 if runner is None or runner._master.finished:
-                    self._queue(client, m.Rej(msg))
+                    self._queue(client, messages.Rej(msg))
                     return
                 await self._post(runner, Observe(client, msg))
-            case m.Iam():
+            case messages.Iam():
                 await self._iam(client, msg)
-            case m.Map(None):
-                self._queue(client, m.Map(self.map.name))  # the map's name, not a file's path
-            case m.Mdf(None):
+            case messages.Map(None):
+                self._queue(
+                    client, messages.Map(self.map.name)
+                )  # the map's name, not a file's path
+            case messages.Mdf(None):
                 master = self.open_game._master if self.open_game else None
                 if master is not None:
                     self.deliver(client.id, mdf_for(master.map))
                 else:
-                    self._queue(client, m.Rej(msg))
-            case m.Huh() | m.Prn():
+                    self._queue(client, messages.Rej(msg))
+            case messages.Huh() | messages.Prn():
                 pass
             case _:
                 # Not joined yet: nothing else is answered but with REJ.
-                self._queue(client, m.Rej(msg))
+                self._queue(client, messages.Rej(msg))
 
-    async def _iam(self, client: Client, msg: m.Iam) -> None:
+    async def _iam(self, client: Client, msg: messages.Iam) -> None:
         """IAM from a client in no game: find the game whose ``power`` awaits its player and
         check the passcode, within the guard's limits (per connection, power and address)."""
         if client.iam_misses >= IAM_FREE_GUESSES:  # and three guesses per connection
-            self._queue(client, m.Rej(msg))
+            self._queue(client, messages.Rej(msg))
             return
         peer = client.link.peer
         # The power's old connection may have just closed, its Leave still in the game's
@@ -1163,7 +1167,7 @@ class Server:
         if candidates:  # one wrong guess (for the power in each of those games)
             client.iam_misses += 1
             self.guard.failed([r.id for r in candidates], msg.power, peer)
-        self._queue(client, m.Rej(msg))
+        self._queue(client, messages.Rej(msg))
 
     def played_from(self, game: int, power: str, peer: str) -> None:
         """``power`` of ``game`` is played from ``peer`` (at the start, or back with IAM): its
@@ -1279,19 +1283,19 @@ async def _aclose(stream: trio.abc.AsyncResource) -> None:
         await stream.aclose()
 
 
-def _cost(msg: m.Message) -> int:
+def _cost(msg: messages.Message) -> int:
     """What a message costs its sender's budget: one, and press one per recipient (the server
     relays it that many times; a flood to six powers costs six times a flood to one)."""
-    if type(msg) is m.Snd:
+    if type(msg) is messages.Snd:
         return max(1, len(msg.recipients))
     return 1
 
 
-def fault_answer(link: Link, msg: m.Message, atoms: Any) -> bytes | None:
+def fault_answer(link: Link, msg: messages.Message, atoms: Any) -> bytes | None:
     """The bytes that answer a message the server failed to handle: ``REJ (message)`` (it was
     DAIDE; the request is refused), else ``HUH (ERR message)`` from the words as received when
     the message cannot be written back, else None (close the connection)."""
-    for reply in (lambda: m.Rej(msg), lambda: m.Huh(("ERR", *_words(link, atoms)))):
+    for reply in (lambda: messages.Rej(msg), lambda: messages.Huh(("ERR", *_words(link, atoms)))):
         try:
             return link.encode(reply())
         except Exception:

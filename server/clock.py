@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from server.effects import ClientId
+from diplomat.server.effects import ClientId
 
 
 @dataclass

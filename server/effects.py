@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from protocol import messages as m
-from server.records import Record
+from diplomat.protocol import messages
+from diplomat.server.records import Record
 
 ClientId = int
 
@@ -21,7 +21,7 @@ class Tell(NamedTuple):
     """Send ``message`` (a typed DAIDE message) to ``client``."""
 
     client: ClientId
-    message: m.Message
+    message: messages.Message
 
 
 class Close(NamedTuple):

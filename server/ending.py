@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine.state import GameState
-from engine.turn import PhaseResult
-from protocol import messages as m
-from server.seating import Seat
-from server.settings import GameSettings
+from diplomat.engine.state import GameState
+from diplomat.engine.turn import PhaseResult
+from diplomat.protocol import messages
+from diplomat.server.seating import Seat
+from diplomat.server.settings import GameSettings
 
 Result = dict[str, Any]  # kind (solo, draw), powers, reason, year, phase, centres (JSON)
 
@@ -47,12 +47,12 @@ def after_phase(
     return None
 
 
-def announcement(ended: Result) -> m.Slo | m.Drw:
+def announcement(ended: Result) -> messages.Slo | messages.Drw:
     """SLO for a solo, DRW for a draw that ended the game by rule (all survivors)."""
-    return m.Slo(ended["powers"][0]) if ended["kind"] == "solo" else m.Drw()
+    return messages.Slo(ended["powers"][0]) if ended["kind"] == "solo" else messages.Drw()
 
 
-def summary(state: GameState, seats: Mapping[str, Seat]) -> m.Smr:
+def summary(state: GameState, seats: Mapping[str, Seat]) -> messages.Smr:
     """SMR: each power's player, centres and (if out) the year it was eliminated."""
     counts = state.centre_counts()
     entries = []
@@ -60,5 +60,5 @@ def summary(state: GameState, seats: Mapping[str, Seat]) -> m.Smr:
         seat = seats.get(power)
         year = seat.eliminated if seat is not None and counts[power] == 0 else None
         name, version = (seat.name, seat.version) if seat is not None else ("", "")
-        entries.append(m.SmrEntry(power, name, version, counts[power], year))
-    return m.Smr(state.phase, tuple(entries))
+        entries.append(messages.SmrEntry(power, name, version, counts[power], year))
+    return messages.Smr(state.phase, tuple(entries))

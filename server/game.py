@@ -24,23 +24,23 @@ from collections.abc import Callable, Iterable
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from engine.convoy import with_route
-from engine.map import GameMap, load_map
-from engine.orders import Move, Note, Order, Result, order_key, order_power
-from engine.orderset import OrderSet
-from engine.rules import rules_named
-from engine.state import GameState, initial_state
-from engine.turn import process
-from protocol import messages as m
-from protocol.codec import Codec, codec_for
-from protocol.mdf import MapDefinition, table_for_map
-from protocol.syntax import ParseError
-from server import ending, press
-from server.clock import PhaseClock
-from server.draws import DrawVotes
-from server.effects import ClientId, Close, Effects, Tell
-from server.history import History
-from server.records import (
+from diplomat.engine.convoy import with_route
+from diplomat.engine.map import GameMap, load_map
+from diplomat.engine.orders import Move, Note, Order, Result, order_key, order_power
+from diplomat.engine.orderset import OrderSet
+from diplomat.engine.rules import rules_named
+from diplomat.engine.state import GameState, initial_state
+from diplomat.engine.turn import process
+from diplomat.protocol import messages
+from diplomat.protocol.codec import Codec, codec_for
+from diplomat.protocol.mdf import MapDefinition, table_for_map
+from diplomat.protocol.syntax import ParseError
+from diplomat.server import ending, press
+from diplomat.server.clock import PhaseClock
+from diplomat.server.draws import DrawVotes
+from diplomat.server.effects import ClientId, Close, Effects, Tell
+from diplomat.server.history import History
+from diplomat.server.records import (
     ClockStopped,
     FlagSet,
     GameFinished,
@@ -51,12 +51,12 @@ from server.records import (
     PlayerStatus,
     PressRelayed,
 )
-from server.seating import Joiner, JoinRefused, Lobby, Seat, new_passcode
-from server.settings import JOIN_TIMEOUT, GameSettings
-from server.status import MasterStatus, PowerStatus
+from diplomat.server.seating import Joiner, JoinRefused, Lobby, Seat, new_passcode
+from diplomat.server.settings import JOIN_TIMEOUT, GameSettings
+from diplomat.server.status import MasterStatus, PowerStatus
 
 if TYPE_CHECKING:
-    from server.store import SavedGame  # what a restart reads back (the shell reads it)
+    from diplomat.server.store import SavedGame  # what a restart reads back (the shell reads it)
 
 
 class GameMaster:
@@ -96,7 +96,7 @@ class GameMaster:
         self.halted = False
 
     @property
-    def mdf(self) -> m.Mdf:
+    def mdf(self) -> messages.Mdf:
         """The map's MDF, built once per map (an MDF takes about a millisecond to build)."""
         return mdf_for(self.map)
 
@@ -123,10 +123,10 @@ class GameMaster:
 
     def _restore_history(self, saved: SavedGame) -> None:
         parsed = [GameState.from_json(js, self.map) for _, js in saved.states]
-        results: dict[str, list[m.Ord]] = {}
+        results: dict[str, list[messages.Ord]] = {}
         for phase, _, text in saved.results:
             msg = self.codec.parse_text(text)
-            assert isinstance(msg, m.Ord)
+            assert isinstance(msg, messages.Ord)
             results.setdefault(phase, []).append(msg)
         for before, after in pairwise(parsed):
             self.history.add(before, results.get(before.phase.name, []), after)
@@ -140,10 +140,14 @@ class GameMaster:
                 self.book.clear(sub.power)
                 continue
             msg = self.codec.parse_text(sub.body)
-            if sub.action == "sub" and isinstance(msg, m.Sub):
+            if sub.action == "sub" and isinstance(msg, messages.Sub):
                 for order in msg.orders:
                     self.book.submit(sub.power, order)
-            elif sub.action == "not" and isinstance(msg, m.Not) and isinstance(msg.inner, m.Sub):
+            elif (
+                sub.action == "not"
+                and isinstance(msg, messages.Not)
+                and isinstance(msg.inner, messages.Sub)
+            ):
                 for order in msg.inner.orders:
                     self.book.cancel(sub.power, order)
         for power, flag in saved.flags:
@@ -195,7 +199,7 @@ class GameMaster:
     def power_of(self, client: ClientId) -> str | None:
         return self.clients.get(client)
 
-    def _all(self, message: m.Message) -> Effects:
+    def _all(self, message: messages.Message) -> Effects:
         return [Tell(c, message) for c in self.clients]
 
     def _alive(self) -> list[str]:
@@ -223,11 +227,17 @@ class GameMaster:
         request = self.lobby.request(name, power)
         self.lobby.admit(Joiner(client, name, version, request, label, joined_at=now))
         self.clients[client] = None
-        return [Tell(client, m.Yes(m.Nme(name, version))), Tell(client, m.Map(self.map.name))]
+        return [
+            Tell(client, messages.Yes(messages.Nme(name, version))),
+            Tell(client, messages.Map(self.map.name)),
+        ]
 
     def add_observer(self, client: ClientId) -> Effects:
         self.clients[client] = None
-        out: Effects = [Tell(client, m.Yes(m.Obs())), Tell(client, m.Map(self.map.name))]
+        out: Effects = [
+            Tell(client, messages.Yes(messages.Obs())),
+            Tell(client, messages.Map(self.map.name)),
+        ]
         if self.started:
             out += [Tell(client, self._hlo(None)), Tell(client, self._sco())]
             out.append(Tell(client, self._now()))
@@ -287,17 +297,17 @@ class GameMaster:
         out += self._begin_phase(now)
         return out
 
-    def _hlo(self, power: str | None) -> m.Hlo:
+    def _hlo(self, power: str | None) -> messages.Hlo:
         variant = self.settings.variant()
         if power is None:
-            return m.Hlo("UNO", 0, variant)
-        return m.Hlo(power, self.seats[power].passcode, variant)
+            return messages.Hlo("UNO", 0, variant)
+        return messages.Hlo(power, self.seats[power].passcode, variant)
 
-    def _now(self) -> m.Now:
-        return m.Now.from_state(self.state)
+    def _now(self) -> messages.Now:
+        return messages.Now.from_state(self.state)
 
-    def _sco(self) -> m.Sco:
-        return m.Sco.from_centres(self.state.centres, self.map)
+    def _sco(self) -> messages.Sco:
+        return messages.Sco.from_centres(self.state.centres, self.map)
 
     def _join_timeouts(self, now: float) -> Effects:
         """Drop the joiners that have not accepted the map in time."""
@@ -305,7 +315,7 @@ class GameMaster:
         for j in self.lobby.overdue(now):
             self.clients.pop(j.client, None)
             why = f"the map was not accepted (YES (MAP)) within {self.lobby.join_timeout:g} s"
-            out += [Tell(j.client, m.Off()), Close(j.client, why)]
+            out += [Tell(j.client, messages.Off()), Close(j.client, why)]
         return out
 
     # -- reconnecting ------------------------------------------------------------------------
@@ -331,7 +341,7 @@ class GameMaster:
             if seat.client is None and power in self._alive():
                 if seat.status == "playing":  # (a crashed bot stays crashed)
                     out.append(self._set_status(seat, "disorder"))
-                out += self._all(m.Ccd(power))
+                out += self._all(messages.Ccd(power))
         return out
 
     def rejoin(self, client: ClientId, power: str, now: float) -> Effects:
@@ -340,8 +350,8 @@ class GameMaster:
         seat.client = client
         self.clients[client] = power
         out: Effects = [self._set_status(seat, "playing")]
-        out.append(Tell(client, m.Yes(m.Iam(power, seat.passcode))))
-        out += self._all(m.Not(m.Ccd(power)))
+        out.append(Tell(client, messages.Yes(messages.Iam(power, seat.passcode))))
+        out += self._all(messages.Not(messages.Ccd(power)))
         if self.settings.dsd:
             out += self._resume_clock(now)
         # Its orders may be all in already (given before it left): the game may go on.
@@ -363,7 +373,7 @@ class GameMaster:
             # store keeps it playing), and it takes its power back with IAM after the restart.
             return []
         out: Effects = [self._set_status(seat, "disorder")]
-        out += self._all(m.Ccd(power))
+        out += self._all(messages.Ccd(power))
         if self.settings.dsd and self.book.needs_orders(power) and power in self._alive():
             out += self._pause_clock(now)
         out += self.maybe_process(now)
@@ -395,7 +405,7 @@ class GameMaster:
             return []
         if self.settings.dsd and self._owed_by_absent():
             return self._pause_clock(now)
-        return self._all(m.Tme(round(period)))
+        return self._all(messages.Tme(round(period)))
 
     def halt(self, now: float) -> Effects:
         """The server is stopping: the clock stops before any player is disconnected, and
@@ -414,14 +424,14 @@ class GameMaster:
         remaining = self.clock.pause(now)
         if remaining is None:
             return []
-        return self._all(m.Not(m.Tme(round(remaining))))
+        return self._all(messages.Not(messages.Tme(round(remaining))))
 
     def _resume_clock(self, now: float) -> Effects:
         if self.clock.paused_remaining is None or self._owed_by_absent():
             return []
         remaining = self.clock.resume(now)
         assert remaining is not None
-        return self._all(m.Tme(round(remaining)))
+        return self._all(messages.Tme(round(remaining)))
 
     def next_wakeup(self) -> float | None:
         """When :meth:`on_time` must next be called (a deadline, a TME notice, a join
@@ -455,12 +465,12 @@ class GameMaster:
         if deadline is not None and now >= deadline:
             return out + self.process_phase(now)
         if deadline is not None:
-            out += [Tell(client, m.Tme(s)) for client, s in self.clock.due(now)]
+            out += [Tell(client, messages.Tme(s)) for client, s in self.clock.due(now)]
         return out + self.maybe_process(now)
 
     # -- messages from clients -------------------------------------------------------------
 
-    def handle(self, client: ClientId, msg: m.Message, now: float) -> Effects:
+    def handle(self, client: ClientId, msg: messages.Message, now: float) -> Effects:
         """A message from a client of this game (a player or an observer): dispatched by its
         type (and, for NOT, YES and REJ, the type of what it wraps) through ``_FOR_ANYONE``,
         then, for players only, ``_FOR_PLAYERS``. A player-only message from a client that
@@ -479,99 +489,99 @@ class GameMaster:
 
     # Requests anyone in the game may make; None means "not this form" (then HUH).
 
-    def _map_request(self, client: ClientId, msg: m.Map, now: float) -> Effects | None:
-        return [Tell(client, m.Map(self.map.name))] if msg.name is None else None
+    def _map_request(self, client: ClientId, msg: messages.Map, now: float) -> Effects | None:
+        return [Tell(client, messages.Map(self.map.name))] if msg.name is None else None
 
-    def _mdf_request(self, client: ClientId, msg: m.Mdf, now: float) -> Effects | None:
+    def _mdf_request(self, client: ClientId, msg: messages.Mdf, now: float) -> Effects | None:
         return [Tell(client, self.mdf)] if msg.definition is None else None
 
-    def _map_accepted(self, client: ClientId, msg: m.Yes, now: float) -> Effects:
+    def _map_accepted(self, client: ClientId, msg: messages.Yes, now: float) -> Effects:
         return self.accept_map(client, now)
 
-    def _map_refused(self, client: ClientId, msg: m.Rej, now: float) -> Effects:
+    def _map_refused(self, client: ClientId, msg: messages.Rej, now: float) -> Effects:
         self.release_joiner(client)
-        return [Tell(client, m.Off()), Close(client, "it refused the map")]
+        return [Tell(client, messages.Off()), Close(client, "it refused the map")]
 
-    def _refuse(self, client: ClientId, msg: m.Message, now: float) -> Effects:
-        return [Tell(client, m.Rej(msg))]
+    def _refuse(self, client: ClientId, msg: messages.Message, now: float) -> Effects:
+        return [Tell(client, messages.Rej(msg))]
 
-    def _ignore(self, client: ClientId, msg: m.Message, now: float) -> Effects:
+    def _ignore(self, client: ClientId, msg: messages.Message, now: float) -> Effects:
         return []  # never answer a HUH or PRN; YES/REJ answer SVE/LOD: nothing to do
 
-    def _now_request(self, client: ClientId, msg: m.Now, now: float) -> Effects | None:
+    def _now_request(self, client: ClientId, msg: messages.Now, now: float) -> Effects | None:
         return [Tell(client, self._now())] if msg.turn is None else None
 
-    def _sco_request(self, client: ClientId, msg: m.Sco, now: float) -> Effects | None:
+    def _sco_request(self, client: ClientId, msg: messages.Sco, now: float) -> Effects | None:
         return [Tell(client, self._sco())] if not msg.owners else None
 
-    def _hst_request(self, client: ClientId, msg: m.Hst, now: float) -> Effects:
+    def _hst_request(self, client: ClientId, msg: messages.Hst, now: float) -> Effects:
         turn = self.history.turn(msg.turn) if msg.turn is not None else None
         if turn is None:
-            return [Tell(client, m.Rej(msg))]
+            return [Tell(client, messages.Rej(msg))]
         return [Tell(client, reply) for reply in turn]
 
-    def _ord_asked(self, client: ClientId, msg: m.Ord, now: float) -> Effects | None:
+    def _ord_asked(self, client: ClientId, msg: messages.Ord, now: float) -> Effects | None:
         if msg.order is not None:
             return None
         ords = self.history.last_orders()
         if ords is None:
-            return [Tell(client, m.Rej(m.Ord()))]
+            return [Tell(client, messages.Rej(messages.Ord()))]
         return [Tell(client, o) for o in ords]
 
-    def _adm(self, client: ClientId, msg: m.Adm, now: float) -> Effects:
+    def _adm(self, client: ClientId, msg: messages.Adm, now: float) -> Effects:
         if self.settings.level == 0:
-            return [Tell(client, m.Rej(msg))]  # gunboat: no talk at all, not even admin chat
+            return [Tell(client, messages.Rej(msg))]  # gunboat: no talk at all, not even admin chat
         return self._all(msg)
 
-    def _tme(self, client: ClientId, msg: m.Tme, now: float) -> Effects:
+    def _tme(self, client: ClientId, msg: messages.Tme, now: float) -> Effects:
         if msg.seconds is None:
             left = self.clock.left(now)
-            return [Tell(client, m.Rej(msg) if left is None else m.Tme(left))]
+            return [Tell(client, messages.Rej(msg) if left is None else messages.Tme(left))]
         longest = self.settings.longest_limit()
         if longest is None or msg.seconds < 0 or msg.seconds > longest:
-            return [Tell(client, m.Rej(msg))]
+            return [Tell(client, messages.Rej(msg))]
         self.clock.ask(client, msg.seconds)
-        return [Tell(client, m.Yes(msg))]
+        return [Tell(client, messages.Yes(msg))]
 
-    def _not_tme(self, client: ClientId, msg: m.Not, now: float) -> Effects:
+    def _not_tme(self, client: ClientId, msg: messages.Not, now: float) -> Effects:
         inner = msg.inner
-        assert isinstance(inner, m.Tme)
+        assert isinstance(inner, messages.Tme)
         forgotten = self.clock.cancel(client, inner.seconds)
-        return [Tell(client, m.Yes(msg) if forgotten else m.Rej(msg))]
+        return [Tell(client, messages.Yes(msg) if forgotten else messages.Rej(msg))]
 
     # Player-only messages.
 
-    def _hlo_request(self, client: ClientId, power: str, msg: m.Hlo, now: float) -> Effects:
+    def _hlo_request(self, client: ClientId, power: str, msg: messages.Hlo, now: float) -> Effects:
         if not self.started:
-            return [Tell(client, m.Rej(msg))]
+            return [Tell(client, messages.Rej(msg))]
         return [Tell(client, self._hlo(power))]
 
-    def _mis_asked(self, client: ClientId, power: str, msg: m.Mis, now: float) -> Effects:
+    def _mis_asked(self, client: ClientId, power: str, msg: messages.Mis, now: float) -> Effects:
         if not self.started or self.finished:
-            return [Tell(client, m.Rej(m.Mis()))]
-        return [Tell(client, self._missing(power) or m.Mis())]
+            return [Tell(client, messages.Rej(messages.Mis()))]
+        return [Tell(client, self._missing(power) or messages.Mis())]
 
-    def _gof_on(self, client: ClientId, power: str, msg: m.Gof, now: float) -> Effects:
+    def _gof_on(self, client: ClientId, power: str, msg: messages.Gof, now: float) -> Effects:
         return self._gof(client, power, msg, True, now)
 
-    def _gof_off(self, client: ClientId, power: str, msg: m.Not, now: float) -> Effects:
+    def _gof_off(self, client: ClientId, power: str, msg: messages.Not, now: float) -> Effects:
         return self._gof(client, power, msg, False, now)
 
-    def _drw_on(self, client: ClientId, power: str, msg: m.Drw, now: float) -> Effects:
+    def _drw_on(self, client: ClientId, power: str, msg: messages.Drw, now: float) -> Effects:
         return self._drw(client, power, msg, True)
 
-    def _drw_off(self, client: ClientId, power: str, msg: m.Not, now: float) -> Effects:
+    def _drw_off(self, client: ClientId, power: str, msg: messages.Not, now: float) -> Effects:
         return self._drw(client, power, msg, False)
 
     # -- orders ----------------------------------------------------------------------------
 
-    def _sub(self, client: ClientId, power: str, msg: m.Sub, now: float) -> Effects:
+    def _sub(self, client: ClientId, power: str, msg: messages.Sub, now: float) -> Effects:
         if not self.started or self.finished:
-            return [Tell(client, m.Rej(msg))]
+            return [Tell(client, messages.Rej(msg))]
         if msg.turn is not None and msg.turn != self.state.phase:
-            return [Tell(client, m.Rej(msg))]
+            return [Tell(client, messages.Rej(msg))]
         if power not in self._alive():
-            return [Tell(client, m.Rej(msg))]
+            return [Tell(client, messages.Rej(msg))]
         out: Effects = []
         phase = self.state.phase.name
         for order in msg.orders:
@@ -579,58 +589,63 @@ class GameMaster:
             note = checked.note
             if note is Note.MBV:
                 daide = _daide_form(self.state, checked.order)
-                body = self.codec.text(m.Sub((daide,)))
+                body = self.codec.text(messages.Sub((daide,)))
                 out.append(OrderGiven(phase, power, "sub", body))
                 self.aoa_notes.pop(_unit_key(order), None)
             elif self.settings.aoa and note not in (Note.NRS, Note.NYU, Note.NSU):
                 self.aoa_notes[_unit_key(order)] = (order, note)
                 note = Note.MBV
-            out.append(Tell(client, m.Thx(order, note)))
+            out.append(Tell(client, messages.Thx(order, note)))
         mis = self._missing(power)
         if mis is not None:
             out.append(Tell(client, mis))
         return out + self.maybe_process(now)
 
-    def _not_sub(self, client: ClientId, power: str, msg: m.Not, now: float) -> Effects:
+    def _not_sub(self, client: ClientId, power: str, msg: messages.Not, now: float) -> Effects:
         inner = msg.inner
-        assert isinstance(inner, m.Sub)
+        assert isinstance(inner, messages.Sub)
         if not self.started or self.finished:
-            return [Tell(client, m.Rej(msg))]
+            return [Tell(client, messages.Rej(msg))]
         phase = self.state.phase.name
         if not inner.orders:
             self.book.clear(power)
-            return [OrderGiven(phase, power, "clear", ""), Tell(client, m.Yes(msg))]
+            return [OrderGiven(phase, power, "clear", ""), Tell(client, messages.Yes(msg))]
         order = inner.orders[0]
         if len(inner.orders) == 1 and self.book.cancel(power, order):
             body = self.codec.text(msg)
-            return [OrderGiven(phase, power, "not", body), Tell(client, m.Yes(msg))]
-        return [Tell(client, m.Rej(msg))]
+            return [OrderGiven(phase, power, "not", body), Tell(client, messages.Yes(msg))]
+        return [Tell(client, messages.Rej(msg))]
 
-    def _missing(self, power: str) -> m.Mis | None:
+    def _missing(self, power: str) -> messages.Mis | None:
         """What the power still owes, or None when it owes nothing."""
         kind = self.state.phase.kind
         if power not in self._alive() or not self.book.needs_orders(power):
             return None
         if kind == "movement":
             units = tuple(self.book.missing_units(power))
-            return m.Mis(units=units) if units else None
+            return messages.Mis(units=units) if units else None
         if kind == "retreat":
             disl = tuple(self.book.missing_retreats(power))
-            return m.Mis(units=disl) if disl else None
+            return messages.Mis(units=disl) if disl else None
         n = self.book.missing_adjustments(power)
-        return m.Mis(count=n) if n else None
+        return messages.Mis(count=n) if n else None
 
     def _gof(
-        self, client: ClientId, power: str, msg: m.Gof | m.Not, ready: bool, now: float
+        self,
+        client: ClientId,
+        power: str,
+        msg: messages.Gof | messages.Not,
+        ready: bool,
+        now: float,
     ) -> Effects:
         if not self.started or self.finished or (not ready and power not in self._alive()):
-            return [Tell(client, m.Rej(msg))]
+            return [Tell(client, messages.Rej(msg))]
         if ready:
             self.waiting.discard(power)
         else:
             self.waiting.add(power)
         out: Effects = [FlagSet(self.state.phase.name, power, "wait", not ready)]
-        out.append(Tell(client, m.Yes(msg)))
+        out.append(Tell(client, messages.Yes(msg)))
         if ready:
             mis = self._missing(power)
             if mis is not None:
@@ -717,13 +732,13 @@ class GameMaster:
                 seat.status, seat.eliminated = "eliminated", year
         return gone
 
-    def _ord(self, before: GameState, order: Order, res: Result) -> m.Ord:
+    def _ord(self, before: GameState, order: Order, res: Result) -> messages.Ord:
         phase = before.phase
         key = _unit_key(order)
         if key in self.aoa_notes:
             given, note = self.aoa_notes[key]
-            return m.Ord(phase, given, m.NoteResult(note, res.dislodged))
-        return m.Ord(phase, _daide_form(before, order), res)
+            return messages.Ord(phase, given, messages.NoteResult(note, res.dislodged))
+        return messages.Ord(phase, _daide_form(before, order), res)
 
     def _finish(self, result: ending.Result, recorded: bool = False) -> Effects:
         """The game is over: SMR and OFF to everyone (``recorded``: the phase's record holds
@@ -732,16 +747,18 @@ class GameMaster:
         self.result = result
         self.clock.stop()
         out: Effects = [] if recorded else [GameFinished(result)]
-        return out + self._all(ending.summary(self.state, self.seats)) + self._all(m.Off())
+        return out + self._all(ending.summary(self.state, self.seats)) + self._all(messages.Off())
 
     # -- draws -----------------------------------------------------------------------------
 
-    def _drw(self, client: ClientId, power: str, msg: m.Drw | m.Not, vote: bool) -> Effects:
-        inner = msg if isinstance(msg, m.Drw) else msg.inner
-        assert isinstance(inner, m.Drw)  # (the dispatch table routes NOT (DRW) here)
+    def _drw(
+        self, client: ClientId, power: str, msg: messages.Drw | messages.Not, vote: bool
+    ) -> Effects:
+        inner = msg if isinstance(msg, messages.Drw) else msg.inner
+        assert isinstance(inner, messages.Drw)  # (the dispatch table routes NOT (DRW) here)
         alive = self._alive()
         if not self.started or self.finished or power not in alive:
-            return [Tell(client, m.Rej(msg))]
+            return [Tell(client, messages.Rej(msg))]
         listed = inner.powers
         if listed is not None and (
             not self.settings.pda
@@ -749,14 +766,14 @@ class GameMaster:
             or len(listed) < 2
             or any(p not in alive for p in listed)
         ):
-            return [Tell(client, m.Rej(msg))]
+            return [Tell(client, messages.Rej(msg))]
         # A bare DRW is a vote for a draw among all survivors (who cannot change within a
         # phase, and votes end with the phase).
         parties = tuple(sorted(inner.powers if inner.powers is not None else alive))
         flag = "draw" if inner.powers is None else "draw:" + " ".join(parties)
         self.draws.vote(power, parties, vote)
         out: Effects = [FlagSet(self.state.phase.name, power, flag, vote)]
-        out.append(Tell(client, m.Yes(msg)))
+        out.append(Tell(client, messages.Yes(msg)))
         if vote:
             out += self._check_draw()
         return out
@@ -767,12 +784,12 @@ class GameMaster:
         if parties is None:
             return []
         result = ending.result("draw", parties, "agreed", self.state, self.state.phase.year)
-        announce = m.Drw() if list(parties) == alive else m.Drw(parties)
+        announce = messages.Drw() if list(parties) == alive else messages.Drw(parties)
         return self._all(announce) + self._finish(result)
 
     # -- press -----------------------------------------------------------------------------
 
-    def _snd(self, client: ClientId, power: str, msg: m.Snd, now: float) -> Effects:
+    def _snd(self, client: ClientId, power: str, msg: messages.Snd, now: float) -> Effects:
         s = self.settings
         playing = self.started and not self.finished
         deadline = self.clock.deadline
@@ -782,8 +799,8 @@ class GameMaster:
         relayed = press.relayed(msg, s.level)
         body = self.codec.text(relayed)
         out: Effects = [PressRelayed(self.state.phase.name, power, tuple(msg.recipients), body)]
-        out.append(Tell(client, m.Yes(msg)))
-        frm = m.Frm(power, msg.recipients, relayed)
+        out.append(Tell(client, messages.Yes(msg)))
+        frm = messages.Frm(power, msg.recipients, relayed)
         for r in msg.recipients:
             seat = self.seats[r]
             if seat.client is not None:
@@ -791,15 +808,15 @@ class GameMaster:
         return out
 
 
-_MDFS: dict[str, tuple[GameMap, m.Mdf]] = {}
+_MDFS: dict[str, tuple[GameMap, messages.Mdf]] = {}
 
 
-def mdf_for(gmap: GameMap) -> m.Mdf:
+def mdf_for(gmap: GameMap) -> messages.Mdf:
     """The MDF of ``gmap``, one message object per map: the shell caches what it encodes to,
     so answering a thousand MDF requests costs one rendering."""
     known = _MDFS.get(gmap.name)
     if known is None or known[0] is not gmap:
-        known = _MDFS[gmap.name] = (gmap, m.Mdf(MapDefinition.from_map(gmap)))
+        known = _MDFS[gmap.name] = (gmap, messages.Mdf(MapDefinition.from_map(gmap)))
     return known[1]
 
 
@@ -807,45 +824,45 @@ def mdf_for(gmap: GameMap) -> m.Mdf:
 _Key: TypeAlias = type | tuple[type, type]
 
 
-def _dispatch_key(msg: m.Message) -> _Key:
+def _dispatch_key(msg: messages.Message) -> _Key:
     """NOT, YES and REJ are told apart by what they wrap."""
     match msg:
-        case m.Not(inner) | m.Yes(inner) | m.Rej(inner):
+        case messages.Not(inner) | messages.Yes(inner) | messages.Rej(inner):
             return (type(msg), type(inner))
     return type(msg)
 
 
 _FOR_ANYONE: dict[_Key, Callable[[GameMaster, ClientId, Any, float], Effects | None]] = {
-    m.Map: GameMaster._map_request,
-    m.Mdf: GameMaster._mdf_request,
-    (m.Yes, m.Map): GameMaster._map_accepted,
-    (m.Rej, m.Map): GameMaster._map_refused,
-    m.Nme: GameMaster._refuse,
-    m.Obs: GameMaster._refuse,
-    m.Iam: GameMaster._refuse,
-    m.Now: GameMaster._now_request,
-    m.Sco: GameMaster._sco_request,
-    m.Hst: GameMaster._hst_request,
-    m.Ord: GameMaster._ord_asked,
-    m.Adm: GameMaster._adm,
-    m.Tme: GameMaster._tme,
-    (m.Not, m.Tme): GameMaster._not_tme,
-    m.Huh: GameMaster._ignore,
-    m.Prn: GameMaster._ignore,
-    m.Yes: GameMaster._ignore,
-    m.Rej: GameMaster._ignore,
+    messages.Map: GameMaster._map_request,
+    messages.Mdf: GameMaster._mdf_request,
+    (messages.Yes, messages.Map): GameMaster._map_accepted,
+    (messages.Rej, messages.Map): GameMaster._map_refused,
+    messages.Nme: GameMaster._refuse,
+    messages.Obs: GameMaster._refuse,
+    messages.Iam: GameMaster._refuse,
+    messages.Now: GameMaster._now_request,
+    messages.Sco: GameMaster._sco_request,
+    messages.Hst: GameMaster._hst_request,
+    messages.Ord: GameMaster._ord_asked,
+    messages.Adm: GameMaster._adm,
+    messages.Tme: GameMaster._tme,
+    (messages.Not, messages.Tme): GameMaster._not_tme,
+    messages.Huh: GameMaster._ignore,
+    messages.Prn: GameMaster._ignore,
+    messages.Yes: GameMaster._ignore,
+    messages.Rej: GameMaster._ignore,
 }
 
 _FOR_PLAYERS: dict[_Key, Callable[[GameMaster, ClientId, str, Any, float], Effects]] = {
-    m.Hlo: GameMaster._hlo_request,
-    m.Sub: GameMaster._sub,
-    (m.Not, m.Sub): GameMaster._not_sub,
-    m.Mis: GameMaster._mis_asked,
-    m.Gof: GameMaster._gof_on,
-    (m.Not, m.Gof): GameMaster._gof_off,
-    m.Drw: GameMaster._drw_on,
-    (m.Not, m.Drw): GameMaster._drw_off,
-    m.Snd: GameMaster._snd,
+    messages.Hlo: GameMaster._hlo_request,
+    messages.Sub: GameMaster._sub,
+    (messages.Not, messages.Sub): GameMaster._not_sub,
+    messages.Mis: GameMaster._mis_asked,
+    messages.Gof: GameMaster._gof_on,
+    (messages.Not, messages.Gof): GameMaster._gof_off,
+    messages.Drw: GameMaster._drw_on,
+    (messages.Not, messages.Drw): GameMaster._drw_off,
+    messages.Snd: GameMaster._snd,
 }
 
 
@@ -862,16 +879,16 @@ def _unit_key(order: Order) -> tuple[str, str]:
     return order_power(order), order_key(order)
 
 
-def _ord_power(o: m.Ord) -> str:
+def _ord_power(o: messages.Ord) -> str:
     assert o.order is not None
     return order_power(o.order)
 
 
-def _huh_for(codec: Codec, msg: m.Message) -> m.Huh:
+def _huh_for(codec: Codec, msg: messages.Message) -> messages.Huh:
     """HUH for a message that is valid DAIDE but not allowed here: ERR before its first token,
     as the AiServer answers an observer's DRW."""
     try:
         words = codec.words(msg)  # token by token: a string with spaces in it stays one word
     except (ValueError, ParseError):
         words = ()
-    return m.Huh(("ERR", *words))
+    return messages.Huh(("ERR", *words))

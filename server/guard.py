@@ -37,8 +37,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.seating import MAX_PASSCODE
-from server.settings import IAM_FREE_GUESSES, IAM_LOCKOUT, IAM_LOCKOUT_CAP, IAM_TRUSTED_CAP
+from diplomat.server.seating import MAX_PASSCODE
+from diplomat.server.settings import IAM_FREE_GUESSES, IAM_LOCKOUT, IAM_LOCKOUT_CAP, IAM_TRUSTED_CAP
 
 FORGET_AFTER = 24 * 3600.0  # seconds after which a quiet untrusted address is forgotten
 TRUSTED_PER_POWER = 4  # addresses remembered per power (the most recent)

@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from engine.state import GameState, Phase
-from protocol import messages as m
+from diplomat.engine.state import GameState, Phase
+from diplomat.protocol import messages
 
 
 @dataclass(frozen=True, slots=True)
 class Processed:
     phase: Phase  # the phase processed
-    ords: list[m.Ord]  # its results, in adjudication order
+    ords: list[messages.Ord]  # its results, in adjudication order
     after: GameState  # the position it led to
 
 
@@ -32,7 +32,7 @@ class History:
         """The phases processed after the first ``count``."""
         return self.phases[count:]
 
-    def add(self, before: GameState, ords: list[m.Ord], after: GameState) -> None:
+    def add(self, before: GameState, ords: list[messages.Ord], after: GameState) -> None:
         self.phases.append(Processed(before.phase, ords, after))
         if after.centres != before.centres:
             self.unchanged_since = before.phase.year
@@ -41,18 +41,18 @@ class History:
         """Years without a centre changing hands, as of the phase ``before`` was in."""
         return before.phase.year - self.unchanged_since
 
-    def turn(self, phase: Phase) -> list[m.Ord | m.Sco | m.Now] | None:
+    def turn(self, phase: Phase) -> list[messages.Ord | messages.Sco | messages.Now] | None:
         """HST: that phase's results and the SCO and NOW after it (None: never processed)."""
         for p in self.phases:
             if p.phase == phase:
                 return [
                     *p.ords,
-                    m.Sco.from_centres(p.after.centres, p.after.map),
-                    m.Now.from_state(p.after),
+                    messages.Sco.from_centres(p.after.centres, p.after.map),
+                    messages.Now.from_state(p.after),
                 ]
         return None
 
-    def last_orders(self) -> list[m.Ord] | None:
+    def last_orders(self) -> list[messages.Ord] | None:
         """ORD: the last movement phase's results and any retreat or adjustment results since
         (None before the first phase is processed)."""
         if not self.phases:

@@ -18,9 +18,9 @@ from typing import Generic, TypeVar
 
 import trio
 
-from protocol import messages as m
-from server.seating import Joiner
-from server.status import MasterStatus
+from diplomat.protocol import messages
+from diplomat.server.seating import Joiner
+from diplomat.server.status import MasterStatus
 
 C = TypeVar("C")
 
@@ -30,7 +30,7 @@ class Said(Generic[C]):
     """A message from a client already in the game."""
 
     client: C
-    msg: m.Message
+    msg: messages.Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +38,7 @@ class Join(Generic[C]):
     """A client's NME, for ``power`` and tournament ``label`` when it was seated for one."""
 
     client: C
-    msg: m.Nme
+    msg: messages.Nme
     power: str | None
     label: str | None
 
@@ -46,7 +46,7 @@ class Join(Generic[C]):
 @dataclass(frozen=True, slots=True)
 class Observe(Generic[C]):
     client: C
-    msg: m.Obs
+    msg: messages.Obs
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +54,7 @@ class Rejoin(Generic[C]):
     """A client's IAM, its passcode already checked against the server's guard."""
 
     client: C
-    msg: m.Iam
+    msg: messages.Iam
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,13 +22,13 @@ from typing import Protocol
 
 import trio
 
-from protocol import messages as m
-from protocol.connection import Closed, Event, Ready, Send, ServerConnection
-from protocol.frames import ErrorCode, em_frame
-from protocol.lines import TextConnection, classify_first_bytes
-from protocol.syntax import FROM_CLIENT
-from protocol.tokens import TokenTable
-from server.settings import IM_TIMEOUT
+from diplomat.protocol import messages
+from diplomat.protocol.connection import Closed, Event, Ready, Send, ServerConnection
+from diplomat.protocol.frames import ErrorCode, em_frame
+from diplomat.protocol.lines import TextConnection, classify_first_bytes
+from diplomat.protocol.syntax import FROM_CLIENT
+from diplomat.protocol.tokens import TokenTable
+from diplomat.server.settings import IM_TIMEOUT
 
 # What a peer that has gone raises on a write (a reset, a closed pipe): the end of that
 # connection, not a fault.
@@ -56,7 +56,7 @@ class ClientLink(Protocol):
 class MessageLink(ClientLink, Protocol):
     """A client link that is handed typed messages, not bytes."""
 
-    def take(self, message: m.Message) -> None:
+    def take(self, message: messages.Message) -> None:
         """One message from the game, in the order the game sent them (called in the
         sender's task, the game's, at once: it must not block)."""
         ...
@@ -85,7 +85,7 @@ class Link:
         self.bytes_in = 0  # read from the client so far (its byte budget is charged for them)
         self._sending = trio.Lock()  # the writer, and OFF/FM at shutdown, take turns
 
-    def encode(self, message: m.Message) -> bytes:
+    def encode(self, message: messages.Message) -> bytes:
         return self.conn.send(message)
 
     @property
@@ -239,7 +239,7 @@ async def refuse(link: Link, wait: float) -> None:
                 if isinstance(ev, (Ready, Closed)):
                     break
     with contextlib.suppress(Exception):  # (a binary client that never finished its IM)
-        await link.write(link.encode(m.Off()))
+        await link.write(link.encode(messages.Off()))
     await link.close()
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.state import GameState
-from protocol import messages as m
-from protocol.levels import level_error, trim_try
-from protocol.mdf import table_for_map
-from server.settings import GameSettings
+from diplomat.engine.state import GameState
+from diplomat.protocol import messages
+from diplomat.protocol.levels import level_error, trim_try
+from diplomat.protocol.mdf import table_for_map
+from diplomat.server.settings import GameSettings
 
 
 def refusal(
@@ -16,11 +16,11 @@ def refusal(
     state: GameState,
     playing: bool,
     sender: str,
-    msg: m.Snd,
+    msg: messages.Snd,
     away: Callable[[str], bool],
     deadline: float | None,
     now: float,
-) -> m.Huh | m.Rej | m.Out | m.Ccd | None:
+) -> messages.Huh | messages.Rej | messages.Out | messages.Ccd | None:
     """The reply that refuses ``msg`` (HUH above the press level; REJ before the game starts
     or after it ends (``playing`` false), out of turn, to itself, in a phase without press or
     past the press deadline; OUT or CCD for a recipient
@@ -39,12 +39,12 @@ def refusal(
         or (settings.npb and kind == "adjustment")
         or past_press_deadline(settings, state, deadline, now)
     ):
-        return m.Rej(msg)
+        return messages.Rej(msg)
     for r in msg.recipients:
         if r not in alive:
-            return m.Out(r)
+            return messages.Out(r)
         if away(r):
-            return m.Ccd(r)
+            return messages.Ccd(r)
     return None
 
 
@@ -57,7 +57,7 @@ def past_press_deadline(
     return deadline - now < settings.press_time
 
 
-def relayed(msg: m.Snd, level: int) -> m.Press:
+def relayed(msg: messages.Snd, level: int) -> messages.Press:
     """The press as passed on: a TRY lists only the tokens of the game's level."""
     press = msg.press
-    return trim_try(press, level) if isinstance(press, m.Try) else press
+    return trim_try(press, level) if isinstance(press, messages.Try) else press

@@ -6,8 +6,8 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 
-from server.effects import ClientId
-from server.settings import JOIN_TIMEOUT
+from diplomat.server.effects import ClientId
+from diplomat.server.settings import JOIN_TIMEOUT
 
 POW_REQUEST_SEP = ":"  # NME ('FRA:name', ...) asks for a power, as David Norman's client does
 MAX_PASSCODE = 8191  # passcodes are 1..8191, as the AiServer's

@@ -7,11 +7,11 @@ from pathlib import Path
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.map import MapError, load_map
-from engine.rules import RULE_SETS
-from protocol.frames import DEFAULT_PORT, IM_TIMEOUT
-from protocol.levels import LEVELS as PRESS_LEVELS
-from protocol.messages import Variant
+from diplomat.engine.map import MapError, load_map
+from diplomat.engine.rules import RULE_SETS
+from diplomat.protocol.frames import DEFAULT_PORT, IM_TIMEOUT
+from diplomat.protocol.levels import LEVELS as PRESS_LEVELS
+from diplomat.protocol.messages import Variant
 
 # The server's defaults, each written once (the port and the IM timeout are DAIDE's own, so
 # they live in the protocol, where the bots read them too).

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.orders import Order
+from diplomat.engine.orders import Order
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from server.records import (
+from diplomat.server.records import (
     ClockStopped,
     FlagSet,
     GameFinished,

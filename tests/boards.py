@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engine.map import load_map
-from engine.state import Dislodged, GameState, Phase, initial_state, make_state, parse_unit
+from diplomat.engine.map import load_map
+from diplomat.engine.state import Dislodged, GameState, Phase, initial_state, make_state, parse_unit
 
 GMAP = load_map("standard")
 STANDARD_START = initial_state(GMAP)  # the standard map's opening position

@@ -20,7 +20,7 @@ def compiled_builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The environment of a process that runs the compiled engine and bot search, built for
     this source into a temporary cache (about two minutes on two cores); skipped, saying why,
     where no build can be made."""
-    from engine import compiled
+    from diplomat.engine import compiled
 
     why = compiled.can_build()
     if why is not None:
@@ -30,7 +30,7 @@ def compiled_builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         compiled.ENV_CACHE: str(tmp_path_factory.mktemp("compiled")),
         compiled.ENV_MODE: "auto",  # the builds run on whatever is there (nothing yet)
     }
-    for module in ("engine.compile", "bots.compile"):
+    for module in ("diplomat.engine.compile", "diplomat.bots.compile"):
         built = subprocess.run(
             [sys.executable, "-m", module],
             env=env,

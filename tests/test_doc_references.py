@@ -47,9 +47,10 @@ def _source(modname: str) -> str:
 
 
 def _resolves(name: str) -> bool:
-    """Does ``package.module.attr...`` name a real object?"""
-    parts = name.split(".")
-    for i in range(len(parts), 0, -1):
+    """Does ``package.module.attr...`` name a real object? (Docs name modules by their
+    folders, ``engine.map``; installed, they are ``diplomat.engine.map``.)"""
+    parts = ["diplomat", *name.split(".")]
+    for i in range(len(parts), 1, -1):
         try:
             obj: object = importlib.import_module(".".join(parts[:i]))
         except ImportError:
@@ -67,7 +68,7 @@ def _instance_attributes(cls: type) -> set[str]:
     annotated fields: attributes no class object carries."""
     names: set[str] = set()
     for klass in cls.__mro__:
-        modname = klass.__module__
+        modname = klass.__module__.removeprefix("diplomat.")
         if modname.split(".")[0] not in PACKAGES:
             continue
         names |= set(getattr(klass, "__annotations__", {}))

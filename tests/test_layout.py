@@ -35,6 +35,8 @@ ALLOWED: dict[str, set[str]] = {
 }
 UNRESTRICTED = {"cli", "tests", "bench"}
 PACKAGES = set(ALLOWED) | UNRESTRICTED
+# The one import name: links to the packages above, what ``pip install`` installs.
+LINKS = {"diplomat"}
 
 # The negotiator asks its strategic core every question about the board: besides its own
 # package it imports only these modules of bots (no bot, no core), and no map: neither the
@@ -73,17 +75,28 @@ def imports_of(name: str, path: Path, known: set[str]) -> Iterator[str]:
             else:
                 module = node.module or ""
             for alias in node.names:
-                sub = f"{module}.{alias.name}"
+                sub = ours(f"{module}.{alias.name}")
                 if sub in known:
                     yield sub
                     continue
                 yield from _ours(module, known)
 
 
+def ours(module: str) -> str | None:
+    """``module`` by the folder that holds it (``diplomat.engine.map`` -> ``engine.map``), or
+    None if it is not ours. The code imports our modules through the one import name
+    ``diplomat``; a bare ``engine.map`` is ours too, and :func:`bare_imports` refuses it."""
+    if module == "diplomat" or module.startswith("diplomat."):
+        module = module.removeprefix("diplomat").removeprefix(".")
+        return module or None
+    return module if module.split(".")[0] in PACKAGES else None
+
+
 def _ours(module: str, known: set[str]) -> Iterator[str]:
-    parts = module.split(".")
-    if parts[0] not in PACKAGES:
+    mine = ours(module)
+    if mine is None:
         return
+    parts = mine.split(".")
     # The longest prefix that is one of our modules.
     for end in range(len(parts), 0, -1):
         candidate = ".".join(parts[:end])
@@ -205,14 +218,14 @@ def test_the_checker_sees_a_negotiator_that_imports_a_bot_or_reads_the_map(
 def test_importing_the_registry_loads_no_bot_no_transport_and_no_negotiator() -> None:
     # A fresh interpreter: what importing the registry (the tournament's and the web page's
     # one module of bots) loads by itself.
-    code = "import sys, bots.registry\nprint(*sorted(sys.modules))"
+    code = "import sys, diplomat.bots.registry\nprint(*sorted(sys.modules))"
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr
-    loaded = set(done.stdout.split())
+    loaded = {m for m in map(ours, done.stdout.split()) if m}
     assert {"bots.registry", "bots.host"} <= loaded
-    from bots.registry import REGISTRY
+    from diplomat.bots.registry import REGISTRY
 
     heavy = [
         "bots.transport",
@@ -220,13 +233,13 @@ def test_importing_the_registry_loads_no_bot_no_transport_and_no_negotiator() ->
         "bots.forkserver",
         "bots.corekit",
         NEGOTIATOR,
-        *(b.module for b in REGISTRY.values()),
+        *(ours(b.module) or b.module for b in REGISTRY.values()),
     ]
     assert [m for m in sorted(loaded) if any(_within(m, h) for h in heavy)] == []
 
 
 def test_every_top_level_package_has_its_place_in_the_table() -> None:
-    unknown = top_level_packages(ROOT) - PACKAGES
+    unknown = top_level_packages(ROOT) - PACKAGES - LINKS
     assert not unknown, f"packages the layout does not know (add them to ALLOWED): {unknown}"
 
 
@@ -426,3 +439,42 @@ def test_the_master_check_sees_a_reader(tmp_path: Path) -> None:
         "tournament.made imports server.game",
         "web.peek:3 reads .master",
     ]
+
+
+def bare_imports(path: Path) -> list[str]:
+    """``line: import`` for each import in ``path`` of one of our packages by its folder's
+    name (``from engine.map import ...``) instead of through ``diplomat``: installed, only
+    ``diplomat`` exists, so such an import works in the checkout and fails for a user."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names = [node.module]
+        else:
+            continue
+        out += [
+            f"{node.lineno}: {n}" for n in names if n.split(".")[0] in PACKAGES - {"tests", "bench"}
+        ]
+    return out
+
+
+def test_every_import_goes_through_the_one_import_name() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{hit}"
+        for path in modules().values()
+        for hit in bare_imports(path)
+    ]
+    assert not found, "imports by folder name (import diplomat.<package> instead):\n" + "\n".join(
+        found
+    )
+
+
+def test_the_bare_import_check_sees_one(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(
+        "import trio\nfrom diplomat.engine.map import load_map\nfrom engine.state import X\n"
+        "import server.app\nfrom . import sibling\n"
+    )
+    assert bare_imports(module) == ["3: engine.state", "4: server.app"]
+    assert ours("diplomat.engine.map") == "engine.map" and ours("trio") is None

@@ -69,8 +69,9 @@ class _Resolver:
                 self.names[node.name] = f"{module}.{node.name}"
         for imp in ast.walk(tree):
             if isinstance(imp, ast.ImportFrom) and imp.module and not imp.level:
+                module = imp.module.removeprefix("diplomat.")  # names as the folders give them
                 for alias in imp.names:
-                    self.names[alias.asname or alias.name] = f"{imp.module}.{alias.name}"
+                    self.names[alias.asname or alias.name] = f"{module}.{alias.name}"
             elif isinstance(imp, ast.Import):
                 for alias in imp.names:
                     local = alias.asname or alias.name.split(".")[0]
@@ -182,10 +183,10 @@ def test_no_function_below_the_cli_falls_back_to_the_standard_map() -> None:
 
 def test_the_checker_sees_every_kind_of_default_map() -> None:
     source = """
-from engine.map import load_map
-from protocol.tokens import STANDARD, STANDARD_POWERS, TokenTable, standard_table
-from protocol import tokens
-from bots.dumbbot import STANDARD as WEIGHTS
+from diplomat.engine.map import load_map
+from diplomat.protocol.tokens import STANDARD, STANDARD_POWERS, TokenTable, standard_table
+from diplomat.protocol import tokens
+from diplomat.bots.dumbbot import STANDARD as WEIGHTS
 from pydantic import BaseModel, Field
 
 def a(table=STANDARD): ...

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from engine.map import GameMap
+from diplomat.engine.map import GameMap
 
 
 def english_lines(shown: str, gmap: GameMap) -> list[str]:

@@ -25,13 +25,13 @@ from typing import Any, Protocol
 
 import trio
 
-from bots.registry import BotHost, HostProcess
-from server.app import Server
-from server.logs import get_logger
-from server.settings import GameSettings
-from server.store import Store
-from tournament.game import GameSpec, GameTiming, LineupError, play_complete
-from tournament.records import Records, SeatRecord, export_game
+from diplomat.bots.registry import BotHost, HostProcess
+from diplomat.server.app import Server
+from diplomat.server.logs import get_logger
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
+from diplomat.tournament.game import GameSpec, GameTiming, LineupError, play_complete
+from diplomat.tournament.records import Records, SeatRecord, export_game
 
 
 class RayTournament(Protocol):

@@ -19,14 +19,14 @@ from typing import Any, BinaryIO
 
 import trio
 
-from bots.registry import LIFELINE_ENV, BotHost, HostError
-from server.app import GameRunner, Server
-from server.changes import Changes
-from server.links import Link, binary_link, text_link
-from server.logs import get_logger
-from server.settings import GameSettings
-from server.status import MasterStatus
-from tournament.records import SeatRecord
+from diplomat.bots.registry import LIFELINE_ENV, BotHost, HostError
+from diplomat.server.app import GameRunner, Server
+from diplomat.server.changes import Changes
+from diplomat.server.links import Link, binary_link, text_link
+from diplomat.server.logs import get_logger
+from diplomat.server.settings import GameSettings
+from diplomat.server.status import MasterStatus
+from diplomat.tournament.records import SeatRecord
 
 JOIN_TIMEOUT = 30.0  # seconds for a bot to connect and accept the map, from its program's start
 HUNG_AFTER = 3  # deadlines missed in a row before a bot counts as hung

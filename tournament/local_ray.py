@@ -7,7 +7,8 @@ loopback (no byte leaves the machine), and a PID namespace, so that stopping the
 only its own processes and nothing survives the run::
 
     unshare --net --pid --fork --mount-proc \\
-        python -m tournament.local_ray --nodes 2 -- diplomat tournament dumbbot:7 --ray {address}
+        python -m diplomat.tournament.local_ray --nodes 2 -- \\
+            diplomat tournament dumbbot:7 --ray {address}
 
 starts a head node and ``--nodes - 1`` worker nodes on 127.0.0.1 (with token authentication,
 as Ray 2.60 wants for ``ray start --head``), runs the command with ``{address}`` replaced by

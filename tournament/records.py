@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from server.store import transaction
+from diplomat.server.store import transaction
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournament_seats (

@@ -45,14 +45,14 @@ from typing import Any
 
 import trio
 
-from bots.registry import BUNDLED, BotHost, HostError, HostProcess
-from engine.map import load_map
-from server.app import GameRunner, Server
-from server.logs import get_logger
-from server.settings import GameSettings
-from server.store import Store, centre_counts
-from tournament.distributed import run_on_ray
-from tournament.game import (
+from diplomat.bots.registry import BUNDLED, BotHost, HostError, HostProcess
+from diplomat.engine.map import load_map
+from diplomat.server.app import GameRunner, Server
+from diplomat.server.logs import get_logger
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store, centre_counts
+from diplomat.tournament.distributed import run_on_ray
+from diplomat.tournament.game import (
     HUNG_AFTER,
     JOIN_TIMEOUT,
     REPLAYS,
@@ -64,9 +64,9 @@ from tournament.game import (
     play_complete,
     split_command,
 )
-from tournament.records import BEAT_EVERY, Records
-from tournament.schedule import SEATS, balanced, rotation
-from tournament.scoring import GameResult, SeatResult
+from diplomat.tournament.records import BEAT_EVERY, Records
+from diplomat.tournament.schedule import SEATS, balanced, rotation
+from diplomat.tournament.scoring import GameResult, SeatResult
 
 __all__ = [
     "Entry",

@@ -37,10 +37,10 @@ import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bots.registry import BUNDLED
-from tournament.game import split_command
-from tournament.runner import Entry, LineupError, labels_of
-from tournament.scoring import Estimate, GameResult, sum_of_squares
+from diplomat.bots.registry import BUNDLED
+from diplomat.tournament.game import split_command
+from diplomat.tournament.runner import Entry, LineupError, labels_of
+from diplomat.tournament.scoring import Estimate, GameResult, sum_of_squares
 
 TUNED = "tuned"  # the line-up label of the bot being tuned
 

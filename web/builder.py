@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-from engine.legal import WAIVE_KEY, legal_orders
-from engine.map import coast_of, province_of
-from engine.orders import (
+from diplomat.engine.legal import WAIVE_KEY, legal_orders
+from diplomat.engine.map import coast_of, province_of
+from diplomat.engine.orders import (
     Build,
     Convoy,
     Disband,
@@ -29,7 +29,7 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.state import GameState, Unit
+from diplomat.engine.state import GameState, Unit
 
 Mode = Literal["move", "via", "support", "convoy"]
 _MODES: dict[str, Mode] = {mode: mode for mode in get_args(Mode)}  # menu item -> mode

@@ -19,8 +19,8 @@ from typing import Any
 
 import trio
 
-from server.faults import describe
-from server.guard import peer_key
+from diplomat.server.faults import describe
+from diplomat.server.guard import peer_key
 
 PAUSE_FIRST = 0.1  # seconds before accept is tried again after EMFILE ...
 PAUSE_MOST = 5.0  # ... doubling up to this

@@ -25,10 +25,10 @@ import wsproto.events as wse
 from wsproto.utilities import LocalProtocolError as WsLocalError
 from wsproto.utilities import RemoteProtocolError as WsRemoteError
 
-from server.faults import describe
-from server.logs import get_logger
-from web.gate import linger, peer_of
-from web.payloads import MAX_JSON, read_json
+from diplomat.server.faults import describe
+from diplomat.server.logs import get_logger
+from diplomat.web.gate import linger, peer_of
+from diplomat.web.payloads import MAX_JSON, read_json
 
 STATIC = Path(__file__).parent / "static"
 _log = get_logger(web=True)

@@ -24,25 +24,25 @@ from typing import TYPE_CHECKING, Any
 import trio
 from pydantic import ValidationError
 
-from bots.registry import BUNDLED, DEFAULT_BOT, NEGOTIATORS, bundled_command
-from engine.map import GameMap, bundled_maps, load_map
-from engine.orders import Order
-from engine.state import GameState
-from mapdraw.svg import render_map
-from protocol import messages as m
-from protocol.codec import codec_for
-from protocol.mdf import table_for_map
-from server.changes import Changes
-from server.faults import describe
-from server.guard import peer_key
-from server.logs import get_logger
-from server.settings import GameSettings
-from server.store import StoreError
-from web.gate import Bucket, ConnectionGate, serve_gated
-from web.http import Request, Response, WebSocket, serve_http
-from web.lobby import PLAYED, Listing, is_listed, listed_games
-from web.payloads import PayloadError, first_problem, frame, game_request
-from web.people import (
+from diplomat.bots.registry import BUNDLED, DEFAULT_BOT, NEGOTIATORS, bundled_command
+from diplomat.engine.map import GameMap, bundled_maps, load_map
+from diplomat.engine.orders import Order
+from diplomat.engine.state import GameState
+from diplomat.mapdraw.svg import render_map
+from diplomat.protocol import messages
+from diplomat.protocol.codec import codec_for
+from diplomat.protocol.mdf import table_for_map
+from diplomat.server.changes import Changes
+from diplomat.server.faults import describe
+from diplomat.server.guard import peer_key
+from diplomat.server.logs import get_logger
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import StoreError
+from diplomat.web.gate import Bucket, ConnectionGate, serve_gated
+from diplomat.web.http import Request, Response, WebSocket, serve_http
+from diplomat.web.lobby import PLAYED, Listing, is_listed, listed_games
+from diplomat.web.payloads import PayloadError, first_problem, frame, game_request
+from diplomat.web.people import (
     PERSON,
     Host,
     HostBook,
@@ -53,15 +53,15 @@ from web.people import (
     seat_lineup,
     waiting_people,
 )
-from web.press import PRESS_LEVELS
-from web.proxy import visitor
-from web.seats import SeatBook, SeatRow
-from web.session import WebSession
-from web.spectator import Reader, Spectator
-from web.views import notice, phase_title, result_lines
+from diplomat.web.press import PRESS_LEVELS
+from diplomat.web.proxy import visitor
+from diplomat.web.seats import SeatBook, SeatRow
+from diplomat.web.session import WebSession
+from diplomat.web.spectator import Reader, Spectator
+from diplomat.web.views import notice, phase_title, result_lines
 
 if TYPE_CHECKING:
-    from server.app import GameRunner, Server
+    from diplomat.server.app import GameRunner, Server
 
 OPEN = "open"  # a seat left for a bot that connects over TCP
 GRACE = 20.0  # seconds a seat waits for a page to come back before it leaves the game
@@ -931,7 +931,7 @@ class WebHub:
         codec = codec_for(table_for_map(gmap))  # the game's map's names
         for _, _, text in self.store.results(game_id, phase):
             msg = codec.parse_text(text)
-            if isinstance(msg, m.Ord) and msg.order is not None:
+            if isinstance(msg, messages.Ord) and msg.order is not None:
                 out.append((msg.order, msg.result))
         return out
 

@@ -14,15 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from engine.map import GameMap
-from engine.notation import phase_title
-from engine.state import Phase
-from server.status import MasterStatus
-from web.seats import open_tables
+from diplomat.engine.map import GameMap
+from diplomat.engine.notation import phase_title
+from diplomat.engine.state import Phase
+from diplomat.server.status import MasterStatus
+from diplomat.web.seats import open_tables
 
 if TYPE_CHECKING:
-    from server.app import GameRunner
-    from server.store import GameRow
+    from diplomat.server.app import GameRunner
+    from diplomat.server.store import GameRow
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_listed (

@@ -21,10 +21,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.map import GameMap
-from server.guard import lockout_after, peer_key
-from server.settings import IAM_FREE_GUESSES, IAM_LOCKOUT, IAM_LOCKOUT_CAP, IAM_TRUSTED_CAP
-from web.seats import open_tables
+from diplomat.engine.map import GameMap
+from diplomat.server.guard import lockout_after, peer_key
+from diplomat.server.settings import IAM_FREE_GUESSES, IAM_LOCKOUT, IAM_LOCKOUT_CAP, IAM_TRUSTED_CAP
+from diplomat.web.seats import open_tables
 
 PERSON = "person"  # a seat kind: a person, who opens the seat's link
 

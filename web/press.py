@@ -21,16 +21,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.map import GameMap, province_of
-from engine.orders import Order, Waive
-from engine.state import GameState
-from protocol import messages as m
-from protocol.codec import Codec, codec_for
-from protocol.english import Names, arrangement, describe, handshake, join
-from protocol.levels import level_error
-from protocol.mdf import table_for_map
-from protocol.press_levels import FREE_TEXT
-from protocol.pressbook import (
+from diplomat.engine.map import GameMap, province_of
+from diplomat.engine.orders import Order, Waive
+from diplomat.engine.state import GameState
+from diplomat.protocol import messages
+from diplomat.protocol.codec import Codec, codec_for
+from diplomat.protocol.english import Names, arrangement, describe, handshake, join
+from diplomat.protocol.levels import level_error
+from diplomat.protocol.mdf import table_for_map
+from diplomat.protocol.press_levels import FREE_TEXT
+from diplomat.protocol.pressbook import (
     WAITING,
     Agreement,
     PressItem,
@@ -40,13 +40,13 @@ from protocol.pressbook import (
     outcomes,
     proposals,
 )
-from protocol.syntax import ParseError
-from web.builder import MenuItem, Offer, OrderBuilder
-from web.talk import unread_by_program
+from diplomat.protocol.syntax import ParseError
+from diplomat.web.builder import MenuItem, Offer, OrderBuilder
+from diplomat.web.talk import unread_by_program
 
 PRESS_LEVELS = (0, 10, 20, 30, FREE_TEXT)  # what the page offers (0: gunboat; 8000: free text)
 GROUP = "group"  # the conversation of messages with several other powers
-ANSWERS: dict[str, type] = {"yes": m.Yes, "no": m.Rej, "bwx": m.Bwx}
+ANSWERS: dict[str, type] = {"yes": messages.Yes, "no": messages.Rej, "bwx": messages.Bwx}
 # The arrangements a person may compose, by the level that allows them.
 KINDS: dict[str, tuple[int, str]] = {
     "pce": (10, "Peace"),
@@ -66,7 +66,7 @@ def stored_items(rows: Iterable[Any], codec: Codec) -> list[PressItem]:
             msg = codec.parse_text(f"FRM ( {r.sender} ) ( {' '.join(r.recipients)} ) ( {r.body} )")
         except ParseError:
             continue
-        if isinstance(msg, m.Frm):
+        if isinstance(msg, messages.Frm):
             out.append(PressItem(r.seq, r.phase, r.sender, msg.recipients, msg.press))
     return out
 
@@ -117,26 +117,28 @@ class PressDesk:
         kind, data = part
         side = tuple(p for p in self.gmap.powers if p == self.power or p in self.draft.to)
         if kind == "pce":
-            return m.Pce(side)
+            return messages.Pce(side)
         if kind == "aly":
-            return m.Aly(side, tuple(data))
+            return messages.Aly(side, tuple(data))
         if kind == "drw":
-            return m.Drw(side) if self.pda else m.Drw()
+            return messages.Drw(side) if self.pda else messages.Drw()
         if kind == "dmz":
-            return m.Dmz(side, tuple(data))
+            return messages.Dmz(side, tuple(data))
         if kind == "xdo":
-            return m.Xdo(data)
+            return messages.Xdo(data)
         raise ValueError(f"no arrangement {kind!r}")
 
-    def proposal(self, how: str = "and") -> m.Prp | None:
+    def proposal(self, how: str = "and") -> messages.Prp | None:
         arrs = [self.arrangement_of(p) for p in self.draft.parts]
         if not arrs:
             return None
         if len(arrs) == 1:
-            return m.Prp(arrs[0])
-        return m.Prp(m.Orr(tuple(arrs)) if how == "orr" else m.And(tuple(arrs)))
+            return messages.Prp(arrs[0])
+        return messages.Prp(
+            messages.Orr(tuple(arrs)) if how == "orr" else messages.And(tuple(arrs))
+        )
 
-    def check(self, snd: m.Snd, reachable: Sequence[str]) -> str | None:
+    def check(self, snd: messages.Snd, reachable: Sequence[str]) -> str | None:
         """Why the server would refuse this SND, or None."""
         if not snd.recipients:
             return "Choose whom to send it to."
@@ -151,7 +153,7 @@ class PressDesk:
 
     def request(
         self, data: Mapping[str, Any], state: GameState, reachable: Sequence[str]
-    ) -> m.Snd | str | None:
+    ) -> messages.Snd | str | None:
         """A press request from the page: an SND to send, a reason it cannot be (a string for
         the page), or None (the draft changed)."""
         op = data.get("op")
@@ -203,7 +205,7 @@ class PressDesk:
             prp = self.proposal(str(data.get("how", "and")))
             if prp is None:
                 return "Add something to propose first."
-            snd = m.Snd(tuple(d.to), prp)
+            snd = messages.Snd(tuple(d.to), prp)
             why = self.check(snd, reachable)
             if why is not None:
                 return why
@@ -215,7 +217,7 @@ class PressDesk:
 
     def _answer(
         self, op: str, data: Mapping[str, Any], reachable: Sequence[str], now: str
-    ) -> m.Snd | str:
+    ) -> messages.Snd | str:
         seq = data.get("seq")
         p = proposals(self.items, self.table, now).get(seq) if isinstance(seq, int) else None
         if p is None or p.state != WAITING:
@@ -223,7 +225,7 @@ class PressDesk:
         if op == "cancel":
             if p.item.sender != self.power:
                 return "Only the proposer may cancel a proposal."
-            snd = m.Snd(p.item.recipients, m.Ccl(p.item.press))
+            snd = messages.Snd(p.item.recipients, messages.Ccl(p.item.press))
         else:
             answer = ANSWERS.get(str(data.get("answer")))
             if answer is None or self.power not in p.item.recipients:
@@ -232,7 +234,7 @@ class PressDesk:
                 return "You have answered it already."
             # The convention: a reply goes to the proposer and every other recipient.
             to = tuple(x for x in (p.item.sender, *p.item.recipients) if x != self.power)
-            snd = m.Snd(to, answer(p.item.press))
+            snd = messages.Snd(to, answer(p.item.press))
         return self.check(snd, reachable) or snd
 
     # -- the map, while picking ------------------------------------------------------------------
@@ -339,7 +341,7 @@ class PressDesk:
             # The machine handshake (TRY, HUH): hidden from people unless they ask for it.
             "protocol": handshake(item.press),
             "sent": self.sent.get(item.seq),
-            "free": isinstance(item.press, m.FreeText),
+            "free": isinstance(item.press, messages.FreeText),
         }
         unread = unread_by_program(item, n)
         if unread is not None:  # a person wants to know this, not the machine's echo
@@ -405,7 +407,7 @@ class PressDesk:
             arr = o.agreement.arrangement
             what = _capital(arrangement(arr, self.names))
             breakers = join([self.names.power(p) for p in o.breakers])
-            if isinstance(arr, m.Xdo):
+            if isinstance(arr, messages.Xdo):
                 text = f"{what}: done." if o.kept else f"{what}: not done."
             else:
                 text = f"{what}: kept." if o.kept else f"{what}: broken by {breakers}."

@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 
-from server.guard import peer_key
-from web.http import Request
+from diplomat.server.guard import peer_key
+from diplomat.web.http import Request
 
 
 def visitor(req: Request, proxies: frozenset[str]) -> Request:

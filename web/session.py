@@ -25,38 +25,38 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
-from engine.defaults import missing_orders
-from engine.map import GameMap, province_of
-from engine.notation import NotationError, parse_order
-from engine.orders import (
+from diplomat.engine.defaults import missing_orders
+from diplomat.engine.map import GameMap, province_of
+from diplomat.engine.notation import NotationError, parse_order
+from diplomat.engine.orders import (
     NOTE_TEXT,
     Order,
     Waive,
     order_key,
 )
-from engine.orderset import OrderSet
-from engine.state import GameState, Unit
-from mapdraw.geometry import geometry
-from protocol import messages as m
-from protocol.codec import Codec, codec_for
-from protocol.connection import Closed, Event, Received
-from protocol.english import Names
-from protocol.mdf import table_for_map
-from protocol.syntax import ParseError
-from server.changes import Changes
-from server.faults import describe
-from server.logs import get_logger
-from web.builder import Action, OrderBuilder
-from web.press import PressDesk, stored_items
-from web.talk import DrawBallot, free_text
-from web.views import GameStatus, ResultGroup, SeatViews, end_table, game_status, notice
+from diplomat.engine.orderset import OrderSet
+from diplomat.engine.state import GameState, Unit
+from diplomat.mapdraw.geometry import geometry
+from diplomat.protocol import messages
+from diplomat.protocol.codec import Codec, codec_for
+from diplomat.protocol.connection import Closed, Event, Received
+from diplomat.protocol.english import Names
+from diplomat.protocol.mdf import table_for_map
+from diplomat.protocol.syntax import ParseError
+from diplomat.server.changes import Changes
+from diplomat.server.faults import describe
+from diplomat.server.logs import get_logger
+from diplomat.web.builder import Action, OrderBuilder
+from diplomat.web.press import PressDesk, stored_items
+from diplomat.web.talk import DrawBallot, free_text
+from diplomat.web.views import GameStatus, ResultGroup, SeatViews, end_table, game_status, notice
 
 if TYPE_CHECKING:
-    from server.app import GameRunner, Server
-    from server.status import MasterStatus
-    from server.store import Store
-    from web.http import WebSocket
-    from web.seats import SeatBook, SeatRow
+    from diplomat.server.app import GameRunner, Server
+    from diplomat.server.status import MasterStatus
+    from diplomat.server.store import Store
+    from diplomat.web.http import WebSocket
+    from diplomat.web.seats import SeatBook, SeatRow
 
 
 class SeatHost(Protocol):
@@ -147,7 +147,7 @@ class WebSession:
             if isinstance(event, Closed):
                 return
 
-    def take(self, message: m.Message) -> None:
+    def take(self, message: messages.Message) -> None:
         """A message from the game: update what the session knows; the view is sent by the
         session's own task (so rendering never holds up the server's)."""
         try:
@@ -173,7 +173,7 @@ class WebSession:
 
     # -- running ---------------------------------------------------------------------------------
 
-    def send(self, message: m.Message) -> None:
+    def send(self, message: messages.Message) -> None:
         """To the game, through the server's reader like any client's message."""
         if not self.closed:
             self._inbox_send.send_nowait(Received(message, ()))
@@ -205,10 +205,10 @@ class WebSession:
         seat: tuple[GameRunner, str | None, str | None] | None = None
         if runner.status().started:
             passcode = runner.passcode(self.power) or 0
-            self.send(m.Iam(self.power, passcode))
+            self.send(messages.Iam(self.power, passcode))
         else:
             seat = (runner, self.power, "human")
-            self.send(m.Nme(HUMAN_NAME, HUMAN_VERSION))
+            self.send(messages.Nme(HUMAN_NAME, HUMAN_VERSION))
         self.history = [name for name, _ in self.hub.store.states(self.seat.game_id)]
         self.load_press()
         runner.watch(self, self._look)
@@ -290,67 +290,67 @@ class WebSession:
             self.status = status
             self._wake_up()
 
-    def _on_message(self, msg: m.Message) -> None:
+    def _on_message(self, msg: messages.Message) -> None:
         match msg:
-            case m.Yes(inner=m.Nme() | m.Iam() as joined):
+            case messages.Yes(inner=messages.Nme() | messages.Iam() as joined):
                 self.joined = True
-                if isinstance(joined, m.Iam):
+                if isinstance(joined, messages.Iam):
                     # After IAM nothing is sent unasked (spec §3.2): ask for the position.
-                    self.send(m.Hlo())
-                    self.send(m.Sco())
-                    self.send(m.Now())
-            case m.Yes(inner=m.Snd()):
+                    self.send(messages.Hlo())
+                    self.send(messages.Sco())
+                    self.send(messages.Now())
+            case messages.Yes(inner=messages.Snd()):
                 self._snd_answered()
                 self.load_press()
-            case m.Frm():
+            case messages.Frm():
                 self.load_press()
-            case m.Yes(inner=m.Drw() | m.Not(inner=m.Drw()) as voted):
+            case messages.Yes(inner=messages.Drw() | messages.Not(inner=messages.Drw()) as voted):
                 self.ballot.confirmed(voted)
-            case m.Rej(inner=m.Drw() | m.Not(inner=m.Drw())):
+            case messages.Rej(inner=messages.Drw() | messages.Not(inner=messages.Drw())):
                 self.notice("The game did not take the draw vote: it is not playing now.", "error")
-            case m.Huh() | m.Ccd() | m.Out():
+            case messages.Huh() | messages.Ccd() | messages.Out():
                 self._not_sent(msg)
-            case m.Rej(inner=m.Snd()):
+            case messages.Rej(inner=messages.Snd()):
                 self._snd_answered()
                 self.notice("Not sent: press is not allowed now.", "error")
-            case m.Rej(inner=m.Nme() | m.Iam()):
+            case messages.Rej(inner=messages.Nme() | messages.Iam()):
                 self.refused = "The game would not take this seat (it has started without it)."
                 self._inbox_send.send_nowait(Closed(None, by_peer=False, reason="refused"))
-            case m.Map(name=str(name)):
-                self.send(m.Yes(m.Map(name)))
-            case m.Sco():
+            case messages.Map(name=str(name)):
+                self.send(messages.Yes(messages.Map(name)))
+            case messages.Sco():
                 self.centres = msg.centres()
-            case m.Now():
+            case messages.Now():
                 self._on_now(msg)
-            case m.Ord() if msg.order is not None:
+            case messages.Ord() if msg.order is not None:
                 self._incoming.append((msg.order, msg.result))
-            case m.Thx() if msg.note.value != "MBV":
+            case messages.Thx() if msg.note.value != "MBV":
                 text = NOTE_TEXT.get(msg.note, msg.note.value)
                 self.notice(f"{msg.order}: refused, {text}.", "error")
-            case m.Drw():
+            case messages.Drw():
                 self.end = {"kind": "draw", "powers": list(msg.powers or ())}
-            case m.Slo():
+            case messages.Slo():
                 self.end = {"kind": "solo", "powers": [msg.power]}
-            case m.Smr():
+            case messages.Smr():
                 self._on_smr(msg)
         # OFF is no sign of the end: it also comes when the server shuts down. The game's
         # end is its SMR (and the game's own flag, once the link is closed).
 
-    def _not_sent(self, msg: m.Huh | m.Ccd | m.Out) -> None:
+    def _not_sent(self, msg: messages.Huh | messages.Ccd | messages.Out) -> None:
         """HUH, or a power in disorder or out, just after this seat sent press: the press
         was not sent (CCD and OUT otherwise are no answer to anything)."""
         if not self._snd_waiting:
             return
         self._snd_answered()
-        if isinstance(msg, m.Huh):
+        if isinstance(msg, messages.Huh):
             text = "the server did not understand it"
         else:
-            why = "is in civil disorder" if isinstance(msg, m.Ccd) else "is out of the game"
+            why = "is in civil disorder" if isinstance(msg, messages.Ccd) else "is out of the game"
             info = self.gmap.power_info.get(msg.power)
             text = f"{info.name if info is not None else ''} {why}"
         self.notice(f"Not sent: {text}.", "error")
 
-    def _on_now(self, msg: m.Now) -> None:
+    def _on_now(self, msg: messages.Now) -> None:
         if msg.turn is None:
             return
         state = msg.to_state(self.gmap, self.centres)
@@ -380,7 +380,7 @@ class WebSession:
                 # DAIDE assumes every player is ready; a person is not, until they say so.
                 self._gof_phase = name
                 if self.power in state.alive():
-                    self.send(m.Not(m.Gof()))
+                    self.send(messages.Not(messages.Gof()))
         self.state = state
 
     def _add_recent(self, group: ResultGroup) -> None:
@@ -414,7 +414,7 @@ class WebSession:
         submissions = self.hub.store.submissions(self.seat.game_id, phase)
         return any(s.power == self.power and s.action == "sub" for s in submissions)
 
-    def _on_smr(self, msg: m.Smr) -> None:
+    def _on_smr(self, msg: messages.Smr) -> None:
         end = self.end or {"kind": "draw", "powers": []}
         end["table"] = [
             {
@@ -565,7 +565,9 @@ class WebSession:
         if action is not None:
             verb, order = action
             self._gave_orders()
-            self.send(m.Sub((order,)) if verb == "sub" else m.Not(m.Sub((order,))))
+            self.send(
+                messages.Sub((order,)) if verb == "sub" else messages.Not(messages.Sub((order,)))
+            )
         self._wake_up()
 
     def _talk(self, kind: str, data: Mapping[str, Any], ws: WebSocket) -> None:
@@ -573,7 +575,7 @@ class WebSession:
         saying why not."""
         assert self.state is not None
         if kind == "draw":
-            said: m.Message | str = self.ballot.request(data, self.state.alive())
+            said: messages.Message | str = self.ballot.request(data, self.state.alive())
         elif self.desk is None:
             said = "This game has no press."
         elif self.power not in self.state.alive():
@@ -583,7 +585,7 @@ class WebSession:
         if isinstance(said, str):
             self.notice(said, "error", ws)
             return
-        if isinstance(said, m.Snd):
+        if isinstance(said, messages.Snd):
             self._snd_waiting += 1
         self.send(said)
 
@@ -603,7 +605,7 @@ class WebSession:
                 daide = line if line.upper().startswith("SUB") else f"SUB ({line})"
                 if line.startswith("(") or line.upper().startswith("SUB"):
                     msg = self.codec.parse_text(daide)
-                    if not isinstance(msg, m.Sub):
+                    if not isinstance(msg, messages.Sub):
                         raise NotationError("not an order")
                     orders.extend(msg.orders)
                 else:
@@ -613,7 +615,7 @@ class WebSession:
                 return
         if orders:
             self._gave_orders()
-            self.send(m.Sub(tuple(orders)))
+            self.send(messages.Sub(tuple(orders)))
 
     def _gave_orders(self) -> None:
         if self.state is not None:
@@ -646,7 +648,7 @@ class WebSession:
             )
             return
         if not on:
-            self.send(m.Not(m.Gof()))
+            self.send(messages.Not(messages.Gof()))
             self.hub.seats.set_ready(self.seat.token, None)
             self.seat.ready_phase = None
             return
@@ -661,10 +663,10 @@ class WebSession:
         # What Ready leaves out gets the rules' defaults: holds, disbands, waived builds.
         fill = missing_orders(self.state, self.power, book.orders_of(self.power))
         if fill:
-            self.send(m.Sub(tuple(fill)))
+            self.send(messages.Sub(tuple(fill)))
         if fill or book.needs_orders(self.power):
             self._gave_orders()
-        self.send(m.Gof())
+        self.send(messages.Gof())
         self.hub.seats.set_ready(self.seat.token, phase)
         self.seat.ready_phase = phase
 

@@ -18,23 +18,23 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
-from engine.map import GameMap
-from engine.orders import Order
-from engine.state import GameState
-from mapdraw.svg import render_map
-from protocol import messages as m
-from protocol.codec import codec_for
-from protocol.connection import Event, Received
-from protocol.mdf import table_for_map
-from server.changes import Changes
-from server.status import MasterStatus
-from web.press import PressDesk, stored_items
-from web.views import end_table, end_view, phase_title, power_rows, result_lines
+from diplomat.engine.map import GameMap
+from diplomat.engine.orders import Order
+from diplomat.engine.state import GameState
+from diplomat.mapdraw.svg import render_map
+from diplomat.protocol import messages
+from diplomat.protocol.codec import codec_for
+from diplomat.protocol.connection import Event, Received
+from diplomat.protocol.mdf import table_for_map
+from diplomat.server.changes import Changes
+from diplomat.server.status import MasterStatus
+from diplomat.web.press import PressDesk, stored_items
+from diplomat.web.views import end_table, end_view, phase_title, power_rows, result_lines
 
 if TYPE_CHECKING:
-    from server.app import GameRunner, Server
-    from server.store import Store
-    from web.http import WebSocket
+    from diplomat.server.app import GameRunner, Server
+    from diplomat.server.store import Store
+    from diplomat.web.http import WebSocket
 
 StoredResults = Callable[[int, str, GameMap], list[tuple[Order, Any]]]
 RESULTS_KEPT = 4  # phases whose results the live view lists, newest first
@@ -105,22 +105,22 @@ class Spectator:
     async def events(self) -> AsyncIterator[Event]:
         """OBS, and then nothing: a spectator only listens (it leaves when its page closes,
         which cancels its task, or when the game closes it)."""
-        yield Received(m.Obs(), ())
+        yield Received(messages.Obs(), ())
         await trio.sleep_forever()
 
-    def take(self, message: m.Message) -> None:
+    def take(self, message: messages.Message) -> None:
         match message:
-            case m.Sco():
+            case messages.Sco():
                 self.centres = message.centres()
-            case m.Now() if message.turn is not None:
+            case messages.Now() if message.turn is not None:
                 self._on_now(message.to_state(self.gmap, self.centres))
-            case m.Ord() if message.order is not None:
+            case messages.Ord() if message.order is not None:
                 self._incoming.append((message.order, message.result))
-            case m.Drw():
+            case messages.Drw():
                 self.end = {"kind": "draw", "powers": list(message.powers or ())}
-            case m.Slo():
+            case messages.Slo():
                 self.end = {"kind": "solo", "powers": [message.power]}
-            case m.Smr():
+            case messages.Smr():
                 self.finished = True
         self.wake()
 

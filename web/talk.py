@@ -17,11 +17,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocol import messages as m
-from protocol.english import Names, join
-from protocol.press_levels import FREE_TEXT
-from protocol.pressbook import PressItem
-from web.gate import FREE_TEXT_MOST
+from diplomat.protocol import messages
+from diplomat.protocol.english import Names, join
+from diplomat.protocol.press_levels import FREE_TEXT
+from diplomat.protocol.pressbook import PressItem
+from diplomat.web.gate import FREE_TEXT_MOST
 
 
 @dataclass
@@ -36,7 +36,9 @@ class DrawBallot:
     def new_phase(self) -> None:
         self.votes.clear()
 
-    def request(self, data: Mapping[str, Any], alive: Sequence[str]) -> m.Drw | m.Not | str:
+    def request(
+        self, data: Mapping[str, Any], alive: Sequence[str]
+    ) -> messages.Drw | messages.Not | str:
         """A page's ``{"t": "draw", "on": bool, "powers": [...]}``: the message to send the
         game, or why not (for the page)."""
         if self.power not in alive:
@@ -46,7 +48,7 @@ class DrawBallot:
             return 'A draw vote says "on": true or false.'
         listed = data.get("powers")
         if listed is None:
-            drw = m.Drw()
+            drw = messages.Drw()
         else:
             if not self.pda:
                 return "This game has no partial draws: a draw includes every survivor."
@@ -55,16 +57,16 @@ class DrawBallot:
             powers = tuple(sorted({p.upper() for p in listed}))
             if len(powers) < 2 or any(p not in alive for p in powers):
                 return "A partial draw names at least two powers still in the game."
-            drw = m.Drw(powers)
-        return drw if on else m.Not(drw)
+            drw = messages.Drw(powers)
+        return drw if on else messages.Not(drw)
 
-    def confirmed(self, msg: m.Drw | m.Not) -> None:
+    def confirmed(self, msg: messages.Drw | messages.Not) -> None:
         """The game said YES to a vote (``DRW``) or to taking it back (``NOT (DRW)``)."""
-        drw = msg if isinstance(msg, m.Drw) else msg.inner
-        if not isinstance(drw, m.Drw):
+        drw = msg if isinstance(msg, messages.Drw) else msg.inner
+        if not isinstance(drw, messages.Drw):
             return
         key = tuple(drw.powers) if drw.powers is not None else ()
-        if isinstance(msg, m.Drw):
+        if isinstance(msg, messages.Drw):
             self.votes.add(key)
         else:
             self.votes.discard(key)
@@ -96,7 +98,7 @@ class DrawBallot:
 
 def free_text(
     data: Mapping[str, Any], me: str, level: int, reachable: Sequence[str]
-) -> m.Snd | str:
+) -> messages.Snd | str:
     """A page's ``{"t": "talk", "to": [...], "text": "..."}``: the SND, or why not."""
     if level < FREE_TEXT:
         return f"Free text needs press level {FREE_TEXT}; this game's is {level}."
@@ -113,14 +115,14 @@ def free_text(
         if p == me or p not in reachable:
             return f"{p} cannot receive press now."
     # Text tokens hold any character but a line break reads better as a space on the wire.
-    return m.Snd(powers, m.FreeText(" ".join(text.split())))
+    return messages.Snd(powers, messages.FreeText(" ".join(text.split())))
 
 
 def unread_by_program(item: PressItem, names: Names) -> str | None:
     """The page's words for a ``HUH`` that echoes free text: the sender is a program that
     cannot read it (a person's page never sends HUH)."""
     press = item.press
-    if not isinstance(press, m.Huh) or not any(w.startswith("'") for w in press.tokens):
+    if not isinstance(press, messages.Huh) or not any(w.startswith("'") for w in press.tokens):
         return None
     return f"{names.power(item.sender)} (a program) does not read free text"
 

@@ -12,21 +12,21 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
-from engine.map import GameMap
-from engine.notation import SEASON_NAMES
-from engine.notation import phase_title as name_of_phase
-from engine.orders import NOTE_TEXT, Order, Outcome, Result, Waive, order_power
-from engine.orderset import OrderSet
-from engine.state import GameState
-from mapdraw.svg import power_colours, render_map
-from protocol import messages as m
-from web.builder import Offer, OrderBuilder
-from web.press import PressDesk
-from web.talk import DrawBallot
+from diplomat.engine.map import GameMap
+from diplomat.engine.notation import SEASON_NAMES
+from diplomat.engine.notation import phase_title as name_of_phase
+from diplomat.engine.orders import NOTE_TEXT, Order, Outcome, Result, Waive, order_power
+from diplomat.engine.orderset import OrderSet
+from diplomat.engine.state import GameState
+from diplomat.mapdraw.svg import power_colours, render_map
+from diplomat.protocol import messages
+from diplomat.web.builder import Offer, OrderBuilder
+from diplomat.web.press import PressDesk
+from diplomat.web.talk import DrawBallot
 
 if TYPE_CHECKING:
-    from server.status import MasterStatus
-    from web.seats import SeatRow
+    from diplomat.server.status import MasterStatus
+    from diplomat.web.seats import SeatRow
 
 OUTCOMES = {
     Outcome.SUC: "",
@@ -113,7 +113,7 @@ def result_lines(
         if isinstance(res, Result):
             outcome = OUTCOMES.get(res.outcome, res.outcome.value)
             dislodged = res.dislodged
-        elif isinstance(res, m.NoteResult):
+        elif isinstance(res, messages.NoteResult):
             outcome = NOTE_TEXT.get(res.note, "") if res.note is not None else ""
             dislodged = res.retreat
         out.append(

@@ -1,13 +1,15 @@
 """The Bordeaux bot: Refined Evolutionary Search over a cheap evaluator (see ``bot``), and its
 strategic core for the negotiator (``core``)."""
 
-from bots.bordeaux.bot import Bordeaux, Decision
-from bots.bordeaux.constraints import Constraints
-from bots.bordeaux.core import BordeauxCore
-from bots.bordeaux.params import PARAMS, ParamError, Params, ParamSpec, parse_overrides
-from bots.entry import Entry
+from diplomat.bots.bordeaux.bot import Bordeaux, Decision
+from diplomat.bots.bordeaux.constraints import Constraints
+from diplomat.bots.bordeaux.core import BordeauxCore
+from diplomat.bots.bordeaux.params import PARAMS, ParamError, Params, ParamSpec, parse_overrides
+from diplomat.bots.entry import Entry
 
-ENTRY = Entry(Bordeaux, BordeauxCore)  # what ``python -m bots.bordeaux`` and the bot host run
+ENTRY = Entry(
+    Bordeaux, BordeauxCore
+)  # what ``python -m diplomat.bots.bordeaux`` and the bot host run
 
 __all__ = [
     "ENTRY",

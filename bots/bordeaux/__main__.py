@@ -1,8 +1,8 @@
-"""Run the Bordeaux bot: ``python -m bots.bordeaux --help``."""
+"""Run the Bordeaux bot: ``python -m diplomat.bots.bordeaux --help``."""
 
 import sys
 
-from bots.bordeaux import ENTRY
-from bots.commandline import run
+from diplomat.bots.bordeaux import ENTRY
+from diplomat.bots.commandline import run
 
 sys.exit(run(ENTRY))

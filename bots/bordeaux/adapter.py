@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from engine import search
-from engine.orders import Order, order_power
-from engine.state import GameState, Unit
+from diplomat.engine import search
+from diplomat.engine.orders import Order, order_power
+from diplomat.engine.state import GameState, Unit
 
 
 @dataclass(frozen=True, slots=True)

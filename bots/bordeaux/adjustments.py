@@ -20,14 +20,14 @@ from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import combinations, product
 
-from bots.bordeaux.adapter import EngineView
-from bots.bordeaux.budget import Budget
-from bots.bordeaux.constraints import Constraints
-from bots.bordeaux.evaluate import Evaluator
-from bots.bordeaux.params import Params
-from engine.legal import WAIVE_KEY
-from engine.orders import Build, Order, Remove, Waive
-from engine.state import Unit
+from diplomat.bots.bordeaux.adapter import EngineView
+from diplomat.bots.bordeaux.budget import Budget
+from diplomat.bots.bordeaux.constraints import Constraints
+from diplomat.bots.bordeaux.evaluate import Evaluator
+from diplomat.bots.bordeaux.params import Params
+from diplomat.engine.legal import WAIVE_KEY
+from diplomat.engine.orders import Build, Order, Remove, Waive
+from diplomat.engine.state import Unit
 
 Option = tuple[Order, ...]
 

@@ -1,6 +1,6 @@
 """Bordeaux: a searching DAIDE bot after the Bordeaux Diplomat (Loeb, 1992-1995).
 
-    python -m bots.bordeaux [--host H --port P | --stdio] [--seed N] [--power POW]
+    python -m diplomat.bots.bordeaux [--host H --port P | --stdio] [--seed N] [--power POW]
                             [--think SECONDS | --nodes N] [--param NAME=VALUE ...]
                             [--ally POW ...] [--dmz PROV ...]
 
@@ -19,21 +19,21 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bots.argtypes import count, seconds
-from bots.base import Bot, View
-from bots.bordeaux.adapter import EngineView
-from bots.bordeaux.adjustments import adjustment_orders
-from bots.bordeaux.budget import Budget
-from bots.bordeaux.constraints import Constraints
-from bots.bordeaux.evaluate import Evaluator
-from bots.bordeaux.models import Estimator, forecasts, scenarios, starting_orders
-from bots.bordeaux.params import Params, describe, parse_overrides
-from bots.bordeaux.retreats import retreat_orders
-from bots.bordeaux.search import RES, SearchStats
-from bots.dumbbot import Evaluation, evaluate, movement_orders, weights_for
-from bots.tunable import param_item
-from engine.map import province_of
-from engine.orders import Order, Waive, order_power
+from diplomat.bots.argtypes import count, seconds
+from diplomat.bots.base import Bot, View
+from diplomat.bots.bordeaux.adapter import EngineView
+from diplomat.bots.bordeaux.adjustments import adjustment_orders
+from diplomat.bots.bordeaux.budget import Budget
+from diplomat.bots.bordeaux.constraints import Constraints
+from diplomat.bots.bordeaux.evaluate import Evaluator
+from diplomat.bots.bordeaux.models import Estimator, forecasts, scenarios, starting_orders
+from diplomat.bots.bordeaux.params import Params, describe, parse_overrides
+from diplomat.bots.bordeaux.retreats import retreat_orders
+from diplomat.bots.bordeaux.search import RES, SearchStats
+from diplomat.bots.dumbbot import Evaluation, evaluate, movement_orders, weights_for
+from diplomat.bots.tunable import param_item
+from diplomat.engine.map import province_of
+from diplomat.engine.orders import Order, Waive, order_power
 
 log = logging.getLogger("bots")
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from engine.map import province_of
-from engine.orders import (
+from diplomat.engine.map import province_of
+from diplomat.engine.orders import (
     Disband,
     Hold,
     Order,
@@ -30,7 +30,7 @@ from engine.orders import (
     order_key,
     order_power,
 )
-from protocol.agreements import dmz_breaking, same_order
+from diplomat.protocol.agreements import dmz_breaking, same_order
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bots.base import View
-from bots.bordeaux.bot import Bordeaux
-from bots.bordeaux.budget import Budget
-from bots.bordeaux.constraints import Constraints
-from bots.bordeaux.evaluate import Evaluator
-from bots.corekit import BoardCore, attacks
-from bots.negotiator.core import Answer, Plan
-from engine.orders import Order
+from diplomat.bots.base import View
+from diplomat.bots.bordeaux.bot import Bordeaux
+from diplomat.bots.bordeaux.budget import Budget
+from diplomat.bots.bordeaux.constraints import Constraints
+from diplomat.bots.bordeaux.evaluate import Evaluator
+from diplomat.bots.corekit import BoardCore, attacks
+from diplomat.bots.negotiator.core import Answer, Plan
+from diplomat.engine.orders import Order
 
 
 def constraints_for(plan: Plan, view: View) -> Constraints:

@@ -41,10 +41,10 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
-from bots.bordeaux.params import Params
-from bots.dumbbot import PROXIMITY_DEPTH, Evaluation, evaluate, weights_for
-from engine.map import GameMap
-from engine.state import GameState, Unit
+from diplomat.bots.bordeaux.params import Params
+from diplomat.bots.dumbbot import PROXIMITY_DEPTH, Evaluation, evaluate, weights_for
+from diplomat.engine.map import GameMap
+from diplomat.engine.state import GameState, Unit
 
 MARGINS = 40  # reach margins beyond this many units all count as this many
 STEPS = 4  # margins are looked up in quarter units (the occupant's bonus is fractional)

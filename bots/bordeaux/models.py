@@ -34,12 +34,12 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bots.bordeaux.adapter import EngineView
-from bots.bordeaux.budget import Budget
-from bots.bordeaux.constraints import Constraints
-from bots.bordeaux.evaluate import Evaluator
-from bots.bordeaux.params import Params
-from bots.dumbbot import (
+from diplomat.bots.bordeaux.adapter import EngineView
+from diplomat.bots.bordeaux.budget import Budget
+from diplomat.bots.bordeaux.constraints import Constraints
+from diplomat.bots.bordeaux.evaluate import Evaluator
+from diplomat.bots.bordeaux.params import Params
+from diplomat.bots.dumbbot import (
     STANDARD,
     WEIGHT_SETS,
     DumbParams,
@@ -48,9 +48,9 @@ from bots.dumbbot import (
     movement_orders,
     weights_for,
 )
-from engine.map import province_of
-from engine.orders import Hold, Order
-from engine.state import GameState
+from diplomat.engine.map import province_of
+from diplomat.engine.orders import Hold, Order
+from diplomat.engine.state import GameState
 
 Forecast = dict[str, list[list[Order]]]  # power -> draws, each that power's list of orders
 
@@ -138,7 +138,7 @@ def _search_forecast(
 ) -> Forecast:
     """A cheap run of Bordeaux's own search with every power alone and no scenarios: each
     power's best orders when it ends."""
-    from bots.bordeaux.search import RES  # the search imports nothing of the models
+    from diplomat.bots.bordeaux.search import RES  # the search imports nothing of the models
 
     nodes = int(params.model_nodes)
     alive = [p for p in state.map.powers if any(u.power == p for u in state.units.values())]

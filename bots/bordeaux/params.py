@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bots import tunable
-from bots.tunable import ParamError, ParamSpec, parse_value
-from bots.tunable import ranged as _p
+from diplomat.bots import tunable
+from diplomat.bots.tunable import ParamError, ParamSpec, parse_value
+from diplomat.bots.tunable import ranged as _p
 
 
 @dataclass(frozen=True)

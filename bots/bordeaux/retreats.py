@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from itertools import product
 
-from bots.bordeaux.adapter import EngineView
-from bots.bordeaux.budget import Budget
-from bots.bordeaux.constraints import Constraints
-from bots.bordeaux.evaluate import Evaluator
-from engine.map import province_of
-from engine.orders import Disband, Order, Retreat, order_power
-from engine.state import Unit
+from diplomat.bots.bordeaux.adapter import EngineView
+from diplomat.bots.bordeaux.budget import Budget
+from diplomat.bots.bordeaux.constraints import Constraints
+from diplomat.bots.bordeaux.evaluate import Evaluator
+from diplomat.engine.map import province_of
+from diplomat.engine.orders import Disband, Order, Retreat, order_power
+from diplomat.engine.state import Unit
 
 MAX_COMBINATIONS = 4096  # per component; beyond it, units are chosen one at a time
 

@@ -30,14 +30,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import product
 
-from bots.bordeaux.adapter import EngineView
-from bots.bordeaux.budget import Budget
-from bots.bordeaux.constraints import Constraints
-from bots.bordeaux.evaluate import Evaluator
-from bots.bordeaux.params import Params
-from engine.convoy import find_route, fleet_mask
-from engine.map import province_of
-from engine.orders import (
+from diplomat.bots.bordeaux.adapter import EngineView
+from diplomat.bots.bordeaux.budget import Budget
+from diplomat.bots.bordeaux.constraints import Constraints
+from diplomat.bots.bordeaux.evaluate import Evaluator
+from diplomat.bots.bordeaux.params import Params
+from diplomat.engine.convoy import find_route, fleet_mask
+from diplomat.engine.map import province_of
+from diplomat.engine.orders import (
     Convoy,
     Hold,
     Move,
@@ -47,7 +47,7 @@ from engine.orders import (
     Waive,
     order_key,
 )
-from engine.state import Unit
+from diplomat.engine.state import Unit
 
 log = logging.getLogger("bots")
 

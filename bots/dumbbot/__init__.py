@@ -1,7 +1,7 @@
 """DumbBot (``bot``: David Norman's baseline, written afresh from its published algorithm) and
-its strategic core for the negotiator (``core``). ``python -m bots.dumbbot --help``."""
+its strategic core for the negotiator (``core``). ``python -m diplomat.bots.dumbbot --help``."""
 
-from bots.dumbbot.bot import (
+from diplomat.bots.dumbbot.bot import (
     BUILD,
     FALL,
     PROXIMITY_DEPTH,
@@ -24,10 +24,10 @@ from bots.dumbbot.bot import (
     size,
     weights_for,
 )
-from bots.dumbbot.core import DumbCore
-from bots.entry import Entry
+from diplomat.bots.dumbbot.core import DumbCore
+from diplomat.bots.entry import Entry
 
-ENTRY = Entry(DumbBot, DumbCore)  # what ``python -m bots.dumbbot`` and the bot host run
+ENTRY = Entry(DumbBot, DumbCore)  # what ``python -m diplomat.bots.dumbbot`` and the bot host run
 
 __all__ = [
     "BUILD",

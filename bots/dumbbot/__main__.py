@@ -1,8 +1,8 @@
-"""Run DumbBot: ``python -m bots.dumbbot --help``."""
+"""Run DumbBot: ``python -m diplomat.bots.dumbbot --help``."""
 
 import sys
 
-from bots.commandline import run
-from bots.dumbbot import ENTRY
+from diplomat.bots.commandline import run
+from diplomat.bots.dumbbot import ENTRY
 
 sys.exit(run(ENTRY))

@@ -2,7 +2,7 @@
 
 David Norman wrote it in 2002-2003, and John Newbury later updated it.
 
-    python -m bots.dumbbot [--host H --port P | --stdio] [--seed N] [--power POW]
+    python -m diplomat.bots.dumbbot [--host H --port P | --stdio] [--seed N] [--power POW]
                            [--keep-ties] [--neutral-constant]
                            [--weights SET] [--param NAME=VALUE ...]
 
@@ -73,11 +73,11 @@ from typing import Generic, TypeVar
 
 from mypy_extensions import mypyc_attr
 
-from bots import tunable
-from bots.base import Bot, View
-from bots.tunable import ranged
-from engine.map import GameMap, province_of
-from engine.orders import (
+from diplomat.bots import tunable
+from diplomat.bots.base import Bot, View
+from diplomat.bots.tunable import ranged
+from diplomat.engine.map import GameMap, province_of
+from diplomat.engine.orders import (
     Build,
     Disband,
     Hold,
@@ -89,8 +89,8 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.orderset import build_sites
-from engine.state import GameState, Unit
+from diplomat.engine.orderset import build_sites
+from diplomat.engine.state import GameState, Unit
 
 # Power size: A*x*x + B*x + C for x supply centres.
 SIZE_SQUARE = 1

@@ -8,14 +8,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from bots.base import View
-from bots.corekit import BoardCore, attacks
-from bots.dumbbot.bot import DumbBot, Evaluation
-from bots.negotiator.core import Answer, Plan, protected
-from engine.map import province_of
-from engine.orders import Hold, Move, Order, SupportMove, Waive, order_power
-from engine.state import GameState
-from protocol import agreements as law
+from diplomat.bots.base import View
+from diplomat.bots.corekit import BoardCore, attacks
+from diplomat.bots.dumbbot.bot import DumbBot, Evaluation
+from diplomat.bots.negotiator.core import Answer, Plan, protected
+from diplomat.engine.map import province_of
+from diplomat.engine.orders import Hold, Move, Order, SupportMove, Waive, order_power
+from diplomat.engine.state import GameState
+from diplomat.protocol import agreements as law
 
 UNIT_WORTH = 0.1  # a unit is worth a tenth of a centre (a tie-breaker)
 BARRED = -(10**12)  # the value of a node our alliance has agreed to keep out of

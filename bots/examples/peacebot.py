@@ -4,12 +4,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from bots.base import View
-from bots.commandline import run
-from bots.dumbbot import DumbBot, evaluate, movement_orders, weights_for
-from bots.press import Incoming, Proposals, peace, propose, to
-from engine.orders import Order
-from protocol import messages as m
+from diplomat.bots.base import View
+from diplomat.bots.commandline import run
+from diplomat.bots.dumbbot import DumbBot, evaluate, movement_orders, weights_for
+from diplomat.bots.press import Incoming, Proposals, peace, propose, to
+from diplomat.engine.orders import Order
+from diplomat.protocol import messages
 
 
 class PeaceBot(DumbBot):
@@ -25,7 +25,7 @@ class PeaceBot(DumbBot):
             self.asked = Proposals(view.table, view.power)
         return self.asked
 
-    def phase_start(self, view: View) -> Sequence[m.Snd]:
+    def phase_start(self, view: View) -> Sequence[messages.Snd]:
         if view.phase.name != "S1901M":
             return []
         near = {u.power for u in view.state.units.values() if u.power != view.power}
@@ -40,14 +40,14 @@ class PeaceBot(DumbBot):
     def ready(self, view: View) -> bool:
         return not any(self.book(view).waiting())
 
-    def press(self, view: View, incoming: Incoming) -> Sequence[m.Snd] | None:
+    def press(self, view: View, incoming: Incoming) -> Sequence[messages.Snd] | None:
         if incoming.is_reply:
             answered = self.book(view).reply(incoming, view.phase.name)
             if answered is not None and answered.agreed:
                 self.friends |= set(answered.recipients)
             return []
         deal = incoming.proposal
-        if isinstance(deal, m.Pce) and view.power in deal.powers:
+        if isinstance(deal, messages.Pce) and view.power in deal.powers:
             self.friends |= set(deal.powers) - {view.power}
             return [incoming.yes(view.power)]
         if deal is not None:

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from bots.negotiator.core import Plan
-from engine.orders import Order
-from engine.state import GameState, Phase
-from protocol import agreements as law
-from protocol import messages as m
-from protocol.agreements import Agreement
+from diplomat.bots.negotiator.core import Plan
+from diplomat.engine.orders import Order
+from diplomat.engine.state import GameState, Phase
+from diplomat.protocol import agreements as law
+from diplomat.protocol import messages
+from diplomat.protocol.agreements import Agreement
 
 
 class Ledger(law.Ledger):
@@ -26,7 +26,7 @@ class Ledger(law.Ledger):
         self.me = me
 
     def add(
-        self, arrangement: m.Arrangement, parties: Iterable[str], phase: Phase, seq: int = 0
+        self, arrangement: messages.Arrangement, parties: Iterable[str], phase: Phase, seq: int = 0
     ) -> None:
         """Record an agreed arrangement (we are party to it whoever proposed it)."""
         who = (self.me, *sorted(set(parties) - {self.me}))
@@ -37,7 +37,7 @@ class Ledger(law.Ledger):
     def allies(self) -> frozenset[str]:
         out: set[str] = set()
         for a in self.active:
-            if isinstance(a.arrangement, m.Aly) and self.me in a.arrangement.allies:
+            if isinstance(a.arrangement, messages.Aly) and self.me in a.arrangement.allies:
                 out |= set(a.arrangement.allies)
         return frozenset(out - {self.me})
 
@@ -45,28 +45,30 @@ class Ledger(law.Ledger):
         """Allies and powers at peace with us."""
         out: set[str] = set(self.allies())
         for a in self.active:
-            if isinstance(a.arrangement, m.Pce) and self.me in a.arrangement.powers:
+            if isinstance(a.arrangement, messages.Pce) and self.me in a.arrangement.powers:
                 out |= set(a.arrangement.powers)
         return frozenset(out - {self.me})
 
     def enemies(self) -> frozenset[str]:
         out: set[str] = set()
         for a in self.active:
-            if isinstance(a.arrangement, m.Aly) and self.me in a.arrangement.allies:
+            if isinstance(a.arrangement, messages.Aly) and self.me in a.arrangement.allies:
                 out |= set(a.arrangement.versus)
         return frozenset(out - self.friends())
 
-    def dmzs(self) -> list[m.Dmz]:
+    def dmzs(self) -> list[messages.Dmz]:
         return [
             a.arrangement
             for a in self.active
-            if isinstance(a.arrangement, m.Dmz) and self.me in a.arrangement.powers
+            if isinstance(a.arrangement, messages.Dmz) and self.me in a.arrangement.powers
         ]
 
     def xdos(self, phase: Phase) -> list[Order]:
         """The orders agreed (by XDO) for ``phase``."""
         return [
-            a.arrangement.order for a in self.in_force(phase) if isinstance(a.arrangement, m.Xdo)
+            a.arrangement.order
+            for a in self.in_force(phase)
+            if isinstance(a.arrangement, messages.Xdo)
         ]
 
     def barred(self, phase: Phase) -> frozenset[Order]:
@@ -74,7 +76,8 @@ class Ledger(law.Ledger):
         return frozenset(
             a.arrangement.inner.order
             for a in self.in_force(phase)
-            if isinstance(a.arrangement, m.Not) and isinstance(a.arrangement.inner, m.Xdo)
+            if isinstance(a.arrangement, messages.Not)
+            and isinstance(a.arrangement.inner, messages.Xdo)
         )
 
     def plan(self, state: GameState) -> Plan:

@@ -30,10 +30,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from bots.base import View
-from engine.orders import Order, Waive, order_power
-from engine.state import GameState
-from protocol import agreements as law
+from diplomat.bots.base import View
+from diplomat.engine.orders import Order, Waive, order_power
+from diplomat.engine.state import GameState
+from diplomat.protocol import agreements as law
 
 
 @dataclass(frozen=True)

@@ -37,12 +37,12 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bots.base import Bot, View
-from bots.negotiator.agreements import Ledger, breaches
-from bots.negotiator.core import Core, Plan, cost
-from bots.negotiator.personality import Personality
-from bots.negotiator.trust import Trust
-from bots.press import (
+from diplomat.bots.base import Bot, View
+from diplomat.bots.negotiator.agreements import Ledger, breaches
+from diplomat.bots.negotiator.core import Core, Plan, cost
+from diplomat.bots.negotiator.personality import Personality
+from diplomat.bots.negotiator.trust import Trust
+from diplomat.bots.press import (
     LEVEL_30_TOKENS,
     Arrangement,
     Incoming,
@@ -55,11 +55,11 @@ from bots.press import (
     to,
     xdo,
 )
-from engine.orders import Order, SupportHold, SupportMove, order_power
-from engine.state import GameState, Phase
-from protocol import messages as m
-from protocol.levels import TOKEN_LEVEL
-from protocol.pressbook import Proposal
+from diplomat.engine.orders import Order, SupportHold, SupportMove, order_power
+from diplomat.engine.state import GameState, Phase
+from diplomat.protocol import messages
+from diplomat.protocol.levels import TOKEN_LEVEL
+from diplomat.protocol.pressbook import Proposal
 
 log = logging.getLogger("bots")
 
@@ -91,7 +91,7 @@ class Negotiator(Bot):
         self.ledger: Ledger | None = None
         self.trust: Trust | None = None
         self.proposals: Proposals | None = None  # the game's tracker, made at the start
-        self.votes: list[m.Drw] = []  # draws agreed by our own YES, to vote for
+        self.votes: list[messages.Drw] = []  # draws agreed by our own YES, to vote for
         # Agreements our own reply completed (by the tracker's seq): the others may have
         # ordered before it reached them (see _judge).
         self.completed: set[int] = set()
@@ -144,18 +144,18 @@ class Negotiator(Bot):
     def _alive(self, view: View) -> list[str]:
         return [p for p in view.state.alive() if p != view.power]
 
-    def _send(self, view: View, out: list[m.Snd]) -> list[m.Snd]:
+    def _send(self, view: View, out: list[messages.Snd]) -> list[messages.Snd]:
         book = self._book(view)
         for snd in out:
             p = book.sent(snd, view.phase.name, self.clock())
-            if isinstance(snd.press, m.Prp):
+            if isinstance(snd.press, messages.Prp):
                 self.stats["proposals_sent"] += 1
             elif p is not None:
                 self.votes += self._settled(view, p)  # our YES may complete it
         self.stats["messages"] += len(out)
         return out
 
-    def _settled(self, view: View, p: Proposal) -> list[m.Drw]:
+    def _settled(self, view: View, p: Proposal) -> list[messages.Drw]:
         """A proposal the tracker just saw agreed (it returns a proposal only while it is
         open) goes into the ledger; a draw agreed by everyone: we vote for it."""
         me, ledger, _ = self._setup(view)
@@ -169,11 +169,11 @@ class Negotiator(Bot):
         if p.sender == me:
             self.stats["proposals_agreed"] += 1
             log.info("agreed with %s: %s", ",".join(p.recipients), type(p.arrangement).__name__)
-        return [p.arrangement] if isinstance(p.arrangement, m.Drw) else []
+        return [p.arrangement] if isinstance(p.arrangement, messages.Drw) else []
 
     # -- the phase -------------------------------------------------------------------------
 
-    def phase_start(self, view: View) -> Sequence[m.Snd]:
+    def phase_start(self, view: View) -> Sequence[messages.Snd]:
         me, ledger, trust = self._setup(view)
         self.phase_began = self.clock()
         self._judge(view)
@@ -188,7 +188,7 @@ class Negotiator(Bot):
             return []  # an eliminated power may not send press (the server refuses it)
         self.last_movement = view.state
         level = self._level(view)
-        out: list[m.Snd] = []
+        out: list[messages.Snd] = []
         allies = ledger.allies()
         first = not self.opened
         self.opened = True
@@ -196,7 +196,7 @@ class Negotiator(Bot):
             # Say what we can discuss to everyone at once: a talker learns of us without a
             # round of proposals to silent bots (they answer nothing to a TRY), and whoever
             # comes first in the map's order proposes the alliance on hearing it (_heard).
-            out.append(to(self._alive(view), m.Try(tuple(self._vocabulary(view)))))
+            out.append(to(self._alive(view), messages.Try(tuple(self._vocabulary(view)))))
         personality = self.personality
         pact, initiative = personality.pact, personality.initiative
         if not allies and ((first and pact) or view.rng.random() < initiative):
@@ -213,7 +213,7 @@ class Negotiator(Bot):
         out += self._draw(view)
         return self._send(view, out)
 
-    def _draw(self, view: View) -> list[m.Snd]:
+    def _draw(self, view: View) -> list[messages.Snd]:
         """A draw proposed to every survivor when our alliance's centres have not changed for
         STALLED years and every survivor talks (a draw needs them all)."""
         me, ledger, _ = self._setup(view)
@@ -226,7 +226,7 @@ class Negotiator(Bot):
         stalled = len(self.history) > STALLED and len(set(self.history[-STALLED - 1 :])) == 1
         if not stalled or not others or not set(others) <= self.talkers - self.silent:
             return []
-        return [to(others, propose(m.Drw()))]
+        return [to(others, propose(messages.Drw()))]
 
     def _candidates(self, view: View) -> list[str]:
         """Powers we would ally with, best first: alive, talking (or not yet known silent),
@@ -254,7 +254,7 @@ class Negotiator(Bot):
             gain[p] = synergy + TENSION_WORTH * freed + (0.5 if p in self.talkers else 0.0)
         return sorted(cands, key=lambda p: (-gain[p], p))
 
-    def _offer(self, view: View, partner: str) -> m.Snd | None:
+    def _offer(self, view: View, partner: str) -> messages.Snd | None:
         """``ALY (us partner) VSS (...)`` to ``partner``, if there is anyone to be against."""
         me = self._setup(view)[0]
         versus = self._versus(view, {me, partner})
@@ -262,7 +262,7 @@ class Negotiator(Bot):
             return None
         return to((partner,), propose(alliance((me, partner), versus)))
 
-    def _heard(self, view: View, sender: str, tokens: Sequence[str]) -> list[m.Snd]:
+    def _heard(self, view: View, sender: str, tokens: Sequence[str]) -> list[messages.Snd]:
         """A TRY listing what ``sender`` discusses: it talks. Without an ally, and with no
         alliance proposal of ours waiting on another talker, we propose one at once if we
         would ally with it and come first of the two in the map's order (the other waits for
@@ -278,7 +278,7 @@ class Negotiator(Bot):
             or ledger.allies()
             or powers.index(me) > powers.index(sender)
             or any(
-                isinstance(p.arrangement, m.Aly) and set(p.recipients) & self.talkers
+                isinstance(p.arrangement, messages.Aly) and set(p.recipients) & self.talkers
                 for p in self._book(view).waiting()
             )
             or sender not in self._candidates(view)
@@ -299,11 +299,11 @@ class Negotiator(Bot):
         others.sort(key=lambda p: (-counts.get(p, 0), p))
         return others[:2]
 
-    def _coordinate(self, view: View, allies: frozenset[str], level: int) -> list[m.Snd]:
+    def _coordinate(self, view: View, allies: frozenset[str], level: int) -> list[messages.Snd]:
         """The alliance's plan as proposals: XDOs for supports both ways, a border DMZ."""
         me, ledger, _ = self._setup(view)
         answer = self.core.best(view, ledger.plan(view.state), PLAN_SHARE)
-        out: list[m.Snd] = []
+        out: list[messages.Snd] = []
         for ally in sorted(allies):
             if ally in self.silent:
                 continue
@@ -357,7 +357,8 @@ class Negotiator(Bot):
     def _late(self, view: View, arr: Arrangement) -> None:
         """An agreement made after this phase's orders: order again if it binds them."""
         if self.ordered == view.phase and any(
-            isinstance(a, m.Dmz | m.Xdo | m.Aly | m.Pce) for a in parts(arr)
+            isinstance(a, messages.Dmz | messages.Xdo | messages.Aly | messages.Pce)
+            for a in parts(arr)
         ):
             self.stale = True
 
@@ -425,7 +426,7 @@ class Negotiator(Bot):
 
     # -- press -----------------------------------------------------------------------------
 
-    def press(self, view: View, incoming: Incoming) -> Sequence[m.Snd | m.Drw] | None:
+    def press(self, view: View, incoming: Incoming) -> Sequence[messages.Snd | messages.Drw] | None:
         me, _ledger, _ = self._setup(view)
         sender, press = incoming.sender, incoming.press
         if me not in view.state.alive():
@@ -433,15 +434,15 @@ class Negotiator(Bot):
         # Every message goes through the one tracker: proposals, answers (ours to others'
         # proposals too), cancellations; an agreement it completes goes into the ledger.
         changed = self._book(view).heard(incoming, view.phase.name)
-        if isinstance(press, m.Try):
+        if isinstance(press, messages.Try):
             if not press.tokens:
                 self.silent.add(sender)
                 return []
             return self._send(view, self._heard(view, sender, press.tokens))
-        if isinstance(press, m.Huh):
+        if isinstance(press, messages.Huh):
             self.silent.add(sender)
             return []
-        if isinstance(press, m.Yes | m.Rej | m.Bwx):
+        if isinstance(press, messages.Yes | messages.Rej | messages.Bwx):
             self.talkers.add(sender)
             self.silent.discard(sender)
             return self._settled(view, changed) if changed is not None else []
@@ -449,20 +450,22 @@ class Negotiator(Bot):
             return []
         self.talkers.add(sender)
         self.silent.discard(sender)
-        if isinstance(press, m.Prp):
-            out: list[m.Snd | m.Drw] = [*self._send(view, self._answer(view, incoming))]
+        if isinstance(press, messages.Prp):
+            out: list[messages.Snd | messages.Drw] = [
+                *self._send(view, self._answer(view, incoming))
+            ]
             out += self.votes  # a draw our YES completed
             self.votes = []
             return out
-        if isinstance(press, m.Ccl | m.Fct):
+        if isinstance(press, messages.Ccl | messages.Fct):
             return []  # a cancellation (the tracker has it) or information: nothing to answer
         self.stats["huh_sent"] += 1
         return self._send(view, self._huh(view, incoming))
 
-    def _huh(self, view: View, incoming: Incoming) -> list[m.Snd]:
+    def _huh(self, view: View, incoming: Incoming) -> list[messages.Snd]:
         return [incoming.huh(LEVEL_30_TOKENS), incoming.try_(self._vocabulary(view))]
 
-    def _answer(self, view: View, incoming: Incoming) -> list[m.Snd]:
+    def _answer(self, view: View, incoming: Incoming) -> list[messages.Snd]:
         me, _ledger, _ = self._setup(view)
         arr = incoming.proposal
         assert arr is not None
@@ -481,7 +484,7 @@ class Negotiator(Bot):
 
     def _verdict(self, view: View, sender: str, arr: Arrangement) -> tuple[str, Arrangement | None]:
         """YES, REJ (with a counter-proposal, if any) or BWX."""
-        if isinstance(arr, m.Orr):
+        if isinstance(arr, messages.Orr):
             for part in parts(arr):
                 if self._verdict(view, sender, part)[0] == "YES":
                     return "REJ", part
@@ -502,36 +505,36 @@ class Negotiator(Bot):
         """One arrangement: YES, REJ, BWX, or COST (acceptable if the core says it is
         cheap)."""
         me, ledger, _trust = self._setup(view)
-        if isinstance(arr, m.Pce):
+        if isinstance(arr, messages.Pce):
             if me not in arr.powers:
                 return "BWX"
             others = set(arr.powers) - {me}
             return "YES" if self._friendly(view, others) else "REJ"
-        if isinstance(arr, m.Aly):
+        if isinstance(arr, messages.Aly):
             if me not in arr.allies:
                 return "REJ" if me in arr.versus else "BWX"
             others = set(arr.allies) - {me}
             if set(arr.versus) & ledger.friends() or len(others | ledger.allies()) > MAX_ALLIES:
                 return "REJ"
             return "YES" if self._friendly(view, others) else "REJ"
-        if isinstance(arr, m.Drw):
+        if isinstance(arr, messages.Drw):
             if arr.powers is not None and me not in arr.powers:
                 return "BWX"
             counts = view.state.centre_counts()
             best_other = max((c for p, c in counts.items() if p != me), default=0)
             return "YES" if counts.get(me, 0) <= best_other else "REJ"
-        if isinstance(arr, m.Slo):
+        if isinstance(arr, messages.Slo):
             return "YES" if arr.power == me else "REJ"
-        if isinstance(arr, m.Not | m.Nar):
+        if isinstance(arr, messages.Not | messages.Nar):
             return "YES"
-        if isinstance(arr, m.Xdo):
+        if isinstance(arr, messages.Xdo):
             owner = order_power(arr.order)
             if owner == sender:
                 return "YES"  # a promise of theirs
             if owner != me:
                 return "BWX"
             return "COST" if self._friendly(view, {sender}) else "REJ"
-        if isinstance(arr, m.Dmz):
+        if isinstance(arr, messages.Dmz):
             if me not in arr.powers:
                 return "BWX"
             return "COST" if self._friendly(view, set(arr.powers) - {me}) else "REJ"
@@ -551,10 +554,10 @@ class Negotiator(Bot):
         bound: set[str] = set()
         required: list[Order] = []
         for a in arrs:
-            if isinstance(a, m.Dmz):
+            if isinstance(a, messages.Dmz):
                 zone |= set(a.provinces)
                 bound |= set(a.powers)
-            elif isinstance(a, m.Xdo) and order_power(a.order) == me:
+            elif isinstance(a, messages.Xdo) and order_power(a.order) == me:
                 required.append(a.order)
         if not zone and not required:
             return True
@@ -564,7 +567,7 @@ class Negotiator(Bot):
 
     # -- the end ---------------------------------------------------------------------------
 
-    def game_over(self, summary: m.Smr | None) -> None:
+    def game_over(self, summary: messages.Smr | None) -> None:
         trust = self.trust
         self.stats["trust"] = {p: round(v, 2) for p, v in (trust.level if trust else {}).items()}
         self.stats["talk_seconds"] = round(self.stats["talk_seconds"], 2)

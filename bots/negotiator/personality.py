@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from bots.argtypes import non_negative, seconds, share
+from diplomat.bots.argtypes import non_negative, seconds, share
 
 
 @dataclass(frozen=True)

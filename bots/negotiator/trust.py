@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from bots.negotiator.agreements import Breach
+from diplomat.bots.negotiator.agreements import Breach
 
 KEPT = 0.05  # trust gained per agreement a power kept in a phase
 BROKEN = 0.3  # trust lost per breach that is no attack on us

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 import trio
 
-from server.app import Server
-from server.settings import GameSettings
-from server.store import Store
+from diplomat.server.app import Server
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
 
 MakeServer = Callable[[GameSettings], Awaitable[Server]]
 

@@ -15,16 +15,23 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bots.base import View, complete_orders, daide_orders
-from bots.bordeaux import PARAMS, Bordeaux, Constraints, ParamError, Params, parse_overrides
-from bots.bordeaux.adapter import EngineView
-from bots.bordeaux.budget import Budget
-from bots.bordeaux.evaluate import Evaluator
-from bots.bordeaux.search import _regret_matching
-from bots.commandline import build_parser
-from engine.legal import legal_orders
-from engine.map import load_map, province_of
-from engine.orders import (
+from diplomat.bots.base import View, complete_orders, daide_orders
+from diplomat.bots.bordeaux import (
+    PARAMS,
+    Bordeaux,
+    Constraints,
+    ParamError,
+    Params,
+    parse_overrides,
+)
+from diplomat.bots.bordeaux.adapter import EngineView
+from diplomat.bots.bordeaux.budget import Budget
+from diplomat.bots.bordeaux.evaluate import Evaluator
+from diplomat.bots.bordeaux.search import _regret_matching
+from diplomat.bots.commandline import build_parser
+from diplomat.engine.legal import legal_orders
+from diplomat.engine.map import load_map, province_of
+from diplomat.engine.orders import (
     Build,
     Convoy,
     Disband,
@@ -38,11 +45,11 @@ from engine.orders import (
     Waive,
     order_key,
 )
-from engine.orderset import OrderSet, owes_orders
-from engine.simulate import random_game, random_orders
-from engine.state import Dislodged, GameState, Unit, initial_state, make_state, parse_unit
-from engine.turn import process
-from protocol import messages as m
+from diplomat.engine.orderset import OrderSet, owes_orders
+from diplomat.engine.simulate import random_game, random_orders
+from diplomat.engine.state import Dislodged, GameState, Unit, initial_state, make_state, parse_unit
+from diplomat.engine.turn import process
+from diplomat.protocol import messages
 from tests.boards import HOMES, STANDARD_START
 from tests.boards import board as shared_board
 
@@ -61,7 +68,7 @@ def decide(
     think: float | None = None,
     constraints: Constraints | None = None,
     params: Params | None = None,
-    variant: m.Variant | None = None,
+    variant: messages.Variant | None = None,
 ) -> list[Order]:
     bot = Bordeaux(params, nodes=nodes, think=think, constraints=constraints)
     return bot.orders(View(state, power, random.Random(seed), variant=variant))
@@ -147,7 +154,7 @@ def test_the_think_budget_is_respected() -> None:
 
 def test_the_budget_stays_inside_the_servers_deadline() -> None:
     bot = Bordeaux(think=10.0)
-    variant = m.Variant(mtl=4, rtl=2, btl=2)
+    variant = messages.Variant(mtl=4, rtl=2, btl=2)
     budget = bot.budget(
         View(initial_state(load_map("standard")), "FRA", random.Random(0), variant=variant)
     )
@@ -166,11 +173,11 @@ def test_a_node_budget_repeats_exactly() -> None:
 
 REPEAT = """
 import random
-from bots.base import View
-from bots.bordeaux import Bordeaux
-from engine.map import load_map
-from engine.simulate import random_game
-from engine.state import initial_state
+from diplomat.bots.base import View
+from diplomat.bots.bordeaux import Bordeaux
+from diplomat.engine.map import load_map
+from diplomat.engine.simulate import random_game
+from diplomat.engine.state import initial_state
 for i, step in enumerate(random_game(initial_state(load_map("standard")), 5, max_year=1904)):
     state = step.result.state
     if i >= 12:
@@ -249,8 +256,8 @@ def test_values_remembered_save_adjudications_and_change_no_decision() -> None:
     # The opening has few distinct order sets, so the search meets many again. Remembering
     # their values must leave a node-budget search exactly as it was (repeats still count as
     # nodes), with far fewer adjudications than nodes.
-    from bots.bordeaux.search import RES
-    from bots.dumbbot import evaluate, movement_orders, weights_for
+    from diplomat.bots.bordeaux.search import RES
+    from diplomat.bots.dumbbot import evaluate, movement_orders, weights_for
 
     state = initial_state(G)
     powers = sorted(G.powers)
@@ -289,7 +296,7 @@ def test_an_allys_units_out_of_our_reach_keep_their_default_orders() -> None:
     # England and Turkey allied at the start: no Turkish unit can meet an English one, so the
     # search spends nothing on Turkey's orders (they stay as given); a French ally's fleet in
     # Brest shares the Channel with London's fleet and is searched, Marseille's army is not.
-    from bots.bordeaux.search import RES
+    from diplomat.bots.bordeaux.search import RES
 
     state = initial_state(G)
     holds = {p: [Hold(u) for u in state.units.values() if u.power == p] for p in sorted(G.powers)}
@@ -380,7 +387,7 @@ def test_an_army_is_convoyed_by_its_own_fleet_to_an_empty_centre() -> None:
 
 
 def test_no_convoy_through_another_powers_fleet_and_fleets_agree_with_their_armies() -> None:
-    from bots.bordeaux.search import RES
+    from diplomat.bots.bordeaux.search import RES
 
     # A French fleet in the North Sea is no route for England (the search plays only its
     # alliance's orders); England's own fleet in the Channel is one, to Belgium, Picardy and

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import trio
 
-from bots.dumbbot import DumbBot
-from bots.session import Session
-from bots.transport import play_tcp
-from protocol.tokens import STANDARD
-from server.app import Server
-from server.settings import GameSettings
+from diplomat.bots.dumbbot import DumbBot
+from diplomat.bots.session import Session
+from diplomat.bots.transport import play_tcp
+from diplomat.protocol.tokens import STANDARD
+from diplomat.server.app import Server
+from diplomat.server.settings import GameSettings
 
 MakeServer = Callable[[GameSettings], Awaitable[Server]]
 DECISION = re.compile(r"(\w\d{4}\w): (\d+) nodes in ([0-9.]+) s")
@@ -31,8 +31,17 @@ async def test_a_full_game_against_dumbbots(make_server: MakeServer, tmp_path: P
     port = str(server.address[1])
     logs = [tmp_path / "tcp.log", tmp_path / "pipe.log"]
     common = ["--think", "30", "--nodes", "100000", "-v"]
-    tcp = [sys.executable, "-m", "bots.bordeaux", "--port", port, "--seed", "1", *common]
-    pipe = [sys.executable, "-m", "bots.bordeaux", "--stdio", "--seed", "2", "--power", "TUR"]
+    tcp = [sys.executable, "-m", "diplomat.bots.bordeaux", "--port", port, "--seed", "1", *common]
+    pipe = [
+        sys.executable,
+        "-m",
+        "diplomat.bots.bordeaux",
+        "--stdio",
+        "--seed",
+        "2",
+        "--power",
+        "TUR",
+    ]
     pipe += [*common, "--param", "unit=0.4", "--ally", "AUS"]
     codes: dict[str, int | None] = {}
 

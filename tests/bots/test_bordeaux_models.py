@@ -9,23 +9,23 @@ from collections.abc import Callable
 
 import pytest
 
-from bots.base import View
-from bots.bordeaux import Bordeaux, Params
-from bots.bordeaux.adapter import EngineView
-from bots.bordeaux.models import (
+from diplomat.bots.base import View
+from diplomat.bots.bordeaux import Bordeaux, Params
+from diplomat.bots.bordeaux.adapter import EngineView
+from diplomat.bots.bordeaux.models import (
     BLUEPRINTS,
     Estimator,
     forecasts,
     scenarios,
     starting_orders,
 )
-from bots.dumbbot import WEIGHT_SETS, evaluate, movement_orders, weights_for
-from engine.map import load_map, province_of
-from engine.orders import Hold, Order
-from engine.simulate import random_orders
-from engine.state import GameState, initial_state
-from engine.turn import process
-from protocol import messages as m
+from diplomat.bots.dumbbot import WEIGHT_SETS, evaluate, movement_orders, weights_for
+from diplomat.engine.map import load_map, province_of
+from diplomat.engine.orders import Hold, Order
+from diplomat.engine.simulate import random_orders
+from diplomat.engine.state import GameState, initial_state
+from diplomat.engine.turn import process
+from diplomat.protocol import messages
 
 NAMES = tuple(b.name for b in BLUEPRINTS)
 Policy = Callable[[GameState, str, random.Random], list[Order]]
@@ -166,13 +166,13 @@ def test_bordeaux_learns_from_the_movement_results_it_is_shown() -> None:
     state = initial_state(load_map("standard"))
     rng = random.Random(6)
     for _ in range(3):
-        results: tuple[m.Ord, ...] = ()
+        results: tuple[messages.Ord, ...] = ()
         while state.phase.kind != "movement":
             state = process(state, {}).state
         bot.orders(View(state, "FRA", rng, movement=results))
         played = {"AUS": holds(state, "AUS", rng), "TUR": randomly(state, "TUR", rng)}
         after = process(state, played)
-        results = tuple(m.Ord(state.phase, o, None) for os in played.values() for o in os)
+        results = tuple(messages.Ord(state.phase, o, None) for os in played.values() for o in os)
         state = after.state
         while state.phase.kind != "movement":
             state = process(state, {}).state
@@ -182,8 +182,8 @@ def test_bordeaux_learns_from_the_movement_results_it_is_shown() -> None:
 
 
 def test_short_of_time_only_the_cheap_models_forecast_and_the_rest_score_as_random() -> None:
-    from bots.bordeaux.budget import Budget
-    from bots.bordeaux.models import ALWAYS
+    from diplomat.bots.bordeaux.budget import Budget
+    from diplomat.bots.bordeaux.models import ALWAYS
 
     state = initial_state(load_map("standard"))
     position = EngineView(state)

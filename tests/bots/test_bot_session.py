@@ -9,17 +9,17 @@ from typing import Any
 
 import pytest
 
-from bots.base import Bot, View
-from bots.dumbbot import DumbBot
-from bots.holdbot import HoldBot
-from engine.map import load_map
-from engine.orders import Build, Disband, Hold, Move, Note, Order, Remove, Retreat, Waive
-from engine.state import Unit, initial_state
-from protocol import messages as m
-from protocol.connection import Received, Unparsed
-from protocol.lines import TextConnection
-from protocol.mdf import MapDefinition
-from protocol.tokens import STANDARD
+from diplomat.bots.base import Bot, View
+from diplomat.bots.dumbbot import DumbBot
+from diplomat.bots.holdbot import HoldBot
+from diplomat.engine.map import load_map
+from diplomat.engine.orders import Build, Disband, Hold, Move, Note, Order, Remove, Retreat, Waive
+from diplomat.engine.state import Unit, initial_state
+from diplomat.protocol import messages
+from diplomat.protocol.connection import Received, Unparsed
+from diplomat.protocol.lines import TextConnection
+from diplomat.protocol.mdf import MapDefinition
+from diplomat.protocol.tokens import STANDARD
 
 STANDARD_MAP = load_map("standard")
 
@@ -49,8 +49,8 @@ class Link:
         self.unparsed: list[Unparsed] = []
         self._take(session.start())
 
-    def _take(self, messages: Iterable[Any]) -> None:
-        for msg in messages:
+    def _take(self, outgoing: Iterable[Any]) -> None:
+        for msg in outgoing:
             for ev in self.server.receive_bytes(self.client.send(msg)):
                 assert isinstance(ev, Received), ev
                 self.sent.append(ev.message)
@@ -66,35 +66,35 @@ class Link:
                 self.unparsed.append(ev)
         return self.sent[before:]
 
-    def text(self, msg: m.Construct) -> str:
+    def text(self, msg: messages.Construct) -> str:
         return self.client.codec.text(msg)
 
 
 def joined(bot: Bot | None = None, power: str = "FRA", **kwargs: Any) -> Link:
     """A session that has joined, accepted the standard map and been given ``power``."""
-    from bots.session import Session
+    from diplomat.bots.session import Session
 
     link = Link(Session(bot or HoldBot(), seed=1, table=STANDARD, **kwargs))
     link.feed("YES ( NME ( 'HoldBot' ) ( '1.0' ) )")
-    assert link.feed("MAP ( 'STANDARD' )") == [m.Yes(m.Map("STANDARD"))]
+    assert link.feed("MAP ( 'STANDARD' )") == [messages.Yes(messages.Map("STANDARD"))]
     assert link.feed(f"HLO ( {power} ) ( 1234 ) ( ( LVL 0 ) )") == []
     return link
 
 
 def test_handshake_asks_for_the_power_with_the_name() -> None:
-    from bots.session import Session
+    from diplomat.bots.session import Session
 
     link = Link(Session(DumbBot(), power="fra", name="Dumb", version="7", table=STANDARD))
-    assert link.sent == [m.Nme("FRA:Dumb", "7")]
+    assert link.sent == [messages.Nme("FRA:Dumb", "7")]
     assert link.feed("YES ( NME ( 'FRA:Dumb' ) ( '7' ) )") == []
     # The standard map is bundled: accepted without asking for its MDF.
-    assert link.feed("MAP ( 'standard' )") == [m.Yes(m.Map("standard"))]
+    assert link.feed("MAP ( 'standard' )") == [messages.Yes(messages.Map("standard"))]
 
 
 def test_a_plain_nme_without_power_request() -> None:
-    from bots.session import Session
+    from diplomat.bots.session import Session
 
-    assert Link(Session(HoldBot(), table=STANDARD)).sent == [m.Nme("HoldBot", "1.0")]
+    assert Link(Session(HoldBot(), table=STANDARD)).sent == [messages.Nme("HoldBot", "1.0")]
 
 
 def test_a_game_from_start_to_end() -> None:
@@ -103,7 +103,7 @@ def test_a_game_from_start_to_end() -> None:
     assert session.power == "FRA" and session.passcode == 1234
     assert link.feed(OPENING_SCO) == []
     (sub,) = link.feed(OPENING_NOW)
-    assert isinstance(sub, m.Sub)
+    assert isinstance(sub, messages.Sub)
     assert sub.turn is not None and sub.turn.name == "S1901M"
     assert sorted(o.unit.loc for o in sub.orders if not isinstance(o, Waive)) == [
         "BRE",
@@ -111,7 +111,7 @@ def test_a_game_from_start_to_end() -> None:
         "PAR",
     ]
     assert session.state == initial_state(load_map("standard"))
-    assert link.feed(*(link.text(m.Thx(o, Note.MBV)) for o in sub.orders)) == []
+    assert link.feed(*(link.text(messages.Thx(o, Note.MBV)) for o in sub.orders)) == []
     assert session.bad_notes == []
     # Results, then the next position: the bot is asked again, for the new turn.
     out = link.feed(
@@ -239,13 +239,13 @@ def test_a_position_with_retreats_our_engine_refuses_is_still_played(
 
 
 def test_an_unknown_map_is_asked_for_and_built_from_its_mdf() -> None:
-    from bots.session import Session
+    from diplomat.bots.session import Session
 
     link = Link(Session(HoldBot(), table=STANDARD))
     link.feed("YES ( NME ( 'HoldBot' ) ( '1.0' ) )")
-    assert link.feed("MAP ( 'mymap' )") == [m.Mdf()]
-    mdf = link.text(m.Mdf(MapDefinition.from_map(STANDARD_MAP)))
-    assert link.feed(mdf) == [m.Yes(m.Map("mymap"))]
+    assert link.feed("MAP ( 'mymap' )") == [messages.Mdf()]
+    mdf = link.text(messages.Mdf(MapDefinition.from_map(STANDARD_MAP)))
+    assert link.feed(mdf) == [messages.Yes(messages.Map("mymap"))]
     gmap = link.session.map
     assert gmap is not None and gmap.name == "mymap"
     assert gmap.army_adj == STANDARD_MAP.army_adj and gmap.fleet_adj == STANDARD_MAP.fleet_adj
@@ -255,25 +255,30 @@ def test_an_unknown_map_is_asked_for_and_built_from_its_mdf() -> None:
 
 
 def test_always_mdf_and_a_position_before_the_map() -> None:
-    from bots.session import Session
+    from diplomat.bots.session import Session
 
     link = Link(Session(HoldBot(), always_mdf=True, table=STANDARD))
     link.feed("YES ( NME ( 'HoldBot' ) ( '1.0' ) )")
-    assert link.feed("MAP ( 'standard' )") == [m.Mdf()]
+    assert link.feed("MAP ( 'standard' )") == [messages.Mdf()]
     # A position that arrives before the map is kept until the map is known.
     assert link.feed("HLO ( ENG ) ( 1 ) ( ( LVL 0 ) )", OPENING_SCO, OPENING_NOW) == []
-    out = link.feed(link.text(m.Mdf(MapDefinition.from_map(STANDARD_MAP))))
-    assert out[0] == m.Yes(m.Map("standard"))
-    assert isinstance(out[1], m.Sub) and len(out[1].orders) == 3
+    out = link.feed(link.text(messages.Mdf(MapDefinition.from_map(STANDARD_MAP))))
+    assert out[0] == messages.Yes(messages.Map("standard"))
+    assert isinstance(out[1], messages.Sub) and len(out[1].orders) == 3
 
 
 def test_rejoining_with_a_passcode() -> None:
-    from bots.session import Session
+    from diplomat.bots.session import Session
 
     link = Link(Session(HoldBot(), power="GER", passcode=4321, table=STANDARD))
-    assert link.sent == [m.Iam("GER", 4321)]
+    assert link.sent == [messages.Iam("GER", 4321)]
     # No MAP or HLO follows an IAM: the session asks for all it needs.
-    assert link.feed("YES ( IAM ( GER ) ( 4321 ) )") == [m.Map(), m.Hlo(), m.Sco(), m.Now()]
+    assert link.feed("YES ( IAM ( GER ) ( 4321 ) )") == [
+        messages.Map(),
+        messages.Hlo(),
+        messages.Sco(),
+        messages.Now(),
+    ]
     assert link.feed("MAP ( 'standard' )") == []  # no YES (MAP): the game is under way
     link.feed("HLO ( GER ) ( 4321 ) ( ( LVL 0 ) )", OPENING_SCO)
     (sub,) = link.feed(OPENING_NOW)
@@ -281,7 +286,7 @@ def test_rejoining_with_a_passcode() -> None:
 
 
 def test_a_refused_join_ends_with_failure() -> None:
-    from bots.session import Session
+    from diplomat.bots.session import Session
 
     link = Link(Session(HoldBot(), power="GER", passcode=1, table=STANDARD))
     link.feed("REJ ( IAM ( GER ) ( 1 ) )")
@@ -318,8 +323,8 @@ def test_press_is_answered_with_huh_then_try() -> None:
 
 def test_save_and_load() -> None:
     link = joined(power="AUS")
-    assert link.feed("SVE ( 'g1' )") == [m.Yes(m.Sve("g1"))]
-    assert link.feed("LOD ( 'g1' )") == [m.Iam("AUS", 1234)]
+    assert link.feed("SVE ( 'g1' )") == [messages.Yes(messages.Sve("g1"))]
+    assert link.feed("LOD ( 'g1' )") == [messages.Iam("AUS", 1234)]
 
 
 def test_view_helpers() -> None:

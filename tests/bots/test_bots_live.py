@@ -9,16 +9,16 @@ from pathlib import Path
 
 import trio
 
-from bots.base import Bot, View
-from bots.dumbbot import DumbBot
-from bots.holdbot import HoldBot
-from bots.randombot import RandomBot
-from bots.session import Session
-from bots.transport import play_tcp
-from engine.orders import Order
-from protocol.tokens import STANDARD
-from server.app import Server
-from server.settings import GameSettings
+from diplomat.bots.base import Bot, View
+from diplomat.bots.dumbbot import DumbBot
+from diplomat.bots.holdbot import HoldBot
+from diplomat.bots.randombot import RandomBot
+from diplomat.bots.session import Session
+from diplomat.bots.transport import play_tcp
+from diplomat.engine.orders import Order
+from diplomat.protocol.tokens import STANDARD
+from diplomat.server.app import Server
+from diplomat.server.settings import GameSettings
 
 # The make_server fixture (conftest.py here) starts a real server for given settings.
 MakeServer = Callable[[GameSettings], Awaitable[Server]]

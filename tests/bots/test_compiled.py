@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bots.compiled import BOTS
-from engine import compiled
+from diplomat.bots.compiled import BOTS
+from diplomat.engine import compiled
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -28,14 +28,14 @@ TESTS = (
 # Bordeaux on a node budget and DumbBot, in positions of a game of DumbBots: every order.
 DECISIONS = """
 import hashlib, random
-from bots.base import View
-from bots.bordeaux.bot import Bordeaux
-from bots.compiled import BOTS
-from bots.dumbbot import DumbBot
-from engine import compiled
-from engine.map import load_map
-from engine.state import initial_state
-from engine.turn import process
+from diplomat.bots.base import View
+from diplomat.bots.bordeaux.bot import Bordeaux
+from diplomat.bots.compiled import BOTS
+from diplomat.bots.dumbbot import DumbBot
+from diplomat.engine import compiled
+from diplomat.engine.map import load_map
+from diplomat.engine.state import initial_state
+from diplomat.engine.turn import process
 
 rng = random.Random(5)
 state = initial_state(load_map("standard"))
@@ -72,7 +72,7 @@ def test_diplomat_bots_chooses_for_the_bots_alone(tmp_path: Path) -> None:
     # An empty cache: nothing is compiled; DIPLOMAT_BOTS speaks for the bots, not the engine.
     env = {compiled.ENV_CACHE: str(tmp_path), compiled.ENV_MODE: "auto"}
     code = (
-        "from bots.compiled import BOTS; from engine import compiled as c; "
+        "from diplomat.bots.compiled import BOTS; from diplomat.engine import compiled as c; "
         "print(c.describe()); print(c.describe(BOTS))"
     )
     done = _python(code, **env, DIPLOMAT_BOTS="pure")
@@ -80,13 +80,13 @@ def test_diplomat_bots_chooses_for_the_bots_alone(tmp_path: Path) -> None:
     engine_line, bots_line = done.stdout.splitlines()
     assert bots_line == "bot search: pure Python (DIPLOMAT_BOTS=pure)"
     assert engine_line.startswith("engine: pure Python (") and "=pure" not in engine_line
-    done = _python("import bots", **env, DIPLOMAT_BOTS="fast")
+    done = _python("import diplomat.bots", **env, DIPLOMAT_BOTS="fast")
     assert done.returncode != 0
     assert "DIPLOMAT_BOTS='fast': choose auto, pure or compiled" in done.stderr
-    done = _python("import bots", **env, DIPLOMAT_BOTS="compiled")
+    done = _python("import diplomat.bots", **env, DIPLOMAT_BOTS="compiled")
     assert done.returncode != 0
     assert "DIPLOMAT_BOTS=compiled, but there is no compiled bot search" in done.stderr
-    assert "python -m bots.compile" in done.stderr
+    assert "python -m diplomat.bots.compile" in done.stderr
 
 
 def test_the_bots_tests_pass_compiled_and_decide_as_pure_python(
@@ -94,17 +94,17 @@ def test_the_bots_tests_pass_compiled_and_decide_as_pure_python(
 ) -> None:
     env = compiled_builds
     status = subprocess.run(
-        [sys.executable, "-m", "bots.compile", "--status"], env=env, capture_output=True,
+        [sys.executable, "-m", "diplomat.bots.compile", "--status"], env=env, capture_output=True,
         text=True, timeout=300, cwd=ROOT,
     )  # fmt: skip
     assert status.stdout.startswith("bot search: compiled (mypyc)"), status.stdout + status.stderr
     assert not list((ROOT / "bots").rglob("*.so")), "the build wrote into the source tree"
     # A compiled module has no code for python -m to run: it runs the module's main().
     helped = subprocess.run(
-        [sys.executable, "-m", "bots.dumbbot", "--help"], env=env, capture_output=True,
+        [sys.executable, "-m", "diplomat.bots.dumbbot", "--help"], env=env, capture_output=True,
         text=True, timeout=300, cwd=ROOT,
     )  # fmt: skip
-    assert helped.returncode == 0 and "usage: python -m bots.dumbbot" in helped.stdout, (
+    assert helped.returncode == 0 and "usage: python -m diplomat.bots.dumbbot" in helped.stdout, (
         helped.stdout + helped.stderr
     )
     tests = subprocess.run(

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 import trio
 
-from engine.map import load_map
-from server.settings import GameSettings
-from server.store import Store
-from tournament.runner import Tournament, parse_lineup
+from diplomat.engine.map import load_map
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
+from diplomat.tournament.runner import Tournament, parse_lineup
 
 BINARY = os.environ.get("DIPLOMAT_CXX_DUMBBOT", "")
 

@@ -8,8 +8,8 @@ from functools import partial
 
 import pytest
 
-from bots.base import View, complete_orders, daide_orders
-from bots.dumbbot import (
+from diplomat.bots.base import View, complete_orders, daide_orders
+from diplomat.bots.dumbbot import (
     BUILD,
     FALL,
     REMOVE,
@@ -25,8 +25,8 @@ from bots.dumbbot import (
     size,
     weights_for,
 )
-from engine.map import load_map, province_of
-from engine.orders import (
+from diplomat.engine.map import load_map, province_of
+from diplomat.engine.orders import (
     Build,
     Disband,
     Hold,
@@ -39,9 +39,9 @@ from engine.orders import (
     Waive,
     order_key,
 )
-from engine.orderset import OrderSet
-from engine.simulate import random_game
-from engine.state import Dislodged, GameState, Phase, initial_state, make_state, parse_unit
+from diplomat.engine.orderset import OrderSet
+from diplomat.engine.simulate import random_game
+from diplomat.engine.state import Dislodged, GameState, Phase, initial_state, make_state, parse_unit
 from tests.boards import HOMES, STANDARD_START
 from tests.boards import board as shared_board
 

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from bots.commandline import build_parser
-from bots.dumbbot import (
+from diplomat.bots.commandline import build_parser
+from diplomat.bots.dumbbot import (
     FALL,
     SPRING,
     STANDARD,
@@ -18,8 +18,8 @@ from bots.dumbbot import (
     movement_orders,
     weights_for,
 )
-from engine.map import load_map
-from engine.state import initial_state
+from diplomat.engine.map import load_map
+from diplomat.engine.state import initial_state
 
 
 def bot_from(*argv: str) -> DumbBot:

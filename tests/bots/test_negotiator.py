@@ -11,18 +11,18 @@ from typing import Any
 
 import pytest
 
-from bots.bordeaux.bot import Bordeaux
-from bots.bordeaux.core import BordeauxCore
-from bots.dumbbot import DumbBot
-from bots.dumbbot.core import DumbCore
-from bots.negotiator.negotiator import Negotiator
-from bots.negotiator.personality import Personality
-from bots.press import level_of
-from bots.session import Session
-from engine.map import province_of
-from engine.orders import Move, SupportMove
-from protocol import messages as m
-from protocol.tokens import STANDARD
+from diplomat.bots.bordeaux.bot import Bordeaux
+from diplomat.bots.bordeaux.core import BordeauxCore
+from diplomat.bots.dumbbot import DumbBot
+from diplomat.bots.dumbbot.core import DumbCore
+from diplomat.bots.negotiator.negotiator import Negotiator
+from diplomat.bots.negotiator.personality import Personality
+from diplomat.bots.press import level_of
+from diplomat.bots.session import Session
+from diplomat.engine.map import province_of
+from diplomat.engine.orders import Move, SupportMove
+from diplomat.protocol import messages
+from diplomat.protocol.tokens import STANDARD
 from tests.bots.test_bot_session import OPENING_NOW, OPENING_SCO, Link
 
 
@@ -54,7 +54,7 @@ def playing(bot: Any, power: str = "FRA", level: int = 30, clock: Clock | None =
 
 
 def replies(sent: list[Any]) -> list[Any]:
-    return [s.press for s in sent if isinstance(s, m.Snd)]
+    return [s.press for s in sent if isinstance(s, messages.Snd)]
 
 
 PROPOSALS = [
@@ -81,14 +81,16 @@ def test_every_proposal_is_answered(core: str) -> None:
     link.feed(OPENING_NOW)
     for body in PROPOSALS:
         sent = link.feed(f"FRM ( GER ) ( FRA ) ( {body} )")
-        answers = [p for p in replies(sent) if isinstance(p, m.Yes | m.Rej | m.Bwx)]
+        answers = [
+            p for p in replies(sent) if isinstance(p, messages.Yes | messages.Rej | messages.Bwx)
+        ]
         assert len(answers) == 1, (body, sent)
         assert link.text(answers[0]).split(" ", 1)[1].startswith(f"( {body}"), (body, sent)
     # What is nobody's business of ours, and what is against us:
     bwx = link.feed("FRM ( GER ) ( FRA ) ( PRP ( PCE ( ENG GER ) ) )")
-    assert isinstance(replies(bwx)[0], m.Bwx)
+    assert isinstance(replies(bwx)[0], messages.Bwx)
     rej = link.feed("FRM ( GER ) ( FRA ) ( PRP ( ALY ( ENG GER ) VSS ( FRA ) ) )")
-    assert isinstance(replies(rej)[0], m.Rej)
+    assert isinstance(replies(rej)[0], messages.Rej)
 
 
 def test_an_orr_is_countered_with_the_option_it_takes() -> None:
@@ -97,8 +99,8 @@ def test_an_orr_is_countered_with_the_option_it_takes() -> None:
     sent = replies(
         link.feed("FRM ( GER ) ( FRA ) ( PRP ( ORR ( SLO ( GER ) ) ( PCE ( FRA GER ) ) ) )")
     )
-    assert isinstance(sent[0], m.Rej)
-    assert sent[1] == m.Prp(m.Pce(("FRA", "GER")))
+    assert isinstance(sent[0], messages.Rej)
+    assert sent[1] == messages.Prp(messages.Pce(("FRA", "GER")))
 
 
 def test_replies_and_facts_are_not_answered() -> None:
@@ -119,21 +121,22 @@ def test_replies_and_facts_are_not_answered() -> None:
 @pytest.mark.parametrize("level", [10, 30])
 def test_it_says_what_it_discusses_and_allies_with_a_talker_that_answers(level: int) -> None:
     link = playing(negotiator(), "FRA", level)
-    opening = [s for s in link.feed(OPENING_NOW) if isinstance(s, m.Snd)]
+    opening = [s for s in link.feed(OPENING_NOW) if isinstance(s, messages.Snd)]
     assert len(opening) == 1  # initiative 0: no proposal of its own, only the vocabulary
     tried = opening[0]
     assert set(tried.recipients) == {"AUS", "ENG", "GER", "ITA", "RUS", "TUR"}
-    assert isinstance(tried.press, m.Try) and "ALY" in tried.press.tokens
+    assert isinstance(tried.press, messages.Try) and "ALY" in tried.press.tokens
     assert ("XDO" in tried.press.tokens) == (level >= 20)
     assert all(
-        level_of(m.Snd(("GER",), m.Try((t,))), STANDARD) <= level for t in tried.press.tokens
+        level_of(messages.Snd(("GER",), messages.Try((t,))), STANDARD) <= level
+        for t in tried.press.tokens
     )
     # England comes before France in the map's order: France waits for England's proposal.
     assert replies(link.feed("FRM ( ENG ) ( FRA ) ( TRY ( PRP ALY VSS YES REJ ) )")) == []
     # Germany comes after: France proposes the alliance at once, and only once.
     offer = replies(link.feed("FRM ( GER ) ( FRA ) ( TRY ( PRP ALY VSS YES REJ ) )"))
-    assert len(offer) == 1 and isinstance(offer[0], m.Prp)
-    assert isinstance(offer[0].arrangement, m.Aly)
+    assert len(offer) == 1 and isinstance(offer[0], messages.Prp)
+    assert isinstance(offer[0].arrangement, messages.Aly)
     assert offer[0].arrangement.allies == ("FRA", "GER")
     assert replies(link.feed("FRM ( ITA ) ( FRA ) ( TRY ( PRP ALY VSS YES REJ ) )")) == []
     # A bot that talks but not of alliances is not asked; TRY () says it does not talk.
@@ -146,17 +149,17 @@ def test_huh_then_try_to_what_it_cannot_handle() -> None:
     link = playing(negotiator(), level=8000)
     link.feed(OPENING_NOW)
     huh, try_ = replies(link.feed("FRM ( GER ) ( FRA ) ( 'shall we dance?' )"))
-    assert huh == m.Huh(("ERR", "'shall we dance?'"))
-    assert isinstance(try_, m.Try) and "PRP" in try_.tokens and "XDO" in try_.tokens
+    assert huh == messages.Huh(("ERR", "'shall we dance?'"))
+    assert isinstance(try_, messages.Try) and "PRP" in try_.tokens and "XDO" in try_.tokens
     huh, _ = replies(link.feed("FRM ( GER ) ( FRA ) ( INS ( PCE ( FRA GER ) ) )"))
     assert link.text(huh) == "HUH ( ERR INS ( PCE ( FRA GER ) ) )"
     # ERR goes before the first token above level 30, inside the message.
     huh, _ = replies(
         link.feed("FRM ( GER ) ( FRA ) ( PRP ( AND ( PCE ( FRA GER ) ) ( SCD ( FRA BRE ) ) ) )")
     )
-    assert isinstance(huh, m.Rej)  # a proposal is answered: it parses, and SCD is refused
+    assert isinstance(huh, messages.Rej)  # a proposal is answered: it parses, and SCD is refused
     huh, _ = replies(link.feed("FRM ( GER ) ( FRA ) ( QRY ( PCE ( FRA GER ) ) )"))
-    assert isinstance(huh, m.Huh) and huh.tokens[0] == "ERR"
+    assert isinstance(huh, messages.Huh) and huh.tokens[0] == "ERR"
 
 
 @pytest.mark.parametrize("level", [10, 20, 30])
@@ -165,7 +168,9 @@ def test_nothing_is_sent_above_the_games_level(level: int) -> None:
     bot = negotiator(clock=clock, initiative=1.0)
     link = playing(bot, "FRA", level, clock)
     out = link.feed(OPENING_NOW)
-    proposals = [s for s in out if isinstance(s, m.Snd) and isinstance(s.press, m.Prp)]
+    proposals = [
+        s for s in out if isinstance(s, messages.Snd) and isinstance(s.press, messages.Prp)
+    ]
     assert proposals, "initiative 1: an alliance is proposed at once"
     # An ally: at level 20 and up the next phase brings DMZs and XDOs.
     link.feed(
@@ -182,19 +187,19 @@ def test_nothing_is_sent_above_the_games_level(level: int) -> None:
         "NOW ( FAL 1901 ) ( FRA AMY BUR ) ( FRA AMY GAS ) ( FRA FLT MAO ) ( GER AMY MUN ) "
         "( GER AMY RUH ) ( GER FLT HOL ) ( ENG FLT ECH ) ( ITA AMY PIE )"
     )
-    sent = [s for s in link.sent if isinstance(s, m.Snd)]
+    sent = [s for s in link.sent if isinstance(s, messages.Snd)]
     assert sent and all(level_of(s, STANDARD) <= level for s in sent)
     assert link.session.press_dropped == []
 
 
 def test_the_library_drops_press_above_the_level() -> None:
     class Eager(DumbBot):
-        def phase_start(self, view: Any) -> list[m.Snd]:
-            return [m.Snd(("GER",), m.Prp(m.Dmz(("FRA", "GER"), ("BUR",))))]
+        def phase_start(self, view: Any) -> list[messages.Snd]:
+            return [messages.Snd(("GER",), messages.Prp(messages.Dmz(("FRA", "GER"), ("BUR",))))]
 
     link = playing(Eager(), level=10)
     out = link.feed(OPENING_NOW)
-    assert not any(isinstance(s, m.Snd) for s in out)
+    assert not any(isinstance(s, messages.Snd) for s in out)
     assert len(link.session.press_dropped) == 1
 
 
@@ -202,7 +207,7 @@ def _orders(link: Link, clock: Clock) -> list[Any]:
     """The orders last sent for this phase (after the talk window, which the clock ends)."""
     clock.now += 600
     link._take(link.session.tick())
-    subs = [s for s in link.sent if isinstance(s, m.Sub)]
+    subs = [s for s in link.sent if isinstance(s, messages.Sub)]
     assert subs
     return list(subs[-1].orders)
 
@@ -213,7 +218,7 @@ def test_an_accepted_dmz_keeps_our_units_out(core: str) -> None:
     link = playing(negotiator(core, clock), clock=clock)
     link.feed(OPENING_NOW)
     (yes,) = replies(link.feed("FRM ( GER ) ( FRA ) ( PRP ( DMZ ( FRA GER ) ( BUR PIC GAS ) ) )"))
-    assert isinstance(yes, m.Yes)
+    assert isinstance(yes, messages.Yes)
     orders = _orders(link, clock)
     assert orders
     for o in orders:
@@ -237,8 +242,8 @@ def test_an_accepted_xdo_is_ordered(core: str) -> None:
     agreed = None
     for xdo, support in XDOS:
         (answer,) = replies(link.feed(f"FRM ( GER ) ( FRA ) ( PRP ( XDO ( {xdo} ) ) )"))
-        assert isinstance(answer, m.Yes | m.Rej)
-        if isinstance(answer, m.Yes):
+        assert isinstance(answer, messages.Yes | messages.Rej)
+        if isinstance(answer, messages.Yes):
             agreed = support
             break
     assert agreed is not None, "the core found none of the supports cheap enough"
@@ -253,7 +258,7 @@ def test_a_betrayal_is_read_from_the_results_and_remembered() -> None:
     link = playing(bot, clock=clock)
     link.feed(OPENING_NOW)
     (yes,) = replies(link.feed("FRM ( GER ) ( FRA ) ( PRP ( ALY ( FRA GER ) VSS ( ENG RUS ) ) )"))
-    assert isinstance(yes, m.Yes)
+    assert isinstance(yes, messages.Yes)
     assert bot.ledger is not None and bot.ledger.allies() == {"GER"}
     _orders(link, clock)
     # Germany walks into Burgundy, where our army stood still (it held).
@@ -275,7 +280,7 @@ def test_a_betrayal_is_read_from_the_results_and_remembered() -> None:
     assert bot.ledger.allies() == frozenset()
     # Remembered: a new alliance is refused.
     (rej,) = replies(link.feed("FRM ( GER ) ( FRA ) ( PRP ( ALY ( FRA GER ) VSS ( ENG ) ) )"))
-    assert isinstance(rej, m.Rej)
+    assert isinstance(rej, messages.Rej)
 
 
 def test_an_agreement_our_yes_completed_is_not_held_against_them_in_its_phase() -> None:
@@ -287,7 +292,7 @@ def test_an_agreement_our_yes_completed_is_not_held_against_them_in_its_phase() 
     link = playing(bot, clock=clock)
     link.feed(OPENING_NOW)
     (yes,) = replies(link.feed("FRM ( GER ) ( FRA ) ( PRP ( XDO ( ( GER AMY MUN ) MTO RUH ) ) )"))
-    assert isinstance(yes, m.Yes)
+    assert isinstance(yes, messages.Yes)
     _orders(link, clock)
     link.feed(
         "ORD ( SPR 1901 ) ( ( GER AMY MUN ) MTO BUR ) ( SUC )",
@@ -308,7 +313,7 @@ def test_level_0_orders_are_the_cores_own(core: str) -> None:
     for bot in (silent, talker):
         link = playing(bot, level=0)
         out = link.feed(OPENING_NOW)
-        assert [type(x) for x in out] == [m.Sub]
+        assert [type(x) for x in out] == [messages.Sub]
         subs.append(out[0])
     assert subs[0] == subs[1]
 
@@ -324,7 +329,11 @@ def test_a_stalled_alliance_proposes_a_draw_and_votes_for_it() -> None:
         out = link.feed(f"NOW ( SPR {year} ) {units}")
         for p in others:  # everyone talks to us
             link.feed(f"FRM ( {p} ) ( FRA ) ( PRP ( PCE ( FRA {p} ) ) )")
-        draws = [s for s in out if isinstance(s, m.Snd) and s.press == m.Prp(m.Drw())]
+        draws = [
+            s
+            for s in out
+            if isinstance(s, messages.Snd) and s.press == messages.Prp(messages.Drw())
+        ]
         clock.now += 600
         link._take(link.session.tick())
     (draw,) = draws  # the third Spring with the same centres
@@ -332,12 +341,12 @@ def test_a_stalled_alliance_proposes_a_draw_and_votes_for_it() -> None:
     sent = []
     for p in others:
         sent += link.feed(f"FRM ( {p} ) ( FRA ) ( YES ( PRP ( DRW ) ) )")
-    assert sent == [m.Drw()]
+    assert sent == [messages.Drw()]
 
 
 def test_negotiate_on_the_command_line() -> None:
-    from bots import bordeaux, dumbbot, randombot
-    from bots.commandline import build_parser, make_bot
+    from diplomat.bots import bordeaux, dumbbot, randombot
+    from diplomat.bots.commandline import build_parser, make_bot
 
     argv = ["--negotiate", "--honesty", "0", "--think", "0.2"]
     made = make_bot(bordeaux.ENTRY, build_parser(bordeaux.ENTRY).parse_args(argv))
@@ -359,12 +368,12 @@ def test_negotiate_on_the_command_line() -> None:
 
 VALUE_IN_F1902 = """
 import random
-from bots.base import View
-from bots.dumbbot import DumbBot
-from bots.dumbbot.core import DumbCore
-from engine.map import load_map
-from engine.state import initial_state
-from engine.turn import process
+from diplomat.bots.base import View
+from diplomat.bots.dumbbot import DumbBot
+from diplomat.bots.dumbbot.core import DumbCore
+from diplomat.engine.map import load_map
+from diplomat.engine.state import initial_state
+from diplomat.engine.turn import process
 
 rng = random.Random(3)
 state = initial_state(load_map("standard"))

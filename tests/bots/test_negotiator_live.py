@@ -12,11 +12,11 @@ from pathlib import Path
 
 import trio
 
-from protocol import messages as m
-from protocol.codec import Codec
-from protocol.tokens import STANDARD
-from server.app import Server
-from server.settings import GameSettings
+from diplomat.protocol import messages
+from diplomat.protocol.codec import Codec
+from diplomat.protocol.tokens import STANDARD
+from diplomat.server.app import Server
+from diplomat.server.settings import GameSettings
 
 MakeServer = Callable[[GameSettings], Awaitable[Server]]
 GAME_PATIENCE = 600.0  # an outer limit for a loaded machine, not how long a game takes
@@ -56,7 +56,7 @@ async def test_two_negotiators_ally_and_support_each_other(
         [
             sys.executable,
             "-m",
-            "bots.bordeaux",
+            "diplomat.bots.bordeaux",
             "--port",
             port,
             "--power",
@@ -68,7 +68,7 @@ async def test_two_negotiators_ally_and_support_each_other(
         for i, p in enumerate(("FRA", "GER"))
     ]
     argvs += [
-        [sys.executable, "-m", "bots.dumbbot", "--port", port, "--seed", str(10 + i)]
+        [sys.executable, "-m", "diplomat.bots.dumbbot", "--port", port, "--seed", str(10 + i)]
         for i in range(5)
     ]
     logs = [tmp_path / f"bot{i}.log" for i in range(len(argvs))]
@@ -97,7 +97,7 @@ async def test_two_negotiators_ally_and_support_each_other(
     helped: set[str] = set()
     for _, power, text in server.store.results(game.id):
         ord_ = codec.parse_text(text)
-        assert isinstance(ord_, m.Ord)
+        assert isinstance(ord_, messages.Ord)
         order = ord_.order
         target = getattr(order, "target", None)
         pair = ("FRA", "GER")
@@ -109,14 +109,31 @@ async def test_two_negotiators_ally_and_support_each_other(
 async def test_the_readme_example_bot_talks(make_server: MakeServer, tmp_path: Path) -> None:
     server = await make_server(GameSettings(level=10, max_year=1902, map="standard"))
     port = str(server.address[1])
-    example = [sys.executable, "-m", "bots.examples.peacebot", "--port", port, "--power", "ITA"]
+    example = [
+        sys.executable,
+        "-m",
+        "diplomat.bots.examples.peacebot",
+        "--port",
+        port,
+        "--power",
+        "ITA",
+    ]
     argvs = [[*example, "-v", "--seed", "1"]]
     argvs += [
-        [sys.executable, "-m", "bots.dumbbot", "--port", port, "--seed", str(i)]
+        [sys.executable, "-m", "diplomat.bots.dumbbot", "--port", port, "--seed", str(i)]
         for i in range(2, 7)
     ]
     argvs += [
-        [sys.executable, "-m", "bots.dumbbot", "--port", port, "--negotiate", "--power", "AUS"]
+        [
+            sys.executable,
+            "-m",
+            "diplomat.bots.dumbbot",
+            "--port",
+            port,
+            "--negotiate",
+            "--power",
+            "AUS",
+        ]
     ]
     logs = [tmp_path / f"bot{i}.log" for i in range(len(argvs))]
     codes = await _play(server, argvs, logs)

@@ -3,7 +3,7 @@ same objects, and each reply is tied to the proposal it answers."""
 
 from __future__ import annotations
 
-from bots.press import (
+from diplomat.bots.press import (
     Incoming,
     Proposals,
     alliance,
@@ -18,11 +18,11 @@ from bots.press import (
     to,
     xdo,
 )
-from engine.orders import SupportMove
-from engine.state import Unit
-from protocol import messages as m
-from protocol.codec import Codec
-from protocol.tokens import STANDARD
+from diplomat.engine.orders import SupportMove
+from diplomat.engine.state import Unit
+from diplomat.protocol import messages
+from diplomat.protocol.codec import Codec
+from diplomat.protocol.tokens import STANDARD
 
 CODEC = Codec(STANDARD)
 SUPPORT = SupportMove(Unit("GER", "A", "MUN"), Unit("FRA", "A", "PAR"), "BUR")
@@ -62,19 +62,19 @@ def test_replies_are_tied_to_the_proposals_they_answer() -> None:
     assert proposal is not None and list(book.waiting()) == [proposal]
     # The replies come back through the wire, as the recipients' FRMs.
     frm = CODEC.parse_text(f"FRM ( GER ) ( FRA ) ( YES ( {CODEC.text(sent.press)} ) )")
-    assert isinstance(frm, m.Frm)
+    assert isinstance(frm, messages.Frm)
     assert book.reply(Incoming(frm.sender, frm.recipients, frm.press)) is proposal
     assert not proposal.agreed and list(book.waiting()) == [proposal]
     # Something that answers nothing of ours is not taken for an answer.
-    other = m.Yes(propose(peace("ENG", "ITA")))
+    other = messages.Yes(propose(peace("ENG", "ITA")))
     assert book.reply(Incoming("ITA", ("FRA",), other)) is None
-    assert book.reply(Incoming("ITA", ("FRA",), m.Yes(sent.press))) is proposal
+    assert book.reply(Incoming("ITA", ("FRA",), messages.Yes(sent.press))) is proposal
     assert proposal.agreed and proposal.replies == {"GER": "yes", "ITA": "yes"}
     assert list(book.waiting()) == []
     # A refusal.
     refused = book.sent(to(["ENG"], propose(peace("ENG", "FRA"))), "S1901M")
     assert (
-        book.reply(Incoming("ENG", ("FRA",), m.Rej(propose(peace("ENG", "FRA")))), "S1901M")
+        book.reply(Incoming("ENG", ("FRA",), messages.Rej(propose(peace("ENG", "FRA")))), "S1901M")
         is refused
     )
     assert refused is not None and refused.refused and not refused.agreed
@@ -82,7 +82,7 @@ def test_replies_are_tied_to_the_proposals_they_answer() -> None:
     late = book.sent(to(["ITA"], propose(peace("FRA", "ITA"))), "S1901M")
     book.expire("F1901M")
     assert late is not None and late.lapsed and list(book.waiting()) == []
-    assert book.reply(Incoming("ITA", ("FRA",), m.Yes(propose(peace("FRA", "ITA"))))) is None
+    assert book.reply(Incoming("ITA", ("FRA",), messages.Yes(propose(peace("FRA", "ITA"))))) is None
 
 
 def test_answering_what_came_in() -> None:
@@ -91,12 +91,12 @@ def test_answering_what_came_in() -> None:
     assert incoming.proposal == peace("FRA", "GER", "ITA")
     assert not incoming.is_reply
     # YES goes to the proposer and the other recipients; REJ and BWX to the proposer.
-    assert incoming.yes("FRA") == m.Snd(("GER", "ITA"), m.Yes(prp))
-    assert incoming.rej() == m.Snd(("GER",), m.Rej(prp))
-    assert incoming.bwx() == m.Snd(("GER",), m.Bwx(prp))
+    assert incoming.yes("FRA") == messages.Snd(("GER", "ITA"), messages.Yes(prp))
+    assert incoming.rej() == messages.Snd(("GER",), messages.Rej(prp))
+    assert incoming.bwx() == messages.Snd(("GER",), messages.Bwx(prp))
     # HUH puts ERR before the first press token it does not understand.
-    ins = m.Ins(peace("FRA", "GER"))
+    ins = messages.Ins(peace("FRA", "GER"))
     asked = Incoming("GER", ("FRA",), ins, tuple(CODEC.words(ins)))
     assert CODEC.text(asked.huh()) == "SND ( GER ) ( HUH ( ERR INS ( PCE ( FRA GER ) ) ) )"
     assert CODEC.text(asked.try_(["PRP", "PCE"])) == "SND ( GER ) ( TRY ( PRP PCE ) )"
-    assert Incoming("GER", ("FRA",), m.Yes(prp)).is_reply
+    assert Incoming("GER", ("FRA",), messages.Yes(prp)).is_reply

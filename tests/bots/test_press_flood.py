@@ -3,8 +3,8 @@ once per sender and phase, TRY once per sender: a bot never multiplies a flooder
 
 from __future__ import annotations
 
-from bots.randombot import RandomBot
-from bots.session import MAX_HUH_ANSWERS
+from diplomat.bots.randombot import RandomBot
+from diplomat.bots.session import MAX_HUH_ANSWERS
 
 from .test_bot_session import OPENING_NOW, OPENING_SCO, joined
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import trio
 
-from protocol import messages as m
-from server.store import Store
+from diplomat.protocol import messages
+from diplomat.server.store import Store
 from tests.server.daide_client import PATIENCE, WireClient
 from tests.server.test_reliability import _units
 
@@ -26,7 +26,7 @@ def _own_address() -> str:
 
 async def _serve(db: Path, host: str, port: int = 0) -> tuple[subprocess.Popen[str], int]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "serve", "--host", host, "--port", str(port),
+        [sys.executable, "-m", "diplomat.cli.main", "serve", "--host", host, "--port", str(port),
          "--db", str(db), "--max-year", "1901", "--rejoin-grace", "600", "--no-web"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
@@ -40,7 +40,7 @@ async def test_a_tcp_bot_reconnects_after_a_server_restart(tmp_path: Path) -> No
     db, host = tmp_path / "g.sqlite", _own_address()
     server, port = await _serve(db, host)
     bot = subprocess.Popen(
-        [sys.executable, "-m", "bots.holdbot", "--host", host, "--port", str(port),
+        [sys.executable, "-m", "diplomat.bots.holdbot", "--host", host, "--port", str(port),
          "--seed", "1"],
         stderr=subprocess.DEVNULL,
     )  # fmt: skip
@@ -48,15 +48,14 @@ async def test_a_tcp_bot_reconnects_after_a_server_restart(tmp_path: Path) -> No
         people = [await WireClient.connect(port, text=True, host=host) for _ in range(6)]
         for i, c in enumerate(people):
             await c.join(f"p{i}")
-        hlos = [await c.expect(m.Hlo) for c in people]
+        hlos = [await c.expect(messages.Hlo) for c in people]
         # Only a bot that has its HLO (its passcode) can take its power back: wait until its
         # first orders are stored, which it sends after the HLO, before killing the server.
         store = Store(db)
         try:
             with trio.fail_after(PATIENCE):
                 while not any(
-                    s.power not in {h.power for h in hlos}
-                    for s in store.submissions(1, "S1901M")
+                    s.power not in {h.power for h in hlos} for s in store.submissions(1, "S1901M")
                 ):
                     await trio.sleep(0.05)
         finally:
@@ -67,15 +66,15 @@ async def test_a_tcp_bot_reconnects_after_a_server_restart(tmp_path: Path) -> No
         back = []
         for h in hlos:
             c = await WireClient.connect(port, host=host)
-            await c.send(m.Iam(h.power, h.passcode))
-            assert await c.expect(m.Yes) == m.Yes(m.Iam(h.power, h.passcode))
+            await c.send(messages.Iam(h.power, h.passcode))
+            assert await c.expect(messages.Yes) == messages.Yes(messages.Iam(h.power, h.passcode))
             await c.send(f"SUB {' '.join(f'(({h.power} {u}) HLD)' for u in _units(h.power))}")
             back.append(c)
         # The grace is ten minutes: the phase is processed only if the bot is back too.
-        assert (await back[0].expect(m.Now)).turn.name == "F1901M"
+        assert (await back[0].expect(messages.Now)).turn.name == "F1901M"
         for c, h in zip(back, hlos, strict=True):
             await c.send(f"SUB {' '.join(f'(({h.power} {u}) HLD)' for u in _units(h.power))}")
-        await back[0].expect(m.Smr)
+        await back[0].expect(messages.Smr)
         assert await trio.to_thread.run_sync(bot.wait, PATIENCE) == 0
     finally:
         for proc in (server, bot):
@@ -87,7 +86,7 @@ async def test_a_pipe_bot_exits_when_its_pipe_closes() -> None:
     """The launcher is gone (kill -9 of a tournament): the bot reads end of input and exits
     at once, with status 1 (its game did not end)."""
     bot = subprocess.Popen(
-        [sys.executable, "-m", "bots.dumbbot", "--stdio"],
+        [sys.executable, "-m", "diplomat.bots.dumbbot", "--stdio"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bots.registry import REGISTRY
+from diplomat.bots.registry import REGISTRY
 
 
 def test_a_bot_negotiates_exactly_when_its_entry_names_a_core() -> None:

@@ -5,18 +5,18 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bots.base import View, complete_orders, convoy_route, daide_orders, default_orders
-from bots.holdbot import HoldBot
-from bots.randombot import RandomBot
-from engine.legal import legal_orders
-from engine.map import load_map
-from engine.orders import Build, Disband, Hold, Move, Remove, Retreat, Waive, order_key
-from engine.orderset import OrderSet
-from engine.simulate import random_game
-from engine.state import Dislodged, Phase, initial_state, make_state, parse_unit
-from protocol import messages as m
-from protocol.codec import render_text
-from protocol.tokens import STANDARD
+from diplomat.bots.base import View, complete_orders, convoy_route, daide_orders, default_orders
+from diplomat.bots.holdbot import HoldBot
+from diplomat.bots.randombot import RandomBot
+from diplomat.engine.legal import legal_orders
+from diplomat.engine.map import load_map
+from diplomat.engine.orders import Build, Disband, Hold, Move, Remove, Retreat, Waive, order_key
+from diplomat.engine.orderset import OrderSet
+from diplomat.engine.simulate import random_game
+from diplomat.engine.state import Dislodged, Phase, initial_state, make_state, parse_unit
+from diplomat.protocol import messages
+from diplomat.protocol.codec import render_text
+from diplomat.protocol.tokens import STANDARD
 from tests.boards import STANDARD_START
 
 G = load_map("standard")
@@ -47,7 +47,9 @@ def test_randombot_draws_every_kind_of_legal_order_and_all_are_accepted() -> Non
             orders = bot.orders(View(state, power, rng))
             full = daide_orders(state, complete_orders(state, power, orders))
             if full:
-                render_text(m.Sub(tuple(full), state.phase), STANDARD)  # every order is DAIDE
+                render_text(
+                    messages.Sub(tuple(full), state.phase), STANDARD
+                )  # every order is DAIDE
             book = OrderSet(state)
             for o in full:
                 assert book.submit(power, o).note.accepted, (state.phase.name, str(o))
@@ -105,7 +107,7 @@ def test_defaults_and_completion() -> None:
 def test_the_readme_example_bot_plays() -> None:
     from pathlib import Path
 
-    import bots
+    from diplomat import bots
 
     text = (Path(bots.__file__).parent / "README.md").read_text()
     code = text.split("```python\n")[1].split("```")[0]
@@ -127,8 +129,8 @@ def test_the_readme_example_bot_plays() -> None:
 
 def test_every_bundled_bot_describes_itself_in_whole_sentences() -> None:
     """--help gives the module docstring's first paragraph, never a line cut mid-sentence."""
-    from bots.commandline import build_parser
-    from bots.registry import REGISTRY
+    from diplomat.bots.commandline import build_parser
+    from diplomat.bots.registry import REGISTRY
 
     for bundled in REGISTRY.values():
         description = build_parser(bundled.bot_class()).description

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import trio
 
-from engine.map import load_map
-from server.app import Server
-from server.settings import GameSettings
+from diplomat.engine.map import load_map
+from diplomat.server.app import Server
+from diplomat.server.settings import GameSettings
 
 from .test_bots_live import GAME_PATIENCE, bot_command
 

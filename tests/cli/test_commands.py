@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import build_parser, main
-from engine.map import load_map
-from engine.state import initial_state, make_state
-from replay.games import compare
-from server.store import Store
+from diplomat.cli.main import build_parser, main
+from diplomat.engine.map import load_map
+from diplomat.engine.state import initial_state, make_state
+from diplomat.replay.games import compare
+from diplomat.server.store import Store
 from tests.mapdraw.stored import store_random_game
 from tests.web.conftest import ROOT
 
@@ -217,7 +217,7 @@ def test_help_names_what_each_option_takes() -> None:
 
 def test_dumbbots_help_ends_its_sentence() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "bots.dumbbot", "--help"],
+        [sys.executable, "-m", "diplomat.bots.dumbbot", "--help"],
         capture_output=True,
         text=True,
         timeout=120,

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from cli.main import main
+from diplomat.cli.main import main
 
 NME_FRAME = "02 00 00 12 48 0C 40 00 4B 42 4B 6F 4B 74 40 01 40 00 4B 31 40 01"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
-from engine.map import GameMap, load_map
+from diplomat.cli.main import main
+from diplomat.engine.map import GameMap, load_map
 
 DATC_VARIANTS = Path(__file__).parent.parent / "datc" / "variants"
 REPLAY_DIR = Path(__file__).parent.parent / "replay"

@@ -7,13 +7,13 @@ from __future__ import annotations
 import argparse
 from dataclasses import fields
 
-from cli.options import add_game_options, game_settings
-from protocol import messages as m
-from server.settings import VARIANT_OPTIONS, GameSettings
+from diplomat.cli.options import add_game_options, game_settings
+from diplomat.protocol import messages
+from diplomat.server.settings import VARIANT_OPTIONS, GameSettings
 
 
 def test_every_variant_option_has_a_setting_and_a_command_line_option() -> None:
-    assert set(VARIANT_OPTIONS) == {f.name for f in fields(m.Variant)}
+    assert set(VARIANT_OPTIONS) == {f.name for f in fields(messages.Variant)}
     assert set(VARIANT_OPTIONS.values()) <= set(GameSettings.model_fields)
     parser = argparse.ArgumentParser()
     add_game_options(parser)
@@ -27,14 +27,14 @@ def test_the_command_line_options_reach_the_hlo_variant() -> None:
     words = "--level 10 --mtl 60 --rtl 20 --btl 30 --ptl 10 --dsd --aoa --pda --npr --npb"
     settings = game_settings(parser.parse_args(words.split()))
     variant = settings.variant()
-    assert variant == m.Variant(
+    assert variant == messages.Variant(
         level=10, mtl=60, rtl=20, btl=30, dsd=True, aoa=True, pda=True, npr=True, npb=True, ptl=10
     )
     assert (settings.move_time, settings.press_time, settings.retreat_time) == (60, 10, 20)
 
 
 def test_the_rule_set_options() -> None:
-    from cli.main import build_parser
+    from diplomat.cli.main import build_parser
 
     parser = argparse.ArgumentParser()
     add_game_options(parser)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cli.options import PRESS_DEADLINES, add_game_options, game_settings, press_deadlines
+from diplomat.cli.options import PRESS_DEADLINES, add_game_options, game_settings, press_deadlines
 
 
 def _args(*argv: str) -> argparse.Namespace:

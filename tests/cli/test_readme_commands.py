@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import build_parser
-from engine.map import load_map
+from diplomat.cli.main import build_parser
+from diplomat.engine.map import load_map
 
 ROOT = Path(__file__).resolve().parents[2]
 DIPLOMAT = str(Path(sys.executable).parent / "diplomat")
@@ -157,7 +157,7 @@ def _parse_only(argv: list[str]) -> None:
     args, unknown = build_parser().parse_known_args(argv)
     assert not unknown, unknown
     if argv[0] == "tournament":
-        from cli.tournament import _line_up
+        from diplomat.cli.tournament import _line_up
 
         _line_up(args)
 

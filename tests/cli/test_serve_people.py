@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.web_options import game_spec, proxy_address, public_url
+from diplomat.cli.web_options import game_spec, proxy_address, public_url
 from tests.cli.test_serve_web import _serve
 from tests.web.conftest import start_server, stop_server
 

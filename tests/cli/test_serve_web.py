@@ -15,7 +15,7 @@ from tests.web.conftest import ROOT, start_server
 
 def _serve(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "cli.main", "serve", "--port", "0", "--db",
+        [sys.executable, "-m", "diplomat.cli.main", "serve", "--port", "0", "--db",
          str(tmp_path / "cli.sqlite"), "--log-level", "warning", *args],
         capture_output=True,
         text=True,
@@ -47,7 +47,7 @@ def test_play_options_checked(tmp_path: Path) -> None:
 
 
 def test_against_gives_negotiating_bots_and_level_sets_the_press() -> None:
-    from cli.web_options import parse_against
+    from diplomat.cli.web_options import parse_against
 
     assert parse_against("bordeaux --negotiate:2 dumbbot:3,open") == [
         "bordeaux --negotiate",

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from diplomacy.utils.export import from_saved_game_format
 
-from cli.main import main
-from engine.map import load_map
-from engine.state import GameState
-from replay.package_notation import state_dict
-from server.store import Store
+from diplomat.cli.main import main
+from diplomat.engine.map import load_map
+from diplomat.engine.state import GameState
+from diplomat.replay.package_notation import state_dict
+from diplomat.server.store import Store
 from tests.cli.test_commands import run
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dipnet.accounts import AccountError, Accounts
+from diplomat.dipnet.accounts import AccountError, Accounts
 from tests.cli.test_commands import run
 
 

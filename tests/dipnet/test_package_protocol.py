@@ -15,15 +15,15 @@ from typing import Any
 import pytest
 import trio
 
-from dipnet.accounts import Accounts
-from dipnet.requests import Session
-from dipnet.service import DipnetService
-from engine.map import load_map
-from engine.state import GameState
-from replay.package_notation import state_dict
-from server.app import Server
-from server.settings import GameSettings
-from server.store import Store
+from diplomat.dipnet.accounts import Accounts
+from diplomat.dipnet.requests import Session
+from diplomat.dipnet.service import DipnetService
+from diplomat.engine.map import load_map
+from diplomat.engine.state import GameState
+from diplomat.replay.package_notation import state_dict
+from diplomat.server.app import Server
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
 from tests.web.conftest import LiveServer, start_server, stop_server
 
 CLIENT = Path(__file__).with_name("package_client.py")

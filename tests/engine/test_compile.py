@@ -11,9 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine import compiled
+from diplomat.engine import compiled
 
-ENGINE = Path(compiled.__file__).parent
+ENGINE = Path(compiled.__file__).resolve().parent
 ROOT = ENGINE.parent
 
 
@@ -52,12 +52,12 @@ def test_a_build_of_another_source_is_never_loaded(tmp_path: Path) -> None:
     for name in (*compiled.MODULES, compiled.GROUP_LIB):
         (old / f"{name}.cpython-311-x86_64-linux-gnu.so").write_bytes(b"not a library")
     env = {compiled.ENV_CACHE: str(tmp_path), compiled.ENV_MODE: "auto"}
-    done = _python("import engine.compiled as c; print(c.describe())", **env)
+    done = _python("import diplomat.engine.compiled as c; print(c.describe())", **env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("engine: pure Python")
-    done = _python("import engine.movement", **{**env, compiled.ENV_MODE: "compiled"})
+    done = _python("import diplomat.engine.movement", **{**env, compiled.ENV_MODE: "compiled"})
     assert done.returncode != 0 and "no compiled engine for this source" in done.stderr
-    done = _python("import engine", **{**env, compiled.ENV_MODE: "fast"})
+    done = _python("import diplomat.engine", **{**env, compiled.ENV_MODE: "fast"})
     assert done.returncode != 0 and "choose auto, pure or compiled" in done.stderr
 
 
@@ -65,7 +65,7 @@ def test_the_engine_tests_pass_on_the_compiled_engine(compiled_builds: dict[str,
     env = compiled_builds
     assert not list(ENGINE.glob("*.so")), "the build wrote into the source tree"
     status = subprocess.run(
-        [sys.executable, "-m", "engine.compile", "--status"], env=env, capture_output=True,
+        [sys.executable, "-m", "diplomat.engine.compile", "--status"], env=env, capture_output=True,
         text=True, timeout=300, cwd=ROOT,
     )  # fmt: skip
     assert status.stdout.startswith("engine: compiled (mypyc)"), status.stdout + status.stderr
@@ -81,7 +81,7 @@ def test_the_engine_tests_pass_on_the_compiled_engine(compiled_builds: dict[str,
 def test_without_a_compiler_the_engine_is_pure_python_and_says_so(tmp_path: Path) -> None:
     # No compiler on the PATH and an empty cache: nothing is built, and the line the heavy
     # commands print says why the engine is pure Python.
-    code = "from cli.options import engine_line; print(engine_line())"
+    code = "from diplomat.cli.options import engine_line; print(engine_line())"
     env = {compiled.ENV_CACHE: str(tmp_path), compiled.ENV_MODE: "auto", "PATH": str(tmp_path)}
     done = _python(code, **env)
     assert done.returncode == 0, done.stderr

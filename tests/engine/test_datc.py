@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
-from engine import datc
-from engine.datc import (
+from diplomat.cli.main import main
+from diplomat.engine import datc
+from diplomat.engine.datc import (
     Case,
     CaseFileError,
     OrderVerdict,
@@ -19,12 +19,12 @@ from engine.datc import (
     run_case,
     run_file,
 )
-from engine.map import load_map
-from engine.notation import NotationError
-from engine.orders import RESULTS, Note, Order, Outcome, Result
-from engine.orderset import OrderSet
-from engine.state import GameState
-from engine.turn import PhaseResult, process
+from diplomat.engine.map import load_map
+from diplomat.engine.notation import NotationError
+from diplomat.engine.orders import RESULTS, Note, Order, Outcome, Result
+from diplomat.engine.orderset import OrderSet
+from diplomat.engine.state import GameState
+from diplomat.engine.turn import PhaseResult, process
 
 DATC_DIR = Path(__file__).parent.parent / "datc"
 FILES = sorted(DATC_DIR.glob("datc_6?.txt"))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from engine.defaults import missing_orders, removal_order
-from engine.orders import Build, Disband, Hold, Move, Remove, Retreat, Waive
-from engine.state import Dislodged, Unit
+from diplomat.engine.defaults import missing_orders, removal_order
+from diplomat.engine.orders import Build, Disband, Hold, Move, Remove, Retreat, Waive
+from diplomat.engine.state import Dislodged, Unit
 
 from .helpers import board
 

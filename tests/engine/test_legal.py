@@ -7,9 +7,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.legal import legal_orders
-from engine.map import load_map, province_of
-from engine.orders import (
+from diplomat.engine.legal import legal_orders
+from diplomat.engine.map import load_map, province_of
+from diplomat.engine.orders import (
     Build,
     Convoy,
     Move,
@@ -21,10 +21,10 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.orderset import OrderSet
-from engine.simulate import random_game
-from engine.state import GameState, Unit, initial_state
-from engine.validate import BoardIndex, check_order
+from diplomat.engine.orderset import OrderSet
+from diplomat.engine.simulate import random_game
+from diplomat.engine.state import GameState, Unit, initial_state
+from diplomat.engine.validate import BoardIndex, check_order
 from tests.boards import STANDARD_START
 
 from .helpers import GMAP, board
@@ -86,7 +86,7 @@ def test_support_of_a_convoy_needing_the_supporter_is_not_listed() -> None:
 
 
 def test_retreat_and_adjustment_lists() -> None:
-    from engine.turn import process
+    from diplomat.engine.turn import process
 
     state = board("ENG F NTH", "ENG F ECH", "FRA F BEL")
     after = process(
@@ -157,7 +157,7 @@ def test_accepted_orders_are_listed(case: tuple[GameState, str, Order]) -> None:
 
 
 def test_random_orders_are_legal() -> None:
-    from engine.simulate import random_orders
+    from diplomat.engine.simulate import random_orders
 
     rng = random.Random(5)
     for state in STATES:

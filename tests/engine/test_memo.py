@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.legal import Codes, legal_orders
-from engine.map import Distances, load_map
-from engine.simulate import random_game
-from engine.state import initial_state
-from engine.turn import process
+from diplomat.engine.legal import Codes, legal_orders
+from diplomat.engine.map import Distances, load_map
+from diplomat.engine.simulate import random_game
+from diplomat.engine.state import initial_state
+from diplomat.engine.turn import process
 from tests.boards import STANDARD_START
 
 VARIANT = "sailho"  # four powers, its own provinces

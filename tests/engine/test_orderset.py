@@ -3,12 +3,12 @@ server all ask."""
 
 from __future__ import annotations
 
-from engine.defaults import missing_orders
-from engine.notation import parse_order
-from engine.orders import Waive
-from engine.orderset import OrderSet, owes_orders
-from engine.simulate import random_game
-from engine.state import Dislodged
+from diplomat.engine.defaults import missing_orders
+from diplomat.engine.notation import parse_order
+from diplomat.engine.orders import Waive
+from diplomat.engine.orderset import OrderSet, owes_orders
+from diplomat.engine.simulate import random_game
+from diplomat.engine.state import Dislodged
 from tests.boards import STANDARD_START
 
 from .helpers import GMAP, board

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.notation import phase_title
-from engine.state import Phase
+from diplomat.engine.notation import phase_title
+from diplomat.engine.state import Phase
 
 
 @pytest.mark.parametrize(

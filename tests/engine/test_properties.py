@@ -9,10 +9,10 @@ from itertools import pairwise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.map import province_of
-from engine.orderset import owes_orders
-from engine.simulate import random_game
-from engine.state import GameState
+from diplomat.engine.map import province_of
+from diplomat.engine.orderset import owes_orders
+from diplomat.engine.simulate import random_game
+from diplomat.engine.state import GameState
 from tests.boards import STANDARD_START
 
 from .helpers import GMAP
@@ -97,7 +97,7 @@ def test_a_long_game_plays_on_from_where_each_phase_left_it_to_its_end() -> None
 def test_states_with_impossible_retreats_are_refused() -> None:
     import pytest
 
-    from engine.state import Dislodged, Phase, StateError, Unit, make_state
+    from diplomat.engine.state import Dislodged, Phase, StateError, Unit, make_state
 
     units = [Unit("ENG", "F", "NTH"), Unit("FRA", "A", "HOL")]
     for retreats in [("KIE", "NTH"), ("NTH",), ("PAR",)]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.notation import parse_order
-from engine.orders import Order, Outcome, order_power
-from engine.rules import DATC, PACKAGE, RULE_SETS, Rules, RulesError, rules_named
-from engine.state import GameState
-from engine.turn import PhaseResult, process
+from diplomat.engine.notation import parse_order
+from diplomat.engine.orders import Order, Outcome, order_power
+from diplomat.engine.rules import DATC, PACKAGE, RULE_SETS, Rules, RulesError, rules_named
+from diplomat.engine.state import GameState
+from diplomat.engine.turn import PhaseResult, process
 from tests.boards import GMAP, board
 
 

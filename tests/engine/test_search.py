@@ -9,10 +9,10 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from engine.legal import legal_orders
-from engine.map import load_map
-from engine.notation import parse_order
-from engine.orders import (
+from diplomat.engine.legal import legal_orders
+from diplomat.engine.map import load_map
+from diplomat.engine.notation import parse_order
+from diplomat.engine.orders import (
     WAIVE_KEY,
     Build,
     Disband,
@@ -23,10 +23,10 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.search import SearchPosition
-from engine.simulate import random_game, random_orders
-from engine.state import GameState, Unit, initial_state
-from engine.turn import process
+from diplomat.engine.search import SearchPosition
+from diplomat.engine.simulate import random_game, random_orders
+from diplomat.engine.state import GameState, Unit, initial_state
+from diplomat.engine.turn import process
 from tests.boards import STANDARD_START
 
 from .helpers import GMAP, board

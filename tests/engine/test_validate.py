@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.notation import parse_order
-from engine.orders import Note
-from engine.orderset import OrderSet
-from engine.state import GameState
+from diplomat.engine.notation import parse_order
+from diplomat.engine.orders import Note
+from diplomat.engine.orderset import OrderSet
+from diplomat.engine.state import GameState
 
 from .helpers import GMAP, board
 
@@ -70,8 +70,8 @@ def test_normalised_coasts_and_types() -> None:
 
 def test_via_routes() -> None:
     state = board("ITA A TUN", "ITA F ION", "ITA F EAS", "TUR A SYR")
-    from engine.orders import Move
-    from engine.state import Unit
+    from diplomat.engine.orders import Move
+    from diplomat.engine.state import Unit
 
     army = Unit("ITA", "A", "TUN")
     book = OrderSet(state)
@@ -83,7 +83,7 @@ def test_via_routes() -> None:
 
 
 def test_retreat_notes() -> None:
-    from engine.state import Dislodged, Phase, Unit, make_state
+    from diplomat.engine.state import Dislodged, Phase, Unit, make_state
 
     unit = Unit("FRA", "F", "BEL")
     state = make_state(

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from engine.datc import run_file
-from engine.legal import WAIVE_KEY, legal_orders
-from engine.map import GameMap, MapError, bundled_maps, load_map
-from engine.orders import Build, Move, Note, Waive
-from engine.orderset import OrderSet
-from engine.simulate import random_orders
-from engine.state import Phase, Unit, initial_state, make_state
-from engine.turn import process
-from engine.validate import BoardIndex, check_order
+from diplomat.engine.datc import run_file
+from diplomat.engine.legal import WAIVE_KEY, legal_orders
+from diplomat.engine.map import GameMap, MapError, bundled_maps, load_map
+from diplomat.engine.orders import Build, Move, Note, Waive
+from diplomat.engine.orderset import OrderSet
+from diplomat.engine.simulate import random_orders
+from diplomat.engine.state import Phase, Unit, initial_state, make_state
+from diplomat.engine.turn import process
+from diplomat.engine.validate import BoardIndex, check_order
 
 VARIANTS = [n for n in bundled_maps() if n != "standard"]
 DATC_VARIANTS = Path(__file__).parent.parent / "datc" / "variants"

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.orders import Move, Order, Result, order_power
-from engine.simulate import random_game
-from engine.state import GameState, Phase
-from protocol import messages as m
-from protocol.codec import render_text
-from protocol.tokens import STANDARD
-from server.store import Store
+from diplomat.engine.orders import Move, Order, Result, order_power
+from diplomat.engine.simulate import random_game
+from diplomat.engine.state import GameState, Phase
+from diplomat.protocol import messages
+from diplomat.protocol.codec import render_text
+from diplomat.protocol.tokens import STANDARD
+from diplomat.server.store import Store
 from tests.boards import STANDARD_START
 
 
@@ -20,14 +20,14 @@ def _ord_text(phase: Phase, order: Order, result: Result, state: GameState) -> s
     if isinstance(order, Move) and order.convoy and order.via is None:
         # DAIDE's CTO names its route; random games leave it out.
         return render_text(
-            m.Ord(
+            messages.Ord(
                 phase,
                 order._replace(via=state.map.seas_near[order.unit.province][:1]),
                 result,
             ),
             STANDARD,
         )
-    return render_text(m.Ord(phase, order, result), STANDARD)
+    return render_text(messages.Ord(phase, order, result), STANDARD)
 
 
 def store_random_game(path: Path, max_year: int = 1903) -> Path:

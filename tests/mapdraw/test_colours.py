@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from engine.map import load_map
-from engine.state import initial_state
-from mapdraw.svg import POWER_COLOURS, render_map
+from diplomat.engine.map import load_map
+from diplomat.engine.state import initial_state
+from diplomat.mapdraw.svg import POWER_COLOURS, render_map
 from tests.mapdraw.colour_science import DEFICIENCIES, difference
 
 GMAP = load_map("standard")

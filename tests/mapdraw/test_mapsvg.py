@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
-from engine.map import GameMap, load_map, province_of
-from engine.notation import parse_order
-from engine.orders import Order, Outcome, Waive
-from engine.simulate import random_game
-from engine.state import GameState, initial_state
-from engine.turn import process
-from mapdraw.geometry import geometry, point_in
-from mapdraw.svg import dom_id, render_map
-from server.store import Store
+from diplomat.cli.main import main
+from diplomat.engine.map import GameMap, load_map, province_of
+from diplomat.engine.notation import parse_order
+from diplomat.engine.orders import Order, Outcome, Waive
+from diplomat.engine.simulate import random_game
+from diplomat.engine.state import GameState, initial_state
+from diplomat.engine.turn import process
+from diplomat.mapdraw.geometry import geometry, point_in
+from diplomat.mapdraw.svg import dom_id, render_map
+from diplomat.server.store import Store
 from tests.boards import STANDARD_START, board
 from tests.mapdraw.stored import store_random_game
 

@@ -8,11 +8,11 @@ import math
 
 import pytest
 
-from engine.map import GameMap, bundled_maps, load_map
-from mapdraw.embed import embed
-from mapdraw.geometry import drawing_source, geometry
-from mapdraw.likeness import drawn_centres, kendall_tau, picture_order, region_centre
-from mapdraw.quality import measure
+from diplomat.engine.map import GameMap, bundled_maps, load_map
+from diplomat.mapdraw.embed import embed
+from diplomat.mapdraw.geometry import drawing_source, geometry
+from diplomat.mapdraw.likeness import drawn_centres, kendall_tau, picture_order, region_centre
+from diplomat.mapdraw.quality import measure
 
 # The floor for Kendall's tau between the places and the drawn centres, along each axis: of
 # any two provinces, the one further right (further down) on the picture is drawn so in at

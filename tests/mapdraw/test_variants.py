@@ -17,12 +17,12 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from engine.map import bundled_maps, load_map
-from engine.state import initial_state
-from mapdraw.embed import embed, province_edges
-from mapdraw.geometry import drawing_source, geometry
-from mapdraw.quality import ADJACENT_GOAL, NON_ADJACENT_GOAL, measure
-from mapdraw.svg import render_map
+from diplomat.engine.map import bundled_maps, load_map
+from diplomat.engine.state import initial_state
+from diplomat.mapdraw.embed import embed, province_edges
+from diplomat.mapdraw.geometry import drawing_source, geometry
+from diplomat.mapdraw.quality import ADJACENT_GOAL, NON_ADJACENT_GOAL, measure
+from diplomat.mapdraw.svg import render_map
 
 ROOT = Path(__file__).resolve().parents[2]
 SVG = "{http://www.w3.org/2000/svg}"
@@ -90,8 +90,9 @@ def test_a_variant_renders_with_every_province_clickable() -> None:
 
 def _svg_digest(name: str, hashseed: str) -> str:
     code = (
-        "import hashlib, sys; from engine.map import load_map; "
-        "from engine.state import initial_state; from mapdraw.svg import render_map; "
+        "import hashlib, sys; from diplomat.engine.map import load_map; "
+        "from diplomat.engine.state import initial_state; "
+        "from diplomat.mapdraw.svg import render_map; "
         f"g = load_map({name!r}); "
         "print(hashlib.sha256(render_map(g, initial_state(g)).encode()).hexdigest())"
     )

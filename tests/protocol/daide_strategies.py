@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from engine.orders import (
+from diplomat.engine.orders import (
     Build,
     Convoy,
     Disband,
@@ -22,11 +22,11 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.state import SEASONS, Dislodged, Phase, Unit
-from protocol import messages as m
-from protocol.levels import TOKEN_LEVEL
-from protocol.mdf import AdjacencyEntry, CentreGroup, MapDefinition, ProvinceAdjacency
-from protocol.tokens import COAST_TOKEN, STANDARD_POWERS, STANDARD_PROVINCES
+from diplomat.engine.state import SEASONS, Dislodged, Phase, Unit
+from diplomat.protocol import messages
+from diplomat.protocol.levels import TOKEN_LEVEL
+from diplomat.protocol.mdf import AdjacencyEntry, CentreGroup, MapDefinition, ProvinceAdjacency
+from diplomat.protocol.tokens import COAST_TOKEN, STANDARD_POWERS, STANDARD_PROVINCES
 
 POWER_NAMES = [n for n, _ in STANDARD_POWERS]
 PROVINCE_NAMES = [n for n, _ in STANDARD_PROVINCES]
@@ -75,14 +75,14 @@ orders = st.one_of(
 notes = st.sampled_from(list(Note))
 results = st.one_of(
     st.builds(Result, st.sampled_from(list(Outcome)), st.booleans()),
-    st.just(m.NoteResult(None, True)),
-    st.builds(m.NoteResult, notes),
+    st.just(messages.NoteResult(None, True)),
+    st.builds(messages.NoteResult, notes),
 )
 dislodged = st.builds(Dislodged, units, st.none(), st.lists(locations, max_size=4).map(tuple))
 now_units = st.lists(st.one_of(units, dislodged), max_size=5).map(tuple)
 optional_seconds = st.none() | st.integers(0, 8191)
 variants = st.builds(
-    m.Variant,
+    messages.Variant,
     numbers,
     optional_seconds,
     optional_seconds,
@@ -135,174 +135,184 @@ def press_messages(daide_pp: bool) -> tuple[st.SearchStrategy[Any], st.SearchStr
     press: st.SearchStrategy[Any] = st.deferred(lambda: press_)
     press_message: st.SearchStrategy[Any] = st.deferred(lambda: press_message_)
     arrangements = st.lists(arrangement, min_size=2, max_size=3).map(tuple)
-    query = st.builds(m.Qry, arrangement)
-    belief = st.one_of(arrangement, query, st.builds(m.Not, query), st.builds(m.Nar, query))
+    query = st.builds(messages.Qry, arrangement)
+    belief = st.one_of(
+        arrangement, query, st.builds(messages.Not, query), st.builds(messages.Nar, query)
+    )
     try_tokens = [t for t, level in TOKEN_LEVEL.items() if daide_pp or level < 140]
 
     leaves = [
-        st.builds(m.Pce, power_lists()),
-        st.builds(m.Aly, power_lists(), power_lists()),
-        st.builds(m.Drw, st.none() | power_lists()),
-        st.builds(m.Slo, powers),
-        st.builds(m.Xdo, orders),
-        st.builds(m.Dmz, power_lists(), province_lists()),
-        st.builds(m.Scd, st.lists(st.tuples(powers, province_lists(0)), min_size=1).map(tuple)),
+        st.builds(messages.Pce, power_lists()),
+        st.builds(messages.Aly, power_lists(), power_lists()),
+        st.builds(messages.Drw, st.none() | power_lists()),
+        st.builds(messages.Slo, powers),
+        st.builds(messages.Xdo, orders),
+        st.builds(messages.Dmz, power_lists(), province_lists()),
         st.builds(
-            m.Occ,
-            st.lists(st.one_of(units, st.builds(m.AnyUnit, powers, locations)), min_size=1).map(
-                tuple
-            ),
+            messages.Scd, st.lists(st.tuples(powers, province_lists(0)), min_size=1).map(tuple)
         ),
-        st.builds(m.Xoy, powers, powers),
-        st.builds(m.Ydo, powers, st.lists(units, min_size=1, max_size=3).map(tuple)),
-        st.builds(m.Fwd, power_lists(), powers, powers),
-        st.builds(m.Bcc, powers, power_lists(), powers),
+        st.builds(
+            messages.Occ,
+            st.lists(
+                st.one_of(units, st.builds(messages.AnyUnit, powers, locations)), min_size=1
+            ).map(tuple),
+        ),
+        st.builds(messages.Xoy, powers, powers),
+        st.builds(messages.Ydo, powers, st.lists(units, min_size=1, max_size=3).map(tuple)),
+        st.builds(messages.Fwd, power_lists(), powers, powers),
+        st.builds(messages.Bcc, powers, power_lists(), powers),
     ]
     if daide_pp:
         finite = st.floats(allow_nan=False, allow_infinity=False)
         leaves += [
-            st.just(m.Rof()),
-            st.builds(m.Ulb, powers, finite),
-            st.builds(m.Uub, powers, finite),
+            st.just(messages.Rof()),
+            st.builds(messages.Ulb, powers, finite),
+            st.builds(messages.Uub, powers, finite),
         ]
     arrangement_ = st.one_of(
         *leaves,
-        st.builds(m.Not, arrangement),
-        st.builds(m.Nar, arrangement),
-        st.builds(m.And, arrangements),
-        st.builds(m.Orr, arrangements),
-        st.builds(m.Cho, st.integers(0, 3), st.integers(3, 5), arrangements),
-        st.builds(m.For, phases, arrangement, st.none() | phases),
-        st.builds(m.SndArrangement, powers, power_lists(), press),
+        st.builds(messages.Not, arrangement),
+        st.builds(messages.Nar, arrangement),
+        st.builds(messages.And, arrangements),
+        st.builds(messages.Orr, arrangements),
+        st.builds(messages.Cho, st.integers(0, 3), st.integers(3, 5), arrangements),
+        st.builds(messages.For, phases, arrangement, st.none() | phases),
+        st.builds(messages.SndArrangement, powers, power_lists(), press),
     )
     press_message_ = st.one_of(
-        st.builds(m.Prp, arrangement),
-        st.builds(m.Ccl, press_message),
-        st.builds(m.Fct, belief),
-        st.builds(m.Try, st.lists(st.sampled_from(try_tokens), max_size=4).map(tuple)),
-        st.builds(m.Ins, arrangement),
+        st.builds(messages.Prp, arrangement),
+        st.builds(messages.Ccl, press_message),
+        st.builds(messages.Fct, belief),
+        st.builds(messages.Try, st.lists(st.sampled_from(try_tokens), max_size=4).map(tuple)),
+        st.builds(messages.Ins, arrangement),
         query,
-        st.builds(m.Sug, arrangement),
-        st.builds(m.Thk, belief),
-        st.builds(m.Wht, units),
-        st.builds(m.How, st.one_of(powers, provinces)),
-        st.builds(m.Exp, phases, press),
-        st.builds(m.Iff, arrangement, press, st.none() | press),
-        st.builds(m.Frm, powers, power_lists(), press),
-        st.builds(m.FreeText, strings),
+        st.builds(messages.Sug, arrangement),
+        st.builds(messages.Thk, belief),
+        st.builds(messages.Wht, units),
+        st.builds(messages.How, st.one_of(powers, provinces)),
+        st.builds(messages.Exp, phases, press),
+        st.builds(messages.Iff, arrangement, press, st.none() | press),
+        st.builds(messages.Frm, powers, power_lists(), press),
+        st.builds(messages.FreeText, strings),
     )
     why = st.builds(
-        m.Why,
+        messages.Why,
         st.one_of(
-            st.builds(m.Thk, belief),
-            st.builds(m.Fct, belief),
-            st.builds(m.Prp, arrangement),
-            st.builds(m.Ins, arrangement),
-            st.builds(m.Sug, arrangement),
+            st.builds(messages.Thk, belief),
+            st.builds(messages.Fct, belief),
+            st.builds(messages.Prp, arrangement),
+            st.builds(messages.Ins, arrangement),
+            st.builds(messages.Sug, arrangement),
         ),
     )
-    exp = st.builds(m.Exp, phases, press)
+    exp = st.builds(messages.Exp, phases, press)
     replies = [
-        st.builds(m.Yes, press_message),
-        st.builds(m.Rej, press_message),
-        st.builds(m.Bwx, press_message),
+        st.builds(messages.Yes, press_message),
+        st.builds(messages.Rej, press_message),
+        st.builds(messages.Bwx, press_message),
         st.builds(
-            m.Huh,
+            messages.Huh,
             st.lists(st.sampled_from(["ERR", "PRP", "(", ")"]), max_size=4).map(
                 lambda ws: tuple(w for w in ws if w not in "()")
             ),
         ),
         st.builds(
-            m.Idk,
+            messages.Idk,
             st.one_of(
                 query,
                 exp,
-                st.builds(m.Prp, arrangement),
-                st.builds(m.Ins, arrangement),
-                st.builds(m.Sug, arrangement),
-                st.builds(m.Wht, units),
-                st.builds(m.How, powers),
+                st.builds(messages.Prp, arrangement),
+                st.builds(messages.Ins, arrangement),
+                st.builds(messages.Sug, arrangement),
+                st.builds(messages.Wht, units),
+                st.builds(messages.How, powers),
             ),
         ),
-        st.builds(m.Sry, exp),
+        st.builds(messages.Sry, exp),
         why,
-        st.builds(m.Pob, why),
+        st.builds(messages.Pob, why),
     ]
     if daide_pp:
         replies += [
-            st.builds(m.Uhy, press_message),
-            st.builds(m.Hpy, press_message),
-            st.builds(m.Ang, press_message),
+            st.builds(messages.Uhy, press_message),
+            st.builds(messages.Hpy, press_message),
+            st.builds(messages.Ang, press_message),
         ]
     press_ = st.one_of(press_message, *replies)
     return press, arrangement
 
 
-def messages(daide_pp: bool = False) -> st.SearchStrategy[m.Message]:
+def any_message(daide_pp: bool = False) -> st.SearchStrategy[messages.Message]:
     press, _ = press_messages(daide_pp)
     level0: st.SearchStrategy[Any] = st.deferred(lambda: level0_)
     negatable = st.one_of(
-        st.builds(m.Sub, st.lists(orders, max_size=1).map(tuple)),
-        st.just(m.Gof()),
-        st.builds(m.Tme, optional_seconds),
-        st.builds(m.Drw, st.none() | power_lists()),
-        st.builds(m.Ccd, powers),
+        st.builds(messages.Sub, st.lists(orders, max_size=1).map(tuple)),
+        st.just(messages.Gof()),
+        st.builds(messages.Tme, optional_seconds),
+        st.builds(messages.Drw, st.none() | power_lists()),
+        st.builds(messages.Ccd, powers),
     )
     level0_ = st.one_of(
-        st.builds(m.Nme, strings, strings),
-        st.just(m.Obs()),
-        st.builds(m.Iam, powers, numbers),
-        st.builds(m.Map, st.none() | names),
-        st.builds(m.Mdf, st.none() | map_definitions),
-        st.just(m.Hlo()),
-        st.builds(m.Hlo, st.one_of(powers, st.just("UNO")), numbers, variants),
-        st.just(m.Now()),
-        st.builds(m.Now, phases, now_units),
+        st.builds(messages.Nme, strings, strings),
+        st.just(messages.Obs()),
+        st.builds(messages.Iam, powers, numbers),
+        st.builds(messages.Map, st.none() | names),
+        st.builds(messages.Mdf, st.none() | map_definitions),
+        st.just(messages.Hlo()),
+        st.builds(messages.Hlo, st.one_of(powers, st.just("UNO")), numbers, variants),
+        st.just(messages.Now()),
+        st.builds(messages.Now, phases, now_units),
         st.builds(
-            m.Sco,
+            messages.Sco,
             st.lists(
                 st.tuples(st.one_of(powers, st.just("UNO")), province_lists(0)), max_size=4
             ).map(tuple),
         ),
-        st.builds(m.Hst, st.none() | phases),
-        st.builds(m.Sub, st.lists(orders, min_size=1, max_size=5).map(tuple), st.none() | phases),
-        st.builds(m.Thx, orders, notes),
-        st.just(m.Mis()),
-        st.builds(m.Mis, st.lists(st.one_of(units, dislodged), min_size=1, max_size=3).map(tuple)),
-        st.builds(m.Mis, st.just(()), numbers),
-        st.just(m.Gof()),
-        st.just(m.Ord()),
-        st.builds(m.Ord, phases, orders, results),
-        st.builds(m.Tme, optional_seconds),
-        st.builds(m.Drw, st.none() | power_lists()),
-        st.builds(m.Slo, powers),
-        st.just(m.Smr()),
+        st.builds(messages.Hst, st.none() | phases),
         st.builds(
-            m.Smr,
+            messages.Sub, st.lists(orders, min_size=1, max_size=5).map(tuple), st.none() | phases
+        ),
+        st.builds(messages.Thx, orders, notes),
+        st.just(messages.Mis()),
+        st.builds(
+            messages.Mis, st.lists(st.one_of(units, dislodged), min_size=1, max_size=3).map(tuple)
+        ),
+        st.builds(messages.Mis, st.just(()), numbers),
+        st.just(messages.Gof()),
+        st.just(messages.Ord()),
+        st.builds(messages.Ord, phases, orders, results),
+        st.builds(messages.Tme, optional_seconds),
+        st.builds(messages.Drw, st.none() | power_lists()),
+        st.builds(messages.Slo, powers),
+        st.just(messages.Smr()),
+        st.builds(
+            messages.Smr,
             phases,
             st.lists(
-                st.builds(m.SmrEntry, powers, strings, strings, numbers, st.none() | numbers),
+                st.builds(
+                    messages.SmrEntry, powers, strings, strings, numbers, st.none() | numbers
+                ),
                 min_size=1,
                 max_size=3,
             ).map(tuple),
         ),
-        st.just(m.Off()),
-        st.builds(m.Ccd, powers),
-        st.builds(m.Out, powers),
-        st.builds(m.Not, negatable),
+        st.just(messages.Off()),
+        st.builds(messages.Ccd, powers),
+        st.builds(messages.Out, powers),
+        st.builds(messages.Not, negatable),
         # Two strings side by side would merge on the wire (only text input can hold them).
         st.builds(
-            m.Huh,
+            messages.Huh,
             st.lists(st.sampled_from(["ERR", "GOF", "'x y'", "-5", "ENG"]), max_size=5)
             .map(tuple)
             .filter(no_adjacent_strings),
         ),
-        st.builds(m.Adm, strings, strings),
-        st.builds(m.Sve, names.filter(lambda s: len(s) <= 8)),
-        st.builds(m.Lod, names.filter(lambda s: len(s) <= 8)),
-        st.builds(m.Yes, level0),
-        st.builds(m.Rej, level0),
-        st.builds(m.Snd, power_lists(), press, st.none() | phases),
-        st.builds(m.Frm, powers, power_lists(), press),
+        st.builds(messages.Adm, strings, strings),
+        st.builds(messages.Sve, names.filter(lambda s: len(s) <= 8)),
+        st.builds(messages.Lod, names.filter(lambda s: len(s) <= 8)),
+        st.builds(messages.Yes, level0),
+        st.builds(messages.Rej, level0),
+        st.builds(messages.Snd, power_lists(), press, st.none() | phases),
+        st.builds(messages.Frm, powers, power_lists(), press),
     )
     return level0

@@ -14,20 +14,20 @@ from typing import Any
 
 import pytest
 
-from bots.base import View
-from bots.bordeaux.core import constraints_for
-from bots.negotiator.agreements import Ledger
-from bots.negotiator.agreements import breaches as negotiator_breaches
-from engine.map import load_map
-from engine.notation import parse_order
-from engine.orders import Move, Order, Waive, order_power
-from engine.state import Dislodged, GameState, Phase, Unit, initial_state, make_state
-from protocol import agreements as law
-from protocol import messages as m
-from protocol.codec import codec_for
-from protocol.mdf import table_for_map
-from protocol.pressbook import PressItem, agreements, breaches, outcomes
-from web.press import PressDesk
+from diplomat.bots.base import View
+from diplomat.bots.bordeaux.core import constraints_for
+from diplomat.bots.negotiator.agreements import Ledger
+from diplomat.bots.negotiator.agreements import breaches as negotiator_breaches
+from diplomat.engine.map import load_map
+from diplomat.engine.notation import parse_order
+from diplomat.engine.orders import Move, Order, Waive, order_power
+from diplomat.engine.state import Dislodged, GameState, Phase, Unit, initial_state, make_state
+from diplomat.protocol import agreements as law
+from diplomat.protocol import messages
+from diplomat.protocol.codec import codec_for
+from diplomat.protocol.mdf import table_for_map
+from diplomat.protocol.pressbook import PressItem, agreements, breaches, outcomes
+from diplomat.web.press import PressDesk
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench.press import phase_verdicts
@@ -46,7 +46,7 @@ def board(units: str, phase: str = "S1901M", dislodged: tuple[Dislodged, ...] = 
 
 def arrangement(text: str) -> Any:
     msg = CODEC.parse_text(f"SND ( FRA ) ( PRP ( {text} ) )")
-    assert isinstance(msg, m.Snd) and isinstance(msg.press, m.Prp)
+    assert isinstance(msg, messages.Snd) and isinstance(msg.press, messages.Prp)
     return msg.press.arrangement
 
 
@@ -259,11 +259,11 @@ def press_of(case: Case) -> list[PressItem]:
     arr = arrangement(case.agreed)
     phase = case.agreed_in or case.phase
     proposer, *others = case.parties
-    prp = m.Prp(arr)
+    prp = messages.Prp(arr)
     items = [PressItem(0, phase, proposer, tuple(others), prp)]
     for k, p in enumerate(others, 1):
         rest = tuple(q for q in case.parties if q != p)
-        items.append(PressItem(k, phase, p, rest, m.Yes(prp)))
+        items.append(PressItem(k, phase, p, rest, messages.Yes(prp)))
     return items
 
 
@@ -376,6 +376,6 @@ def test_an_agreement_ends_by_agreement_and_a_one_phase_one_lapses() -> None:
     )
     assert len(ledger.in_force(spring)) == 2 and len(ledger.in_force(fall)) == 1
     ledger.lapse(fall)
-    assert [type(a.arrangement) for a in ledger.active] == [m.Pce]
+    assert [type(a.arrangement) for a in ledger.active] == [messages.Pce]
     ledger.add(arrangement("NAR (PCE (GER FRA))"), ("GER", "FRA"), fall)
     assert ledger.active == [] and len(ledger.ended) == 2

@@ -7,9 +7,9 @@ import copy
 
 import pytest
 
-from engine.map import GameMap, MapError, load_map
-from protocol.aop import AopError, picture_from_aop
-from protocol.mapfiles import VariantError, VariantFiles, import_variant
+from diplomat.engine.map import GameMap, MapError, load_map
+from diplomat.protocol.aop import AopError, picture_from_aop
+from diplomat.protocol.mapfiles import VariantError, VariantFiles, import_variant
 from tests.protocol.test_variant_maps import MINI_CFG, MINI_MDF, MINI_NOW, MINI_REM, MINI_SCO
 
 # The mini map of test_variant_maps: AAA, BBB, CCC supply centres, DDD land, SEA a sea. Tokens

@@ -2,9 +2,9 @@
 
 import pytest
 
-from protocol import messages as m
-from protocol.codec import encode_dm, parse_payload, render_payload
-from protocol.connection import (
+from diplomat.protocol import messages
+from diplomat.protocol.codec import encode_dm, parse_payload, render_payload
+from diplomat.protocol.connection import (
     ClientConnection,
     Closed,
     ConnectionClosedError,
@@ -16,7 +16,7 @@ from protocol.connection import (
     State,
     Unparsed,
 )
-from protocol.frames import (
+from diplomat.protocol.frames import (
     ErrorCode,
     FrameReader,
     em_frame,
@@ -25,8 +25,8 @@ from protocol.frames import (
     rm_frame,
     table_from_rm,
 )
-from protocol.numbering import CclNar
-from protocol.tokens import STANDARD, TokenTable
+from diplomat.protocol.numbering import CclNar
+from diplomat.protocol.tokens import STANDARD, TokenTable
 
 IM = bytes.fromhex("00 00 00 04 00 01 DA 10")
 EMPTY_RM = bytes.fromhex("01 00 00 00")
@@ -47,20 +47,22 @@ class TestWorkedExamples:
         assert em_frame(ErrorCode.IM_TIMEOUT) == EM_TIMER
 
     def test_nme(self) -> None:
-        assert encode_dm(m.Nme("Bot", "1"), STANDARD) == NME_DM
-        assert parse_payload(NME_DM[4:], STANDARD) == m.Nme("Bot", "1")
+        assert encode_dm(messages.Nme("Bot", "1"), STANDARD) == NME_DM
+        assert parse_payload(NME_DM[4:], STANDARD) == messages.Nme("Bot", "1")
 
     def test_not_gof(self) -> None:
-        assert render_payload(m.Not(m.Gof()), STANDARD) == NOT_GOF
-        assert parse_payload(NOT_GOF, STANDARD) == m.Not(m.Gof())
+        assert render_payload(messages.Not(messages.Gof()), STANDARD) == NOT_GOF
+        assert parse_payload(NOT_GOF, STANDARD) == messages.Not(messages.Gof())
 
     def test_hlo(self) -> None:
-        hlo = m.Hlo("ENG", 1234, m.Variant(level=0))
+        hlo = messages.Hlo("ENG", 1234, messages.Variant(level=0))
         assert render_payload(hlo, STANDARD) == HLO
         assert parse_payload(HLO, STANDARD) == hlo
 
     def test_turn(self) -> None:
-        assert bytes.fromhex("47 00 07 6D") in render_payload(m.Hst(m.Phase("SPR", 1901)), STANDARD)
+        assert bytes.fromhex("47 00 07 6D") in render_payload(
+            messages.Hst(messages.Phase("SPR", 1901)), STANDARD
+        )
 
 
 def test_full_rm_round_trip() -> None:
@@ -104,9 +106,11 @@ class TestServer:
         events = events_of(server, IM + NME_DM)
         assert events[:2] == [Send(EMPTY_RM), Ready(STANDARD)]
         assert isinstance(events[2], Received)
-        assert events[2].message == m.Nme("Bot", "1")
+        assert events[2].message == messages.Nme("Bot", "1")
         assert server.state is State.OPEN and not server.waiting
-        assert server.send(m.Yes(m.Nme("Bot", "1")))[:4] == bytes.fromhex("02 00 00 18")
+        assert server.send(messages.Yes(messages.Nme("Bot", "1")))[:4] == bytes.fromhex(
+            "02 00 00 18"
+        )
 
     def test_byte_at_a_time_and_garbage_pad(self) -> None:
         server = ServerConnection(STANDARD)
@@ -169,13 +173,13 @@ class TestServer:
         assert events[0] == Send(em_frame(code))
         assert isinstance(events[1], Closed) and events[1].error == code
         with pytest.raises(ConnectionClosedError):
-            server.send(m.Off())
+            server.send(messages.Off())
 
     def test_unknown_token_is_a_language_error_by_default(self) -> None:
         server = open_server()
         (event,) = server.receive_bytes(bytes.fromhex("02 00 00 04 48 03 4A 0D"))
         assert isinstance(event, Unparsed)
-        assert event.reply == m.Huh(("GOF", "ERR", "0x4A0D"))
+        assert event.reply == messages.Huh(("GOF", "ERR", "0x4A0D"))
         strict = open_server(strict_tokens=True)
         events = strict.receive_bytes(bytes.fromhex("02 00 00 04 48 03 4A 0D"))
         assert events[0] == Send(em_frame(ErrorCode.INVALID_TOKEN))
@@ -184,7 +188,7 @@ class TestServer:
         server = open_server()
         (event,) = server.receive_bytes(bytes.fromhex("02 00 00 02 48 14"))  # bare REJ
         assert isinstance(event, Unparsed)
-        assert event.reply == m.Huh(("REJ", "ERR"))
+        assert event.reply == messages.Huh(("REJ", "ERR"))
         assert server.state is State.OPEN
         assert server.send(event.reply) == bytes.fromhex(
             "02 00 00 0A 48 06 40 00 48 14 49 02 40 01"
@@ -194,7 +198,7 @@ class TestServer:
         server = open_server()
         (event,) = server.receive_bytes(bytes.fromhex("02 00 00 06 48 0D 40 00 48 03"))
         assert isinstance(event, Unparsed)
-        assert event.reply == m.Prn(("NOT", "(", "GOF"))
+        assert event.reply == messages.Prn(("NOT", "(", "GOF"))
 
     def test_peer_close(self) -> None:
         server = open_server()
@@ -226,7 +230,7 @@ class TestServer:
 
     def test_no_dm_before_handshake(self) -> None:
         with pytest.raises(ConnectionClosedError):
-            ServerConnection(STANDARD).send(m.Off())
+            ServerConnection(STANDARD).send(messages.Off())
 
 
 class TestClient:
@@ -234,7 +238,7 @@ class TestClient:
         client = ClientConnection()
         assert client.start() == IM
         # a client may send NME before the RM arrives, as real bots do
-        assert client.send(m.Nme("Bot", "1")) == NME_DM
+        assert client.send(messages.Nme("Bot", "1")) == NME_DM
         assert client.receive_bytes(EMPTY_RM) == [Ready(STANDARD)]
         (event,) = client.receive_bytes(NME_DM)
         assert isinstance(event, Received)
@@ -244,15 +248,17 @@ class TestClient:
         rm = rm_frame(TokenTable.from_records([(0x4100, "ONE"), (0x5000, "AAA")]))
         (ready,) = client.receive_bytes(rm)
         assert isinstance(ready, Ready) and ready.table.value_of["ONE"] == 0x4100
-        (event,) = client.receive_bytes(encode_dm(m.Ccd("ENG"), STANDARD))  # ENG no longer exists
+        (event,) = client.receive_bytes(
+            encode_dm(messages.Ccd("ENG"), STANDARD)
+        )  # ENG no longer exists
         assert isinstance(event, Unparsed)
         (event,) = client.receive_bytes(bytes.fromhex("02 00 00 08 48 00 40 00 41 00 40 01"))
-        assert isinstance(event, Received) and event.message == m.Ccd("ONE")
+        assert isinstance(event, Received) and event.message == messages.Ccd("ONE")
 
     def test_parlance_numbering(self) -> None:
         client = ClientConnection(ccl_nar=CclNar.PARLANCE)
         client.receive_bytes(EMPTY_RM)
-        snd = m.Snd(("FRA",), m.Ccl(m.Prp(m.Drw())))
+        snd = messages.Snd(("FRA",), messages.Ccl(messages.Prp(messages.Drw())))
         assert bytes.fromhex("4A 25") in client.send(snd)
 
     @pytest.mark.parametrize(

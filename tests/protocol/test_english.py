@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.map import load_map
-from protocol import messages as m
-from protocol.codec import codec_for
-from protocol.english import Names, describe, sentence
-from protocol.tokens import STANDARD
+from diplomat.engine.map import load_map
+from diplomat.protocol import messages
+from diplomat.protocol.codec import codec_for
+from diplomat.protocol.english import Names, describe, sentence
+from diplomat.protocol.tokens import STANDARD
 
 NAMES = Names.of_map(load_map("standard"))
 CODEC = codec_for(STANDARD)
@@ -17,7 +17,7 @@ CODEC = codec_for(STANDARD)
 
 def english(press_text: str, sender: str = "ENG", to: str = "FRA") -> str:
     msg = CODEC.parse_text(f"FRM ( {sender} ) ( {to} ) ( {press_text} )")
-    assert isinstance(msg, m.Frm)
+    assert isinstance(msg, messages.Frm)
     return sentence(msg.sender, msg.recipients, msg.press, NAMES)
 
 
@@ -162,7 +162,10 @@ def test_higher_levels_say_what_they_mean(daide: str, words: str) -> None:
 
 
 def test_without_names_the_tokens_stand() -> None:
-    assert describe(m.Prp(m.Pce(("ENG", "FRA")))) == "I propose peace between ENG and FRA"
+    assert (
+        describe(messages.Prp(messages.Pce(("ENG", "FRA"))))
+        == "I propose peace between ENG and FRA"
+    )
 
 
 def test_anything_unknown_is_given_in_daide_never_an_exception() -> None:
@@ -172,8 +175,8 @@ def test_anything_unknown_is_given_in_daide_never_an_exception() -> None:
         pass
 
     assert describe(Strange()).startswith("(in DAIDE)")  # type: ignore[arg-type]
-    assert describe(m.Prp(Strange())).startswith("I propose (in DAIDE)")  # type: ignore[arg-type]
-    assert describe(m.Prp(m.Pce(None))).startswith("(in DAIDE)")  # type: ignore[arg-type]
+    assert describe(messages.Prp(Strange())).startswith("I propose (in DAIDE)")  # type: ignore[arg-type]
+    assert describe(messages.Prp(messages.Pce(None))).startswith("(in DAIDE)")  # type: ignore[arg-type]
 
 
 def test_every_press_kind_and_arrangement_of_the_grammar_has_words() -> None:
@@ -181,21 +184,23 @@ def test_every_press_kind_and_arrangement_of_the_grammar_has_words() -> None:
     # as English by a handler of its own, never by the "(in DAIDE)" fallback.
     import typing
 
-    from protocol import english
+    from diplomat.protocol import english
 
-    press = set(typing.get_args(m.Press))
-    arrangements = set(typing.get_args(m.Arrangement))
+    press = set(typing.get_args(messages.Press))
+    arrangements = set(typing.get_args(messages.Arrangement))
     assert press and arrangements
     assert press <= set(english._PRESS), press - set(english._PRESS)
     assert arrangements <= set(english._ARR), arrangements - set(english._ARR)
 
 
 def test_the_handshake_is_told_apart_and_reads_as_sentences() -> None:
-    from protocol.english import handshake
+    from diplomat.protocol.english import handshake
 
-    assert handshake(m.Try(("PRP", "PCE"))) and handshake(m.Huh(("ERR", "PRP")))
-    assert not handshake(m.Prp(m.Pce(("ENG", "FRA"))))
-    assert not handshake(m.Yes(m.Prp(m.Pce(("ENG", "FRA")))))
+    assert handshake(messages.Try(("PRP", "PCE"))) and handshake(messages.Huh(("ERR", "PRP")))
+    assert not handshake(messages.Prp(messages.Pce(("ENG", "FRA"))))
+    assert not handshake(messages.Yes(messages.Prp(messages.Pce(("ENG", "FRA")))))
     # A HUH whose echo cannot be read back still says what happened, in words.
     assert english("HUH (ERR PRP (PCE (ENG FRA)))").startswith("England to France: I did not")
-    assert describe(m.Huh(("ERR", "XYZ")), NAMES) == "I did not understand a message of yours"
+    assert (
+        describe(messages.Huh(("ERR", "XYZ")), NAMES) == "I did not understand a message of yours"
+    )

@@ -2,12 +2,12 @@
 
 import pytest
 
-from protocol import messages as m
-from protocol.atoms import Unknown
-from protocol.codec import codec_for, parse_payload, parse_text, render_text
-from protocol.syntax import ParseError
-from protocol.text import atoms_from_text
-from protocol.tokens import STANDARD
+from diplomat.protocol import messages
+from diplomat.protocol.atoms import Unknown
+from diplomat.protocol.codec import codec_for, parse_payload, parse_text, render_text
+from diplomat.protocol.syntax import ParseError
+from diplomat.protocol.text import atoms_from_text
+from diplomat.protocol.tokens import STANDARD
 
 C = codec_for(STANDARD)
 
@@ -69,7 +69,7 @@ def test_error_position_is_reported() -> None:
     with pytest.raises(ParseError) as info:
         parse_text("NME ('a') (-3)", STANDARD)
     assert info.value.position == 5
-    assert isinstance(info.value.reply, m.Huh)
+    assert isinstance(info.value.reply, messages.Huh)
 
 
 @pytest.mark.parametrize(
@@ -129,10 +129,12 @@ class TestTextForm:
         assert render_text(parse_text(text, STANDARD), STANDARD) == "NOT ( GOF )"
 
     def test_strings(self) -> None:
-        assert parse_text("NME ('it''s') ('1')", STANDARD) == m.Nme("it's", "1")
-        assert parse_text('NME ("say ""hi""") ("\\"1\\"")', STANDARD) == m.Nme('say "hi"', '"1"')
-        assert render_text(m.Nme("it's", "(x)"), STANDARD) == "NME ( 'it''s' ) ( '(x)' )"
-        assert parse_text("NME('a b')('c')", STANDARD) == m.Nme("a b", "c")
+        assert parse_text("NME ('it''s') ('1')", STANDARD) == messages.Nme("it's", "1")
+        assert parse_text('NME ("say ""hi""") ("\\"1\\"")', STANDARD) == messages.Nme(
+            'say "hi"', '"1"'
+        )
+        assert render_text(messages.Nme("it's", "(x)"), STANDARD) == "NME ( 'it''s' ) ( '(x)' )"
+        assert parse_text("NME('a b')('c')", STANDARD) == messages.Nme("a b", "c")
 
     def test_numbers(self) -> None:
         assert atoms_from_text("-8192 8191 0x4A25 1.5", STANDARD) == (0x2000, 0x1FFF, 0x4A25, 1.5)
@@ -145,8 +147,8 @@ class TestTextForm:
 
 def test_words_for_a_press_echo() -> None:
     frm = parse_text("FRM (ENG) (FRA) (PRP (PCE (ENG FRA)))", STANDARD)
-    assert isinstance(frm, m.Frm)
-    huh = m.Huh(("ERR", *C.words(frm.press)))
-    assert render_text(m.Snd(("ENG",), huh), STANDARD) == (
+    assert isinstance(frm, messages.Frm)
+    huh = messages.Huh(("ERR", *C.words(frm.press)))
+    assert render_text(messages.Snd(("ENG",), huh), STANDARD) == (
         "SND ( ENG ) ( HUH ( ERR PRP ( PCE ( ENG FRA ) ) ) )"
     )

@@ -3,13 +3,13 @@
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from protocol import messages as m
-from protocol.codec import codec_for, parse_text, render_text
-from protocol.levels import LEVELS, TOKEN_LEVEL, level_error, press_level, trim_try
-from protocol.press_levels import FREE_TEXT, PRESS
-from protocol.render import render_marked
-from protocol.text import word_of
-from protocol.tokens import STANDARD
+from diplomat.protocol import messages
+from diplomat.protocol.codec import codec_for, parse_text, render_text
+from diplomat.protocol.levels import LEVELS, TOKEN_LEVEL, level_error, press_level, trim_try
+from diplomat.protocol.press_levels import FREE_TEXT, PRESS
+from diplomat.protocol.render import render_marked
+from diplomat.protocol.text import word_of
+from diplomat.protocol.tokens import STANDARD
 from tests.protocol.daide_strategies import power_lists, press_messages
 
 C = codec_for(STANDARD)
@@ -105,15 +105,15 @@ def test_above_level_is_huh_with_err_at_the_first_construct(
 
 
 def test_try_trimming() -> None:
-    message = m.Try(("PRP", "XDO", "AND", "WHY", "PCE"))
-    assert trim_try(message, 20) == m.Try(("PRP", "XDO", "PCE"))
-    assert trim_try(message, 0) == m.Try(())
+    message = messages.Try(("PRP", "XDO", "AND", "WHY", "PCE"))
+    assert trim_try(message, 20) == messages.Try(("PRP", "XDO", "PCE"))
+    assert trim_try(message, 0) == messages.Try(())
 
 
 def test_every_try_token_parses_and_has_a_level() -> None:
     text = "SND (FRA) (TRY (" + " ".join(TOKEN_LEVEL) + "))"
     message = parse_text(text, STANDARD)
-    assert isinstance(message, m.Snd) and isinstance(message.press, m.Try)
+    assert isinstance(message, messages.Snd) and isinstance(message.press, messages.Try)
     assert message.press.tokens == tuple(TOKEN_LEVEL)
 
 
@@ -125,9 +125,9 @@ def test_every_try_token_parses_and_has_a_level() -> None:
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(press_messages(daide_pp=True)[0], power_lists())
 def test_every_press_construct_costs_at_least_its_tokens_level(
-    press: m.Press, recipients: tuple[str, ...]
+    press: messages.Press, recipients: tuple[str, ...]
 ) -> None:
-    atoms, marks = render_marked(m.Snd(recipients, press), STANDARD)
+    atoms, marks = render_marked(messages.Snd(recipients, press), STANDARD)
     for pos, needed, _ in marks:
         assert needed in LEVELS
         if pos >= len(atoms) or not isinstance(atoms[pos], int):

@@ -2,20 +2,20 @@
 
 import pytest
 
-from protocol import messages as m
-from protocol.connection import Closed, Received, Unparsed
-from protocol.lines import TextConnection, classify_first_bytes
-from protocol.tokens import STANDARD
+from diplomat.protocol import messages
+from diplomat.protocol.connection import Closed, Received, Unparsed
+from diplomat.protocol.lines import TextConnection, classify_first_bytes
+from diplomat.protocol.tokens import STANDARD
 
 
 def test_lines_in_and_out() -> None:
     conn = TextConnection(STANDARD)
     events = conn.receive_bytes(b"NME ('Bot') ('1')\nOBS\r\n\n  \nnot(g")
     assert [type(e) for e in events] == [Received, Received]
-    assert isinstance(events[0], Received) and events[0].message == m.Nme("Bot", "1")
+    assert isinstance(events[0], Received) and events[0].message == messages.Nme("Bot", "1")
     (event,) = conn.receive_bytes(b"of)\n")
-    assert isinstance(event, Received) and event.message == m.Not(m.Gof())
-    assert conn.send(m.Yes(m.Obs())) == b"YES ( OBS )\n"
+    assert isinstance(event, Received) and event.message == messages.Not(messages.Gof())
+    assert conn.send(messages.Yes(messages.Obs())) == b"YES ( OBS )\n"
 
 
 def test_errors_are_huh_lines() -> None:
@@ -32,13 +32,13 @@ def test_dpp_greeting_sets_the_line_ending() -> None:
     conn = TextConnection(STANDARD)
     (event,) = conn.receive_bytes(b"DPP/0.17\r\nOBS\r\n")
     assert isinstance(event, Received)
-    assert conn.send(m.Yes(m.Obs())) == b"YES ( OBS )\r\n"
+    assert conn.send(messages.Yes(messages.Obs())) == b"YES ( OBS )\r\n"
 
 
 def test_utf8_and_bad_bytes() -> None:
     conn = TextConnection(STANDARD)
     (event,) = conn.receive_bytes("ADM ('Zoë') ('ça va')\n".encode())
-    assert isinstance(event, Received) and event.message == m.Adm("Zoë", "ça va")
+    assert isinstance(event, Received) and event.message == messages.Adm("Zoë", "ça va")
     (event,) = conn.receive_bytes(b"ADM ('\xff') ('x')\n")
     assert isinstance(event, Unparsed)
 

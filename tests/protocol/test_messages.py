@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine.orders import (
+from diplomat.engine.orders import (
     Build,
     Convoy,
     Disband,
@@ -17,11 +17,17 @@ from engine.orders import (
     SupportMove,
     Waive,
 )
-from engine.state import Dislodged, Phase, Unit
-from protocol import messages as m
-from protocol.atoms import atoms_from_payload
-from protocol.codec import codec_for, parse_payload, parse_text, render_payload, render_text
-from protocol.tokens import STANDARD
+from diplomat.engine.state import Dislodged, Phase, Unit
+from diplomat.protocol import messages
+from diplomat.protocol.atoms import atoms_from_payload
+from diplomat.protocol.codec import (
+    codec_for,
+    parse_payload,
+    parse_text,
+    render_payload,
+    render_text,
+)
+from diplomat.protocol.tokens import STANDARD
 
 C = codec_for(STANDARD)
 
@@ -234,7 +240,7 @@ def test_binary_round_trip(text: str) -> None:
 
 
 def test_text_only_press_has_no_binary_form() -> None:
-    from protocol.atoms import EncodeError
+    from diplomat.protocol.atoms import EncodeError
 
     for text in TEXT_ONLY:
         with pytest.raises(EncodeError):
@@ -248,57 +254,58 @@ ENG_LON = Unit("ENG", "F", "LON")
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("NME ('Albert') ('v6.0.1')", m.Nme("Albert", "v6.0.1")),
-        ("IAM (TUR) (132)", m.Iam("TUR", 132)),
-        ("MAP ('STANDARD')", m.Map("STANDARD")),
+        ("NME ('Albert') ('v6.0.1')", messages.Nme("Albert", "v6.0.1")),
+        ("IAM (TUR) (132)", messages.Iam("TUR", 132)),
+        ("MAP ('STANDARD')", messages.Map("STANDARD")),
         ("HLO (ENG) (1234) ((MTL 1200) (LVL 20) (NPB))",
-         m.Hlo("ENG", 1234, m.Variant(level=20, mtl=1200, npb=True))),
-        ("SCO (AUS BUD) (UNO BEL)", m.Sco((("AUS", ("BUD",)), ("UNO", ("BEL",))))),
+         messages.Hlo("ENG", 1234, messages.Variant(level=20, mtl=1200, npb=True))),
+        ("SCO (AUS BUD) (UNO BEL)", messages.Sco((("AUS", ("BUD",)), ("UNO", ("BEL",))))),
         ("NOW (SPR 1901) (RUS FLT (STP SCS)) (TUR FLT CON MRT (BLA (BUL ECS)))",
-         m.Now(Phase("SPR", 1901), (Unit("RUS", "F", "STP/SC"),
+         messages.Now(Phase("SPR", 1901), (Unit("RUS", "F", "STP/SC"),
                Dislodged(Unit("TUR", "F", "CON"), None, ("BLA", "BUL/EC"))))),
-        ("SUB ((ENG AMY LVP) HLD)", m.Sub((Hold(ENG_LVP),))),
+        ("SUB ((ENG AMY LVP) HLD)", messages.Sub((Hold(ENG_LVP),))),
         ("SUB (FAL 1902) ((ENG FLT LON) MTO (STP NCS))",
-         m.Sub((Move(ENG_LON, "STP/NC"),), Phase("FAL", 1902))),
-        ("SUB ((ENG FLT LON) SUP (ENG AMY LVP))", m.Sub((SupportHold(ENG_LON, ENG_LVP),))),
+         messages.Sub((Move(ENG_LON, "STP/NC"),), Phase("FAL", 1902))),
+        ("SUB ((ENG FLT LON) SUP (ENG AMY LVP))", messages.Sub((SupportHold(ENG_LON, ENG_LVP),))),
         ("SUB ((ENG FLT LON) SUP (ENG AMY LVP) MTO YOR)",
-         m.Sub((SupportMove(ENG_LON, ENG_LVP, "YOR"),))),
+         messages.Sub((SupportMove(ENG_LON, ENG_LVP, "YOR"),))),
         ("SUB ((ENG FLT NTH) CVY (ENG AMY LVP) CTO NWY)",
-         m.Sub((Convoy(Unit("ENG", "F", "NTH"), ENG_LVP, "NWY"),))),
+         messages.Sub((Convoy(Unit("ENG", "F", "NTH"), ENG_LVP, "NWY"),))),
         ("SUB ((ENG AMY LVP) CTO NWY VIA (IRI NAO NWG))",
-         m.Sub((Move(ENG_LVP, "NWY", True, ("IRI", "NAO", "NWG")),))),
-        ("SUB ((ENG FLT LON) RTO (SPA SCS))", m.Sub((Retreat(ENG_LON, "SPA/SC"),))),
-        ("SUB ((ENG FLT LON) DSB)", m.Sub((Disband(ENG_LON),))),
-        ("SUB ((ENG FLT LON) BLD)", m.Sub((Build(ENG_LON),))),
-        ("SUB ((ENG FLT LON) REM)", m.Sub((Remove(ENG_LON),))),
-        ("SUB (ENG WVE)", m.Sub((Waive("ENG"),))),
-        ("THX ((ENG AMY LVP) HLD) (NYU)", m.Thx(Hold(ENG_LVP), Note.NYU)),
+         messages.Sub((Move(ENG_LVP, "NWY", True, ("IRI", "NAO", "NWG")),))),
+        ("SUB ((ENG FLT LON) RTO (SPA SCS))", messages.Sub((Retreat(ENG_LON, "SPA/SC"),))),
+        ("SUB ((ENG FLT LON) DSB)", messages.Sub((Disband(ENG_LON),))),
+        ("SUB ((ENG FLT LON) BLD)", messages.Sub((Build(ENG_LON),))),
+        ("SUB ((ENG FLT LON) REM)", messages.Sub((Remove(ENG_LON),))),
+        ("SUB (ENG WVE)", messages.Sub((Waive("ENG"),))),
+        ("THX ((ENG AMY LVP) HLD) (NYU)", messages.Thx(Hold(ENG_LVP), Note.NYU)),
         ("ORD (SPR 1901) ((ENG AMY LVP) HLD) (SUC)",
-         m.Ord(Phase("SPR", 1901), Hold(ENG_LVP), Result(Outcome.SUC))),
+         messages.Ord(Phase("SPR", 1901), Hold(ENG_LVP), Result(Outcome.SUC))),
         ("ORD (SPR 1901) ((ENG AMY LVP) MTO YOR) (BNC RET)",
-         m.Ord(Phase("SPR", 1901), Move(ENG_LVP, "YOR"), Result(Outcome.BNC, True))),
+         messages.Ord(Phase("SPR", 1901), Move(ENG_LVP, "YOR"), Result(Outcome.BNC, True))),
         ("ORD (SPR 1901) ((ENG AMY LVP) HLD) (RET)",
-         m.Ord(Phase("SPR", 1901), Hold(ENG_LVP), m.NoteResult(None, True))),
+         messages.Ord(Phase("SPR", 1901), Hold(ENG_LVP), messages.NoteResult(None, True))),
         ("ORD (SPR 1901) ((ENG AMY LVP) MTO MOS) (FAR)",
-         m.Ord(Phase("SPR", 1901), Move(ENG_LVP, "MOS"), m.NoteResult(Note.FAR))),
-        ("MIS (-2)", m.Mis(count=-2)),
-        ("NOT (SUB)", m.Not(m.Sub())),
-        ("NOT (CCD (ENG))", m.Not(m.Ccd("ENG"))),
+         messages.Ord(Phase("SPR", 1901), Move(ENG_LVP, "MOS"), messages.NoteResult(Note.FAR))),
+        ("MIS (-2)", messages.Mis(count=-2)),
+        ("NOT (SUB)", messages.Not(messages.Sub())),
+        ("NOT (CCD (ENG))", messages.Not(messages.Ccd("ENG"))),
         ("SMR (SPR 1905) (ENG ('a') ('b') 0 1905)",
-         m.Smr(Phase("SPR", 1905), (m.SmrEntry("ENG", "a", "b", 0, 1905),))),
+         messages.Smr(Phase("SPR", 1905), (messages.SmrEntry("ENG", "a", "b", 0, 1905),))),
         ("SND (SPR 1901) (GER) (PRP (PCE (ENG GER)))",
-         m.Snd(("GER",), m.Prp(m.Pce(("ENG", "GER"))), Phase("SPR", 1901))),
+         messages.Snd(("GER",), messages.Prp(messages.Pce(("ENG", "GER"))), Phase("SPR", 1901))),
         ("FRM (ENG) (GER) (YES (PRP (DRW)))",
-         m.Frm("ENG", ("GER",), m.Yes(m.Prp(m.Drw())))),
+         messages.Frm("ENG", ("GER",), messages.Yes(messages.Prp(messages.Drw())))),
         ("SND (FRA) (PRP (OCC (ENG UNT BEL)))",
-         m.Snd(("FRA",), m.Prp(m.Occ((m.AnyUnit("ENG", "BEL"),))))),
+         messages.Snd(("FRA",), messages.Prp(messages.Occ((messages.AnyUnit("ENG", "BEL"),))))),
         ("SND (FRA) (PRP (FOR ((SPR 1902) (FAL 1903)) (DRW)))",
-         m.Snd(("FRA",), m.Prp(m.For(Phase("SPR", 1902), m.Drw(), Phase("FAL", 1903))))),
+         messages.Snd(("FRA",), messages.Prp(
+             messages.For(Phase("SPR", 1902), messages.Drw(), Phase("FAL", 1903))))),
         ("SND (FRA) (THK (NOT (QRY (DRW))))",
-         m.Snd(("FRA",), m.Thk(m.Not(m.Qry(m.Drw()))))),
-        ("SND (FRA) ('hi')", m.Snd(("FRA",), m.FreeText("hi"))),
-        ("HUH (ERR DRW)", m.Huh(("ERR", "DRW"))),
-        ("PRN (NOT (GOF)", m.Prn(("NOT", "(", "GOF"))),
+         messages.Snd(("FRA",), messages.Thk(messages.Not(messages.Qry(messages.Drw()))))),
+        ("SND (FRA) ('hi')", messages.Snd(("FRA",), messages.FreeText("hi"))),
+        ("HUH (ERR DRW)", messages.Huh(("ERR", "DRW"))),
+        ("PRN (NOT (GOF)", messages.Prn(("NOT", "(", "GOF"))),
     ],
 )  # fmt: skip
 def test_typed_values(text: str, expected: object) -> None:

@@ -3,13 +3,13 @@ that break them, and what a processed phase did to them."""
 
 from __future__ import annotations
 
-from engine.map import load_map
-from engine.notation import parse_order
-from engine.orders import Order
-from engine.state import Unit, initial_state, make_state
-from protocol import messages as m
-from protocol.codec import codec_for
-from protocol.pressbook import (
+from diplomat.engine.map import load_map
+from diplomat.engine.notation import parse_order
+from diplomat.engine.orders import Order
+from diplomat.engine.state import Unit, initial_state, make_state
+from diplomat.protocol import messages
+from diplomat.protocol.codec import codec_for
+from diplomat.protocol.pressbook import (
     ACCEPTED,
     CANCELLED,
     DECLINED,
@@ -23,7 +23,7 @@ from protocol.pressbook import (
     outcomes,
     proposals,
 )
-from protocol.tokens import STANDARD
+from diplomat.protocol.tokens import STANDARD
 
 TABLE = STANDARD
 CODEC = codec_for(TABLE)
@@ -41,9 +41,9 @@ def items(*lines: str, phase: str = "S1901M") -> list[PressItem]:
     return out
 
 
-def _press(body: str) -> m.Press:
+def _press(body: str) -> messages.Press:
     msg = CODEC.parse_text(f"FRM ( ENG ) ( FRA ) ( {body.strip()} )")
-    assert isinstance(msg, m.Frm)
+    assert isinstance(msg, messages.Frm)
     return msg.press
 
 
@@ -62,7 +62,7 @@ def test_a_proposal_is_agreed_when_every_recipient_says_yes() -> None:
     p = proposals(log, TABLE)[0]
     assert p.state == ACCEPTED and p.replies == {"FRA": "yes", "GER": "yes"}
     assert [a.arrangement for a in agreements(log, "S1901M", TABLE)] == [
-        m.Pce(("ENG", "FRA", "GER"))
+        messages.Pce(("ENG", "FRA", "GER"))
     ]
 
 
@@ -120,8 +120,11 @@ def test_and_counts_as_its_parts_and_nar_ends_an_agreement() -> None:
         "FRA > ENG: PRP (NAR (DMZ (ENG FRA) (ECH)))",
         "ENG > FRA: YES (PRP (NAR (DMZ (ENG FRA) (ECH))))",
     )
-    assert [type(a.arrangement) for a in agreements(log[:2], "S1901M", TABLE)] == [m.Pce, m.Dmz]
-    assert [type(a.arrangement) for a in agreements(log, "S1901M", TABLE)] == [m.Pce]
+    assert [type(a.arrangement) for a in agreements(log[:2], "S1901M", TABLE)] == [
+        messages.Pce,
+        messages.Dmz,
+    ]
+    assert [type(a.arrangement) for a in agreements(log, "S1901M", TABLE)] == [messages.Pce]
 
 
 def test_an_agreement_made_twice_counts_once() -> None:

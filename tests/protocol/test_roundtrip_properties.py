@@ -8,10 +8,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from protocol import messages as m
-from protocol.atoms import EncodeError, Unknown, atoms_from_payload
-from protocol.codec import codec_for, parse_payload, parse_text, render_payload, render_text
-from protocol.connection import (
+from diplomat.protocol import messages
+from diplomat.protocol.atoms import EncodeError, Unknown, atoms_from_payload
+from diplomat.protocol.codec import (
+    codec_for,
+    parse_payload,
+    parse_text,
+    render_payload,
+    render_text,
+)
+from diplomat.protocol.connection import (
     ClientConnection,
     Closed,
     Ready,
@@ -21,12 +27,12 @@ from protocol.connection import (
     State,
     Unparsed,
 )
-from protocol.frames import ErrorCode, em_frame
-from protocol.levels import level_error, press_level
-from protocol.lines import TextConnection
-from protocol.syntax import ParseError
-from protocol.tokens import BRA, KET, STANDARD
-from tests.protocol.daide_strategies import messages
+from diplomat.protocol.frames import ErrorCode, em_frame
+from diplomat.protocol.levels import level_error, press_level
+from diplomat.protocol.lines import TextConnection
+from diplomat.protocol.syntax import ParseError
+from diplomat.protocol.tokens import BRA, KET, STANDARD
+from tests.protocol.daide_strategies import any_message
 
 C = codec_for(STANDARD)
 PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -34,8 +40,8 @@ IM = bytes.fromhex("00 00 00 04 00 01 DA 10")
 
 
 @PROPERTY
-@given(messages(daide_pp=True))
-def test_text_round_trip(message: m.Message) -> None:
+@given(any_message(daide_pp=True))
+def test_text_round_trip(message: messages.Message) -> None:
     text = render_text(message, STANDARD)
     back = parse_text(text, STANDARD)
     assert back == message
@@ -43,8 +49,8 @@ def test_text_round_trip(message: m.Message) -> None:
 
 
 @PROPERTY
-@given(messages())
-def test_binary_round_trip(message: m.Message) -> None:
+@given(any_message())
+def test_binary_round_trip(message: messages.Message) -> None:
     payload = render_payload(message, STANDARD)
     assert parse_payload(payload, STANDARD) == message
     # both forms spell the same tokens
@@ -52,15 +58,15 @@ def test_binary_round_trip(message: m.Message) -> None:
 
 
 @PROPERTY
-@given(messages(daide_pp=True))
-def test_a_message_is_legal_at_its_level(message: m.Message) -> None:
+@given(any_message(daide_pp=True))
+def test_a_message_is_legal_at_its_level(message: messages.Message) -> None:
     level = press_level(message, STANDARD)
     assert level_error(message, level, table=STANDARD) is None
 
 
 # -- fuzzing ------------------------------------------------------------------------------
 
-valid_atoms = messages().map(C.atoms)
+valid_atoms = any_message().map(C.atoms)
 any_int_atom = st.one_of(
     st.sampled_from(sorted(STANDARD.name_of)), st.integers(0, 0xFFFF), st.just(BRA), st.just(KET)
 )
@@ -114,7 +120,7 @@ def test_wrong_brackets_get_prn(atoms: tuple[Any, ...], data: st.DataObject) -> 
         return
     with pytest.raises(ParseError) as info:
         C.parse_atoms(broken)
-    assert isinstance(info.value.reply, m.Prn)
+    assert isinstance(info.value.reply, messages.Prn)
 
 
 @PROPERTY
@@ -137,7 +143,7 @@ word_soup = st.lists(
 @PROPERTY
 @given(word_soup)
 def test_text_fast_path_reads_like_the_tokenizer(text: str) -> None:
-    from protocol.text import _read, atoms_from_text
+    from diplomat.protocol.text import _read, atoms_from_text
 
     assert atoms_from_text(text, STANDARD) == _read(text, STANDARD)
 
@@ -145,7 +151,7 @@ def test_text_fast_path_reads_like_the_tokenizer(text: str) -> None:
 @PROPERTY
 @given(st.binary(max_size=80))
 def test_random_payloads_never_raise(payload: bytes) -> None:
-    from protocol.atoms import InvalidToken
+    from diplomat.protocol.atoms import InvalidToken
 
     payload = payload[: len(payload) // 2 * 2]
     with contextlib.suppress(ParseError, InvalidToken):
@@ -189,8 +195,10 @@ def test_random_bytes_to_a_client(chunks: list[bytes], ready: bool) -> None:
 
 
 @PROPERTY
-@given(messages(), st.data())
-def test_truncated_frames_wait_then_time_out(message: m.Message, data: st.DataObject) -> None:
+@given(any_message(), st.data())
+def test_truncated_frames_wait_then_time_out(
+    message: messages.Message, data: st.DataObject
+) -> None:
     frame = C.dm(message)
     cut = data.draw(st.integers(1, len(frame) - 1))
     server = ServerConnection(STANDARD)
@@ -218,12 +226,12 @@ def test_random_bytes_to_a_text_connection(chunks: list[bytes]) -> None:
 
 def test_oversize_messages() -> None:
     # a string that cannot fit in one DM (65535 bytes) cannot be encoded ...
-    huge = m.Adm("x", "y" * 40000)
+    huge = messages.Adm("x", "y" * 40000)
     with pytest.raises(EncodeError):
         render_payload(huge, STANDARD)
     # ... but the text form has no such limit, and the largest DM still parses
     assert parse_text(render_text(huge, STANDARD), STANDARD) == huge
-    largest = m.Adm("x", "y" * 32760)
+    largest = messages.Adm("x", "y" * 32760)
     payload = render_payload(largest, STANDARD)
     assert len(payload) <= 65535
     server = ServerConnection(STANDARD)

@@ -2,9 +2,9 @@
 
 import dataclasses
 
-from protocol import messages as m
-from protocol.render import _HANDLERS
-from protocol.syntax import _Build, _lark
+from diplomat.protocol import messages
+from diplomat.protocol.render import _HANDLERS
+from diplomat.protocol.syntax import _Build, _lark
 
 
 def test_every_grammar_rule_builds_a_typed_value() -> None:
@@ -21,10 +21,10 @@ def test_every_grammar_rule_builds_a_typed_value() -> None:
 def test_every_message_class_renders() -> None:
     classes = {
         obj
-        for obj in vars(m).values()
+        for obj in vars(messages).values()
         if isinstance(obj, type)
         and dataclasses.is_dataclass(obj)
-        and obj.__module__ == m.__name__
-        and obj not in (m.AnyUnit, m.NoteResult, m.Variant, m.SmrEntry)
+        and obj.__module__ == messages.__name__
+        and obj not in (messages.AnyUnit, messages.NoteResult, messages.Variant, messages.SmrEntry)
     }
     assert classes - set(_HANDLERS) == set()

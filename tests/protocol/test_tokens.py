@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from protocol.numbering import DEFAULT_CCL_NAR, CclNar
-from protocol.tokens import (
+from diplomat.protocol.numbering import DEFAULT_CCL_NAR, CclNar
+from diplomat.protocol.tokens import (
     STANDARD,
     STANDARD_PROVINCES,
     TableError,

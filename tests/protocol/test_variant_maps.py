@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from engine.map import bundled_maps, load_map
-from engine.state import initial_state
-from protocol import messages as m
-from protocol.codec import codec_for, parse_text
-from protocol.frames import rm_payload, table_from_rm
-from protocol.mapfiles import (
+from diplomat.engine.map import bundled_maps, load_map
+from diplomat.engine.state import initial_state
+from diplomat.protocol import messages
+from diplomat.protocol.codec import codec_for, parse_text
+from diplomat.protocol.frames import rm_payload, table_from_rm
+from diplomat.protocol.mapfiles import (
     VariantError,
     VariantFiles,
     credits_of,
@@ -19,8 +19,8 @@ from protocol.mapfiles import (
     parse_cfg,
     table_from_rem,
 )
-from protocol.mdf import MapDefinition, table_for_map
-from protocol.tokens import STANDARD, TableError, TokenTable, province_type
+from diplomat.protocol.mdf import MapDefinition, table_for_map
+from diplomat.protocol.tokens import STANDARD, TableError, TokenTable, province_type
 
 BASES = {"standard": load_map("standard"), "hundred3": load_map("hundred3")}
 
@@ -41,9 +41,9 @@ def test_each_map_has_a_token_table_and_its_mdf_round_trips(name: str) -> None:
     # The RM a binary client gets defines the same table.
     assert table_from_rm(rm_payload(table, full=True)).records() == table.records()
     codec = codec_for(table)
-    mdf = m.Mdf(MapDefinition.from_map(gmap))
+    mdf = messages.Mdf(MapDefinition.from_map(gmap))
     for back in (codec.parse_text(codec.text(mdf)), codec.parse_payload(codec.payload(mdf))):
-        assert isinstance(back, m.Mdf) and back.definition is not None
+        assert isinstance(back, messages.Mdf) and back.definition is not None
         rebuilt = back.definition.to_map(name, gmap)
         assert rebuilt.army_adj == gmap.army_adj and rebuilt.fleet_adj == gmap.fleet_adj
         assert rebuilt.homes_of == gmap.homes_of
@@ -60,7 +60,7 @@ def test_province_names_may_shadow_press_tokens() -> None:
     nar = STANDARD.value_of["NAR"]
     assert sailho.value_of["NAR"] != nar and sailho.name_of[nar] == "NAR"
     msg = parse_text("NOW (SPR 1901) (ENG AMY ANG)", hundred)
-    assert isinstance(msg, m.Now) and msg.units[0].loc == "ANG"  # type: ignore[union-attr]
+    assert isinstance(msg, messages.Now) and msg.units[0].loc == "ANG"  # type: ignore[union-attr]
     with pytest.raises(TableError, match="defined twice"):
         TokenTable((("AMY", 0x4100),), ())  # a unit type is never shadowed
 

@@ -9,12 +9,12 @@ import random
 import pytest
 from diplomacy import Game
 
-from engine.legal import legal_orders
-from engine.map import load_map
-from engine.orders import order_power
-from engine.simulate import random_game
-from engine.state import GameState, Phase, initial_state
-from replay.package_notation import (
+from diplomat.engine.legal import legal_orders
+from diplomat.engine.map import load_map
+from diplomat.engine.orders import order_power
+from diplomat.engine.simulate import random_game
+from diplomat.engine.state import GameState, Phase, initial_state
+from diplomat.replay.package_notation import (
     COMPLETED,
     PackageFormatError,
     location_text,

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from cli.main import main
-from engine.rules import PACKAGE
-from replay.games import (
+from diplomat.cli.main import main
+from diplomat.engine.rules import PACKAGE
+from diplomat.replay.games import (
     ReplayError,
     load_saved_games,
     read_saved_game,

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 import trio
 
-from server.app import Server
-from server.settings import GameSettings
-from server.store import Store
+from diplomat.server.app import Server
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
 
 from .daide_client import MakeServer
 

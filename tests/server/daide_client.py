@@ -7,15 +7,15 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 import trio
 
-from protocol import messages as m
-from protocol.codec import parse_text
-from protocol.connection import ClientConnection, Closed, Received, Send, Unparsed
-from protocol.lines import TextConnection
-from protocol.tokens import STANDARD, TokenTable
+from diplomat.protocol import messages
+from diplomat.protocol.codec import parse_text
+from diplomat.protocol.connection import ClientConnection, Closed, Received, Send, Unparsed
+from diplomat.protocol.lines import TextConnection
+from diplomat.protocol.tokens import STANDARD, TokenTable
 
 if TYPE_CHECKING:
-    from server.app import Server
-    from server.settings import GameSettings
+    from diplomat.server.app import Server
+    from diplomat.server.settings import GameSettings
 
 
 class MakeServer(Protocol):
@@ -30,7 +30,7 @@ class MakeServer(Protocol):
 PATIENCE = 120.0
 
 # What the server may say next: a message, a line it sent that we cannot parse, or its close.
-Event: TypeAlias = m.Message | Unparsed | Closed
+Event: TypeAlias = messages.Message | Unparsed | Closed
 
 
 class WireClient:
@@ -64,7 +64,7 @@ class WireClient:
             await stream.send_all(client.conn.start())
         return client
 
-    async def send(self, msg: m.Message | str) -> None:
+    async def send(self, msg: messages.Message | str) -> None:
         """Send a message (a no-op once the server has closed the connection: like any
         client, we may still be answering what it sent before closing)."""
         if isinstance(msg, str):
@@ -122,10 +122,10 @@ class WireClient:
                     raise AssertionError(f"closed while waiting for {kind.__name__}: {ev}")
 
     async def join(self, name: str = "tester") -> None:
-        await self.send(m.Nme(name, "1.0"))
-        assert await self.expect(m.Yes) == m.Yes(m.Nme(name, "1.0"))
-        got = await self.expect(m.Map)
-        await self.send(m.Yes(got))
+        await self.send(messages.Nme(name, "1.0"))
+        assert await self.expect(messages.Yes) == messages.Yes(messages.Nme(name, "1.0"))
+        got = await self.expect(messages.Map)
+        await self.send(messages.Yes(got))
 
     async def aclose(self) -> None:
         await self.stream.aclose()

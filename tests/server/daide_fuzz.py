@@ -27,18 +27,18 @@ from typing import Any
 
 import trio
 
-from engine.orders import Disband, Hold, Waive
-from engine.state import Dislodged, Phase, Unit
-from protocol import messages as m
-from protocol.atoms import EncodeError, payload_from_atoms
-from protocol.codec import codec_for
-from protocol.connection import ClientConnection, Received, Unparsed
-from protocol.frames import dm_frame, frame, im_frame
-from protocol.lines import TextConnection
-from protocol.tokens import STANDARD, STANDARD_POWERS, STANDARD_PROVINCES, is_reserved
-from server.app import Server
-from server.settings import GameSettings
-from server.store import Store
+from diplomat.engine.orders import Disband, Hold, Waive
+from diplomat.engine.state import Dislodged, Phase, Unit
+from diplomat.protocol import messages
+from diplomat.protocol.atoms import EncodeError, payload_from_atoms
+from diplomat.protocol.codec import codec_for
+from diplomat.protocol.connection import ClientConnection, Received, Unparsed
+from diplomat.protocol.frames import dm_frame, frame, im_frame
+from diplomat.protocol.lines import TextConnection
+from diplomat.protocol.tokens import STANDARD, STANDARD_POWERS, STANDARD_PROVINCES, is_reserved
+from diplomat.server.app import Server
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
 
 CODEC = codec_for(STANDARD)
 POWERS = [n for n, _ in STANDARD_POWERS]
@@ -253,8 +253,8 @@ def fuzz_input(
 
 # Sent after each input: answered REJ (HST (SPR 1066)) in a game or out of one (no game has that
 # turn, and the fuzzed input never asks for it), so its answer means "all read, and alive".
-SENTINEL = m.Hst(Phase("SPR", SENTINEL_YEAR))
-SENTINEL_ANSWER = m.Rej(SENTINEL)
+SENTINEL = messages.Hst(Phase("SPR", SENTINEL_YEAR))
+SENTINEL_ANSWER = messages.Rej(SENTINEL)
 
 
 @dataclass
@@ -441,14 +441,14 @@ class ServerThread:
 
     async def _play(self, client: Any) -> None:
         while True:
-            msg = await client.expect(m.Now)
+            msg = await client.expect(messages.Now)
             self.phases += 1
             orders = _steady_orders(msg)
-            await client.send(m.Sub(tuple(orders)) if orders else m.Gof())
+            await client.send(messages.Sub(tuple(orders)) if orders else messages.Gof())
             await trio.sleep(0.05)  # a steady player, not a flood
 
 
-def _steady_orders(now: m.Now) -> list[Any]:
+def _steady_orders(now: messages.Now) -> list[Any]:
     assert now.turn is not None
     ours = [u for u in now.units if (u.unit if isinstance(u, Dislodged) else u).power == "FRA"]
     if now.turn.kind == "movement":

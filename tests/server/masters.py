@@ -6,8 +6,8 @@ that may read the runner's master (``tests/test_layout.py`` checks it)."""
 
 from __future__ import annotations
 
-from server.app import GameRunner
-from server.game import GameMaster
+from diplomat.server.app import GameRunner
+from diplomat.server.game import GameMaster
 
 
 def master_of(runner: GameRunner) -> GameMaster:

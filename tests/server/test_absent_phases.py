@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import math
 
-from protocol import messages as m
-from protocol.codec import codec_for
-from protocol.mdf import table_for_map
-from server.effects import Effects, Tell
-from server.game import GameMaster
-from server.settings import GameSettings
+from diplomat.protocol import messages
+from diplomat.protocol.codec import codec_for
+from diplomat.protocol.mdf import table_for_map
+from diplomat.server.effects import Effects, Tell
+from diplomat.server.game import GameMaster
+from diplomat.server.settings import GameSettings
 
 
 def _hlo_power(effects: Effects, client: int) -> str:
@@ -19,7 +19,7 @@ def _hlo_power(effects: Effects, client: int) -> str:
         e.message
         for e in effects
         if isinstance(e, Tell) and e.client == client
-        if isinstance(e.message, m.Hlo)
+        if isinstance(e.message, messages.Hlo)
     )
     assert hlo.power is not None
     return hlo.power

@@ -12,13 +12,13 @@ import structlog
 import trio
 from trio.testing import MockClock
 
-from protocol import messages as m
-from protocol.atoms import payload_from_atoms
-from protocol.codec import codec_for
-from protocol.connection import Closed
-from protocol.frames import dm_frame, im_frame
-from protocol.tokens import STANDARD
-from server.logs import configure_logging
+from diplomat.protocol import messages
+from diplomat.protocol.atoms import payload_from_atoms
+from diplomat.protocol.codec import codec_for
+from diplomat.protocol.connection import Closed
+from diplomat.protocol.frames import dm_frame, im_frame
+from diplomat.protocol.tokens import STANDARD
+from diplomat.server.logs import configure_logging
 from tests.server.masters import master_of
 
 from .daide_client import PATIENCE, MakeServer, WireClient
@@ -28,7 +28,7 @@ async def _mdf_stream(port: int) -> tuple[trio.SocketStream, bytes, int]:
     """A raw binary connection that has asked for one MDF: (stream, the MDF request's bytes,
     the size of one answer in bytes)."""
     stream = await trio.open_tcp_stream("127.0.0.1", port)
-    request = dm_frame(payload_from_atoms(STANDARD_CODEC.atoms(m.Mdf())))
+    request = dm_frame(payload_from_atoms(STANDARD_CODEC.atoms(messages.Mdf())))
     await stream.send_all(im_frame() + request)
     buf = b""
     with trio.fail_after(PATIENCE):
@@ -66,8 +66,8 @@ async def test_a_flood_of_mdf_requests_is_served_in_turn(make_server: MakeServer
 
     async with trio.open_nursery() as n:
         n.start_soon(read_flood)
-        await probe.send(m.Map())
-        assert await probe.event() == m.Map("standard")
+        await probe.send(messages.Map())
+        assert await probe.event() == messages.Map("standard")
         answered_during_flood = received < count * one
     assert answered_during_flood
     assert received == count * one
@@ -83,19 +83,19 @@ async def test_a_client_that_never_accepts_the_map_is_dropped(
     server = await make_server(join_timeout=600.0)
     port = server.address[1]
     stalling = await WireClient.connect(port, text=True)
-    await stalling.send(m.Nme("staller", "1"))
-    assert await stalling.expect(m.Yes) == m.Yes(m.Nme("staller", "1"))
-    await stalling.expect(m.Map)
+    await stalling.send(messages.Nme("staller", "1"))
+    assert await stalling.expect(messages.Yes) == messages.Yes(messages.Nme("staller", "1"))
+    await stalling.expect(messages.Map)
     mock_clock.jump(600.0)
     # It never says YES (MAP): after the join timeout it gets OFF and is disconnected.
-    assert await stalling.expect(m.Off) == m.Off()
+    assert await stalling.expect(messages.Off) == messages.Off()
     assert isinstance(await stalling.event(), Closed)
     # Its seat is free: seven willing players make a game.
     players = [await WireClient.connect(port) for _ in range(7)]
     for i, c in enumerate(players):
         await c.join(f"p{i}")
     for c in players:
-        await c.expect(m.Hlo)
+        await c.expect(messages.Hlo)
 
 
 async def test_seven_willing_players_start_at_once_whoever_else_waits(
@@ -110,12 +110,12 @@ async def test_seven_willing_players_start_at_once_whoever_else_waits(
     for round in range(2):
         stalling = [await WireClient.connect(port, text=True) for _ in range(3)]
         for i, c in enumerate(stalling):
-            await c.send(m.Nme(f"stall{round}{i}", "1"))
-            await c.expect(m.Map)
+            await c.send(messages.Nme(f"stall{round}{i}", "1"))
+            await c.expect(messages.Map)
         players = [await WireClient.connect(port) for _ in range(7)]
         for i, c in enumerate(players):
             await c.join(f"p{round}{i}")
-        hlos = [await c.expect(m.Hlo) for c in players]
+        hlos = [await c.expect(messages.Hlo) for c in players]
         assert sorted(h.power for h in hlos) == sorted(STANDARD_POWERS)
         # The stallers wait in a forming game, without any of the seven.
         waiting = {j.name for r in server.forming_open_games() for j in master_of(r).lobby.joiners}
@@ -136,8 +136,8 @@ async def test_an_unfinished_text_line_times_out(make_server: MakeServer) -> Non
     ev = await c.event()
     assert isinstance(ev, Closed)
     other = await WireClient.connect(server.address[1], text=True)
-    await other.send(m.Map())
-    assert await other.event() == m.Map("standard")
+    await other.send(messages.Map())
+    assert await other.event() == messages.Map("standard")
 
 
 async def test_a_dropped_client_is_logged_once(make_server: MakeServer) -> None:

@@ -10,16 +10,16 @@ import struct
 
 import trio
 
-from protocol import messages as m
-from protocol.atoms import payload_from_atoms
-from protocol.codec import codec_for
-from protocol.connection import Closed
-from protocol.frames import dm_frame
-from protocol.syntax import FROM_CLIENT
-from protocol.text import quote
-from protocol.tokens import STANDARD
-from server.app import GAME_FAULTS, GameRunner, Server
-from server.settings import GameSettings
+from diplomat.protocol import messages
+from diplomat.protocol.atoms import payload_from_atoms
+from diplomat.protocol.codec import codec_for
+from diplomat.protocol.connection import Closed
+from diplomat.protocol.frames import dm_frame
+from diplomat.protocol.syntax import FROM_CLIENT
+from diplomat.protocol.text import quote
+from diplomat.protocol.tokens import STANDARD
+from diplomat.server.app import GAME_FAULTS, GameRunner, Server
+from diplomat.server.settings import GameSettings
 
 from .daide_client import PATIENCE, MakeServer, WireClient
 
@@ -28,17 +28,17 @@ CODEC = codec_for(STANDARD)
 
 async def _observer(port: int, text: bool) -> WireClient:
     client = await WireClient.connect(port, text=text)
-    await client.send(m.Obs())
-    assert await client.expect(m.Yes) == m.Yes(m.Obs())
-    await client.expect(m.Map)
+    await client.send(messages.Obs())
+    assert await client.expect(messages.Yes) == messages.Yes(messages.Obs())
+    await client.expect(messages.Map)
     return client
 
 
 async def _still_serving(port: int) -> None:
     """A new client is served (the server has lived through what the test sent)."""
     client = await _observer(port, text=False)
-    await client.send(m.Map())
-    assert await client.expect(m.Map) == m.Map("standard")
+    await client.send(messages.Map())
+    assert await client.expect(messages.Map) == messages.Map("standard")
     await client.aclose()
 
 
@@ -78,7 +78,7 @@ async def test_an_observer_s_press_too_deep_or_free_text_is_answered(
         atoms = CODEC.text_atoms(_nested(400))
         wire = (_nested(400) + "\n").encode() if text else dm_frame(payload_from_atoms(atoms))
         await client.send_raw(wire)
-        huh = await client.expect(m.Huh)
+        huh = await client.expect(messages.Huh)
         cut = huh.tokens.index("ERR")
         # The echo stops where the nesting went past the bound, with its brackets closed.
         before = huh.tokens[:cut]
@@ -86,9 +86,9 @@ async def test_an_observer_s_press_too_deep_or_free_text_is_answered(
         assert huh.tokens.count("(") == huh.tokens.count(")")
         # Free text (press an observer may not send) is echoed word for word, spaces kept.
         for words in ("hello", "hello again", "it's a fine day"):
-            await client.send(m.Snd(("FRA",), m.FreeText(words)))
-            huh = await client.expect(m.Huh, PATIENCE)
-            assert huh == m.Huh(("ERR", "SND", "(", "FRA", ")", "(", quote(words), ")"))
+            await client.send(messages.Snd(("FRA",), messages.FreeText(words)))
+            huh = await client.expect(messages.Huh, PATIENCE)
+            assert huh == messages.Huh(("ERR", "SND", "(", "FRA", ")", "(", quote(words), ")"))
         await client.aclose()
     await _still_serving(port)
 
@@ -103,12 +103,12 @@ async def test_connections_beyond_the_limit_in_all_are_turned_away(
         await WireClient.connect(port, text=True, local_address=f"127.0.0.{i}") for i in (2, 3, 4)
     ]
     for client in kept:
-        await client.send(m.Obs())
-        await client.expect(m.Map)
+        await client.send(messages.Obs())
+        await client.expect(messages.Map)
     for text in (True, False):
         extra = await WireClient.connect(port, text=text, local_address="127.0.0.5")
-        await extra.send(m.Obs())
-        assert await extra.expect(m.Off) == m.Off()
+        await extra.send(messages.Obs())
+        assert await extra.expect(messages.Off) == messages.Off()
         await extra.aclose()
     await kept.pop().aclose()
     with trio.fail_after(PATIENCE):  # its place is free again once the server has seen it go
@@ -127,9 +127,9 @@ async def test_a_client_s_bytes_are_budgeted_as_well_as_its_messages(
     port = server.address[1]
     heavy = await _observer(port, text=True)
     big = "x" * 3000
-    await heavy.send(m.Snd(("FRA",), m.FreeText(big)))
-    assert (await heavy.expect(m.Huh)).tokens[-2] == quote(big)
-    await heavy.send(m.Snd(("FRA",), m.FreeText(big + "y")))
+    await heavy.send(messages.Snd(("FRA",), messages.FreeText(big)))
+    assert (await heavy.expect(messages.Huh)).tokens[-2] == quote(big)
+    await heavy.send(messages.Snd(("FRA",), messages.FreeText(big + "y")))
     record = next(c for c in server.clients.values() if c.received >= 2)
     with trio.fail_after(PATIENCE):  # the reader has charged the message, and waits
         while record.received < 3:
@@ -137,8 +137,8 @@ async def test_a_client_s_bytes_are_budgeted_as_well_as_its_messages(
     assert record.byte_tokens < 0
     # Meanwhile another client is served as usual.
     light = await _observer(port, text=False)
-    await light.send(m.Map())
-    assert await light.expect(m.Map) == m.Map("standard")
+    await light.send(messages.Map())
+    assert await light.expect(messages.Map) == messages.Map("standard")
     assert record.received == 3 and record.byte_tokens < 0  # still waiting its turn
     await light.aclose()
     await heavy.aclose()
@@ -158,8 +158,8 @@ async def _france(server: Server) -> tuple[WireClient, GameRunner]:
         while None not in runner.joined():
             await trio.sleep(0.01)
     runner.start_without([(p, None) for p in runner.map.powers if p != "FRA"])
-    assert (await player.expect(m.Hlo)).power == "FRA"
-    await player.expect(m.Now)
+    assert (await player.expect(messages.Hlo)).power == "FRA"
+    await player.expect(messages.Now)
     return player, runner
 
 
@@ -186,13 +186,13 @@ async def test_a_game_whose_event_fails_is_reloaded_and_plays_on(
     lock = _lock(server)
     try:
         await player.send(HOLDS)
-        assert await player.expect(m.Rej) == m.Rej(CODEC.parse_text(HOLDS))
+        assert await player.expect(messages.Rej) == messages.Rej(CODEC.parse_text(HOLDS))
     finally:
         lock.execute("ROLLBACK")
         lock.close()
     await player.send(HOLDS)
-    assert (await player.expect(m.Thx)).note.value == "MBV"
-    now = await player.expect(m.Now)
+    assert (await player.expect(messages.Thx)).note.value == "MBV"
+    now = await player.expect(messages.Now)
     assert now.turn is not None and now.turn.name == "F1901M"
     await _still_serving(server.address[1])
 
@@ -206,7 +206,7 @@ async def test_a_game_that_keeps_failing_stops_alone(make_server: MakeServer) ->
     try:
         for _ in range(GAME_FAULTS):
             await player.send(HOLDS)
-        assert await player.expect(m.Off) == m.Off()
+        assert await player.expect(messages.Off) == messages.Off()
         assert isinstance(await player.event(), Closed)
         await runner.done.wait()
     finally:

@@ -3,7 +3,7 @@ exchange for players who have not accepted the map; requested powers are respect
 
 from __future__ import annotations
 
-from server.forming import Reseat, Waiting, plan
+from diplomat.server.forming import Reseat, Waiting, plan
 
 
 def _w(client: int, ready: bool = True, request: str | None = None) -> Waiting:

@@ -7,11 +7,11 @@ from typing import Any
 
 import trio
 
-from engine.orders import Disband, Hold, Order, Remove, Waive
-from engine.state import Unit
-from protocol import messages as m
-from protocol.connection import Closed
-from server.settings import GameSettings
+from diplomat.engine.orders import Disband, Hold, Order, Remove, Waive
+from diplomat.engine.state import Unit
+from diplomat.protocol import messages
+from diplomat.protocol.connection import Closed
+from diplomat.server.settings import GameSettings
 
 from .daide_client import PATIENCE, MakeServer, WireClient
 
@@ -30,11 +30,11 @@ async def play_holds(
         log.append(ev)
         if isinstance(ev, Closed):
             return
-        if isinstance(ev, m.Hlo):
+        if isinstance(ev, messages.Hlo):
             power = ev.power
-        elif isinstance(ev, m.Sco) and ev.owners:
+        elif isinstance(ev, messages.Sco) and ev.owners:
             centres = ev.centres()
-        elif isinstance(ev, m.Now) and ev.turn is not None:
+        elif isinstance(ev, messages.Now) and ev.turn is not None:
             mine = [
                 u for u in ev.units if (u.power if isinstance(u, Unit) else u.unit.power) == power
             ]
@@ -54,7 +54,7 @@ async def play_holds(
             if script and power is not None and (power, ev.turn.name) in script:
                 orders = script[power, ev.turn.name]
             if orders:
-                await client.send(m.Sub(orders))
+                await client.send(messages.Sub(orders))
 
 
 async def test_seven_clients_play_to_the_year_limit(make_server: MakeServer) -> None:
@@ -76,7 +76,7 @@ async def test_seven_clients_play_to_the_year_limit(make_server: MakeServer) -> 
         smr = log[-3]
         assert {e.power for e in smr.entries} == {"AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR"}
         assert all(e.name.startswith("bot") for e in smr.entries)
-        ords = [e for e in log if isinstance(e, m.Ord)]
+        ords = [e for e in log if isinstance(e, messages.Ord)]
         # every unit, to everyone
         assert len([o for o in ords if o.turn is not None and o.turn.name == "S1901M"]) == 22
     rows = server.store.games()
@@ -94,18 +94,18 @@ async def test_seven_clients_play_to_the_year_limit(make_server: MakeServer) -> 
 async def test_handshake_and_requests_before_joining(make_server: MakeServer) -> None:
     server = await make_server()
     c = await WireClient.connect(server.address[1])
-    await c.send(m.Map())
-    assert await c.event() == m.Map("standard")
-    await c.send(m.Mdf())
+    await c.send(messages.Map())
+    assert await c.event() == messages.Map("standard")
+    await c.send(messages.Mdf())
     mdf = await c.event()
-    assert isinstance(mdf, m.Mdf) and mdf.definition is not None
+    assert isinstance(mdf, messages.Mdf) and mdf.definition is not None
     await c.send("HLO")
-    assert await c.event() == m.Rej(m.Hlo())
+    assert await c.event() == messages.Rej(messages.Hlo())
     await c.send("SUB ((ENG FLT LON) HLD)")
-    assert isinstance(await c.event(), m.Rej)
-    await c.send(m.Nme("late", "1"))
-    assert await c.event() == m.Yes(m.Nme("late", "1"))
-    assert await c.event() == m.Map("standard")
+    assert isinstance(await c.event(), messages.Rej)
+    await c.send(messages.Nme("late", "1"))
+    assert await c.event() == messages.Yes(messages.Nme("late", "1"))
+    assert await c.event() == messages.Map("standard")
 
 
 async def test_text_form_session_like_nc(make_server: MakeServer) -> None:

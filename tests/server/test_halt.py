@@ -6,19 +6,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.orders import Hold
-from protocol import messages as m
-from server.effects import Effects, Tell, split
-from server.game import GameMaster
-from server.records import ClockStopped, PhaseProcessed, PlayerStatus
-from server.settings import GameSettings
-from server.store import Store
+from diplomat.engine.orders import Hold
+from diplomat.protocol import messages
+from diplomat.server.effects import Effects, Tell, split
+from diplomat.server.game import GameMaster
+from diplomat.server.records import ClockStopped, PhaseProcessed, PlayerStatus
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
 
 from .test_master import _started
 
 
-def _orders(master: GameMaster, power: str) -> m.Sub:
-    return m.Sub(tuple(Hold(u) for u in master.state.units_of(power)))
+def _orders(master: GameMaster, power: str) -> messages.Sub:
+    return messages.Sub(tuple(Hold(u) for u in master.state.units_of(power)))
 
 
 def _kept(store: Store, master: GameMaster, effects: Effects) -> Effects:
@@ -36,7 +36,7 @@ def test_after_the_halt_nothing_is_processed_and_nobody_is_away(tmp_path: Path) 
         if power != "FRA":
             _kept(store, master, master.handle(client, _orders(master, power), 10.0))
     army = next(u for u in master.state.units_of("FRA") if u.loc == "PAR")
-    _kept(store, master, master.handle(powers["FRA"], m.Sub((Hold(army),)), 20.0))
+    _kept(store, master, master.handle(powers["FRA"], messages.Sub((Hold(army),)), 20.0))
 
     halted = _kept(store, master, master.halt(100.0))
     assert halted == [ClockStopped("S1901M", 800.0)]

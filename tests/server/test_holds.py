@@ -14,9 +14,9 @@ import structlog
 import trio
 from trio.testing import MockClock
 
-from protocol import messages as m
-from protocol.connection import Closed
-from server.logs import configure_logging
+from diplomat.protocol import messages
+from diplomat.protocol.connection import Closed
+from diplomat.server.logs import configure_logging
 
 from .daide_client import PATIENCE, MakeServer, WireClient
 
@@ -54,20 +54,20 @@ async def test_a_connection_that_joins_no_game_is_closed(
     port = server.address[1]
     idle = await WireClient.connect(port)
     asking = await WireClient.connect(port, text=True)
-    await asking.send(m.Map())
-    assert await asking.event() == m.Map("standard")
+    await asking.send(messages.Map())
+    assert await asking.event() == messages.Map("standard")
     watching = await WireClient.connect(port)
-    await watching.send(m.Obs())
-    assert await watching.expect(m.Yes) == m.Yes(m.Obs())
+    await watching.send(messages.Obs())
+    assert await watching.expect(messages.Yes) == messages.Yes(messages.Obs())
     await _wait_for(log, "connected", 3)
     mock_clock.jump(600.0)
     for client in (idle, asking):
-        assert await client.event() == m.Off()
+        assert await client.event() == messages.Off()
         assert isinstance(await client.event(), Closed)
     closing = await _wait_for(log, "closing idle", 2)
     assert all("joined no game within 600 s" in line["reason"] for line in closing)
-    await watching.send(m.Now())
-    assert isinstance(await watching.expect(m.Now), m.Now)
+    await watching.send(messages.Now())
+    assert isinstance(await watching.expect(messages.Now), messages.Now)
 
 
 async def test_connections_from_one_address_are_capped(
@@ -81,25 +81,25 @@ async def test_connections_from_one_address_are_capped(
     port = server.address[1]
     held = [await WireClient.connect(port) for _ in range(4)]
     for c in held:
-        await c.send(m.Map())
-        assert await c.event() == m.Map("standard")
+        await c.send(messages.Map())
+        assert await c.event() == messages.Map("standard")
     for text in (False, True, False, True, False):
         extra = await WireClient.connect(port, text=text)
-        await extra.send(m.Map())
-        assert await extra.event() == m.Off()
+        await extra.send(messages.Map())
+        assert await extra.event() == messages.Off()
         assert isinstance(await extra.event(), Closed)
     (refused,) = _events(log, "connections refused")
     assert refused["address"] == "127.0.0.1" and refused["limit"] == 4
     other = await WireClient.connect(port, local_address="127.0.0.2")
-    await other.send(m.Map())
-    assert await other.event() == m.Map("standard")
+    await other.send(messages.Map())
+    assert await other.event() == messages.Map("standard")
     await held[0].aclose()
     with trio.fail_after(PATIENCE):  # the server lets go of it
         while server._connections.get("127.0.0.1", 0) >= 4:
             await trio.sleep(0.02)
     again = await WireClient.connect(port)
-    await again.send(m.Map())
-    assert await again.event() == m.Map("standard")
+    await again.send(messages.Map())
+    assert await again.event() == messages.Map("standard")
     assert len(_events(log, "connections refused")) == 1
 
 
@@ -114,7 +114,7 @@ async def test_bad_input_is_logged_once_with_a_count(
     for i in range(200):
         await c.send_raw(f"NOT DAIDE {i} (((\n".encode())
     for _ in range(200):
-        assert isinstance(await c.event(), m.Prn)
+        assert isinstance(await c.event(), messages.Prn)
     await c.aclose()
     (gone,) = await _wait_for(log, "disconnected")
     assert gone["unparsed"] == 200 and gone["received"] == 200
@@ -127,7 +127,7 @@ async def test_a_client_that_refuses_the_map_is_sent_off_and_closed(
     """REJ (MAP): OFF, and the connection is closed (it cannot stay on without a game)."""
     server = await make_server()
     c = await WireClient.connect(server.address[1])
-    await c.send(m.Nme("picky", "1"))
-    await c.send(m.Rej(await c.expect(m.Map)))
-    assert await c.expect(m.Off) == m.Off()
+    await c.send(messages.Nme("picky", "1"))
+    await c.send(messages.Rej(await c.expect(messages.Map)))
+    assert await c.expect(messages.Off) == messages.Off()
     assert isinstance(await c.event(), Closed)

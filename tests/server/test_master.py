@@ -8,15 +8,15 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from protocol import messages as m
-from protocol.codec import codec_for
-from protocol.tokens import STANDARD
-from server.effects import Effects, Tell, split
-from server.game import GameMaster
-from server.records import GameStarted, OrderGiven, PhaseProcessed, PlayerSeated
-from server.settings import GameSettings
-from server.status import MasterStatus
-from server.store import Store
+from diplomat.protocol import messages
+from diplomat.protocol.codec import codec_for
+from diplomat.protocol.tokens import STANDARD
+from diplomat.server.effects import Effects, Tell, split
+from diplomat.server.game import GameMaster
+from diplomat.server.records import GameStarted, OrderGiven, PhaseProcessed, PlayerSeated
+from diplomat.server.settings import GameSettings
+from diplomat.server.status import MasterStatus
+from diplomat.server.store import Store
 
 CODEC = codec_for(STANDARD)
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +27,13 @@ MASTER = (
     *("effects", "records"),
 )
 DOES_IO = {"asyncio", "socket", "sqlite3", "subprocess", "time", "trio", "structlog"}
-DOES_IO |= {"server.app", "server.links", "server.logs", "server.store", "server.guard"}
+DOES_IO |= {
+    "diplomat.server.app",
+    "diplomat.server.links",
+    "diplomat.server.logs",
+    "diplomat.server.store",
+    "diplomat.server.guard",
+}
 
 
 def _sent(effects: Effects, client: int) -> list[object]:
@@ -49,7 +55,7 @@ def _started(store: Store, settings: GameSettings) -> tuple[GameMaster, dict[str
     assert any(isinstance(r, GameStarted) for r in records)
     powers: dict[str, int] = {}
     for client in range(1, 8):
-        hlo = next(msg for msg in _sent(effects, client) if isinstance(msg, m.Hlo))
+        hlo = next(msg for msg in _sent(effects, client) if isinstance(msg, messages.Hlo))
         assert hlo.power is not None
         powers[hlo.power] = client
     return master, powers
@@ -72,7 +78,7 @@ def test_an_order_is_a_record_before_its_thx(tmp_path: Path) -> None:
     assert (record.power, record.action) == ("FRA", "sub")
     assert CODEC.parse_text(record.body) == CODEC.parse_text("SUB ((FRA AMY PAR) MTO BUR)")
     thx = _sent(effects, powers["FRA"])[0]
-    assert isinstance(thx, m.Thx) and thx.note.value == "MBV"
+    assert isinstance(thx, messages.Thx) and thx.note.value == "MBV"
     store.close()
 
 
@@ -109,7 +115,7 @@ def test_the_phase_is_recorded_first_and_a_restart_restores_the_same_game(
     store.write(master.id, split(last)[0])
     first_record = next(i for i, e in enumerate(last) if isinstance(e, PhaseProcessed))
     first_ord = next(
-        i for i, e in enumerate(last) if isinstance(e, Tell) and isinstance(e.message, m.Ord)
+        i for i, e in enumerate(last) if isinstance(e, Tell) and isinstance(e.message, messages.Ord)
     )
     assert first_record < first_ord
     assert master.status().phase == "F1901M" and master.status().processed == 1

@@ -13,23 +13,28 @@ from typing import Any
 import trio
 from trio.testing import MockClock
 
-from protocol import messages as m
-from server.app import Server
-from server.guard import PasscodeGuard, chance_to_find, most_checked, peer_key
-from server.seating import MAX_PASSCODE
-from server.settings import IAM_FREE_GUESSES, IAM_LOCKOUT_CAP, IAM_TRUSTED_CAP, GameSettings
-from server.store import Store
+from diplomat.protocol import messages
+from diplomat.server.app import Server
+from diplomat.server.guard import PasscodeGuard, chance_to_find, most_checked, peer_key
+from diplomat.server.seating import MAX_PASSCODE
+from diplomat.server.settings import (
+    IAM_FREE_GUESSES,
+    IAM_LOCKOUT_CAP,
+    IAM_TRUSTED_CAP,
+    GameSettings,
+)
+from diplomat.server.store import Store
 
 from .daide_client import MakeServer, WireClient
 
 DAY = 24 * 3600.0
 
 
-async def _game(port: int) -> tuple[list[WireClient], list[m.Hlo]]:
+async def _game(port: int) -> tuple[list[WireClient], list[messages.Hlo]]:
     players = [await WireClient.connect(port) for _ in range(7)]
     for i, c in enumerate(players):
         await c.join(f"p{i}")
-    return players, [await c.expect(m.Hlo) for c in players]
+    return players, [await c.expect(messages.Hlo) for c in players]
 
 
 async def _from(port: int, address: str) -> WireClient:
@@ -41,7 +46,7 @@ async def _from(port: int, address: str) -> WireClient:
 async def _guess(port: int, address: str, power: str, passcode: int) -> Any:
     """One IAM from a fresh connection from ``address``: the answer (YES or REJ)."""
     client = await _from(port, address)
-    await client.send(m.Iam(power, passcode))
+    await client.send(messages.Iam(power, passcode))
     answer = await client.event()
     await client.aclose()
     return answer
@@ -106,21 +111,21 @@ async def test_guessing_from_many_addresses_for_a_day(
     players, hlos = await _game(port)
     power, passcode = hlos[0].power or "", hlos[0].passcode or 0
     await players[0].aclose()  # its power is in civil disorder, waiting for its player
-    await players[1].expect(m.Ccd)
+    await players[1].expect(messages.Ccd)
     game = next(r.id for r in server.games.values() if r.status().started)
     wrong = (g for g in range(1, MAX_PASSCODE + 1) if g != passcode)
     addresses = _addresses()
     before = server.guard.checked
     for _ in range(300):
-        assert isinstance(await _guess(port, next(addresses), power, next(wrong)), m.Rej)
+        assert isinstance(await _guess(port, next(addresses), power, next(wrong)), messages.Rej)
     assert server.guard.checked - before == IAM_FREE_GUESSES  # the rest were not checked
     # Its player comes back from its own address during the attack: in at once.
     owner = await WireClient.connect(port)
-    await owner.send(m.Iam(power, passcode))
-    assert await owner.event() == m.Yes(m.Iam(power, passcode))
-    assert await players[1].expect(m.Not) == m.Not(m.Ccd(power))
+    await owner.send(messages.Iam(power, passcode))
+    assert await owner.event() == messages.Yes(messages.Iam(power, passcode))
+    assert await players[1].expect(messages.Not) == messages.Not(messages.Ccd(power))
     await owner.aclose()
-    await players[1].expect(m.Ccd)
+    await players[1].expect(messages.Ccd)
     # A day of guessing from fresh addresses, each time the lockout ends.
     start = trio.current_time()
     checked = IAM_FREE_GUESSES
@@ -132,7 +137,7 @@ async def test_guessing_from_many_addresses_for_a_day(
             break
         first = server.guard.checked
         for _ in range(3):  # a few at that moment, from different addresses
-            assert isinstance(await _guess(port, next(addresses), power, next(wrong)), m.Rej)
+            assert isinstance(await _guess(port, next(addresses), power, next(wrong)), messages.Rej)
         checked += server.guard.checked - first
         assert server.guard.checked - first == 1  # one of them was checked
     assert most_checked(DAY) - 2 <= checked <= most_checked(DAY)
@@ -140,8 +145,8 @@ async def test_guessing_from_many_addresses_for_a_day(
     # The lockout never runs longer than its cap.
     assert server.guard.locked_until(game, power) - trio.current_time() <= IAM_LOCKOUT_CAP
     owner = await WireClient.connect(port)
-    await owner.send(m.Iam(power, passcode))
-    assert await owner.event() == m.Yes(m.Iam(power, passcode))
+    await owner.send(messages.Iam(power, passcode))
+    assert await owner.event() == messages.Yes(messages.Iam(power, passcode))
 
 
 async def test_a_wrong_guesser_on_the_players_address_delays_it_minutes_at_most(
@@ -155,23 +160,23 @@ async def test_a_wrong_guesser_on_the_players_address_delays_it_minutes_at_most(
     players, hlos = await _game(port)
     power, passcode = hlos[0].power or "", hlos[0].passcode or 0
     await players[0].aclose()
-    await players[1].expect(m.Ccd)
+    await players[1].expect(messages.Ccd)
     game = next(r.id for r in server.games.values() if r.status().started)
     wrong = (g for g in range(1, MAX_PASSCODE + 1) if g != passcode)
     start = trio.current_time()
     guesses = 0
     while trio.current_time() - start < 6 * 3600:
-        assert isinstance(await _guess(port, "127.0.0.1", power, next(wrong)), m.Rej)
+        assert isinstance(await _guess(port, "127.0.0.1", power, next(wrong)), messages.Rej)
         guesses += 1
         mock_clock.jump(server.guard.locked_until(game, power, "127.0.0.1") - trio.current_time())
     assert guesses > 6 * 3600 / IAM_TRUSTED_CAP
     # Its last guess was checked and wrong: the lockout runs, and the player waits ...
-    assert isinstance(await _guess(port, "127.0.0.1", power, next(wrong)), m.Rej)
-    assert isinstance(await _guess(port, "127.0.0.1", power, passcode), m.Rej)
+    assert isinstance(await _guess(port, "127.0.0.1", power, next(wrong)), messages.Rej)
+    assert isinstance(await _guess(port, "127.0.0.1", power, passcode), messages.Rej)
     mock_clock.jump(IAM_TRUSTED_CAP)  # ... IAM_TRUSTED_CAP at most: then it is in.
     owner = await WireClient.connect(port)
-    await owner.send(m.Iam(power, passcode))
-    assert await owner.event() == m.Yes(m.Iam(power, passcode))
+    await owner.send(messages.Iam(power, passcode))
+    assert await owner.event() == messages.Yes(messages.Iam(power, passcode))
 
 
 async def test_the_trusted_addresses_survive_a_restart(
@@ -194,11 +199,13 @@ async def test_the_trusted_addresses_survive_a_restart(
             addresses = _addresses()
             for guess in range(1, 301):
                 if guess != passcode:
-                    assert isinstance(await _guess(port, next(addresses), power, guess), m.Rej)
+                    assert isinstance(
+                        await _guess(port, next(addresses), power, guess), messages.Rej
+                    )
             assert second.guard.locked_until(min(second.games), power) > trio.current_time()
             owner = await WireClient.connect(port)
-            await owner.send(m.Iam(power, passcode))
-            assert await owner.event() == m.Yes(m.Iam(power, passcode))
+            await owner.send(messages.Iam(power, passcode))
+            assert await owner.event() == messages.Yes(messages.Iam(power, passcode))
             nursery.cancel_scope.cancel()
     finally:
         store.close()

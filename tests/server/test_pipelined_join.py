@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 import trio
 
-from engine.map import load_map
-from protocol import messages as m
-from protocol.codec import parse_text
-from protocol.mdf import table_for_map
-from server.app import GameRunner, Server
-from server.logs import configure_logging
-from server.settings import GameSettings
+from diplomat.engine.map import load_map
+from diplomat.protocol import messages
+from diplomat.protocol.codec import parse_text
+from diplomat.protocol.mdf import table_for_map
+from diplomat.server.app import GameRunner, Server
+from diplomat.server.logs import configure_logging
+from diplomat.server.settings import GameSettings
 from tests.server.masters import master_of
 
 from .daide_client import PATIENCE, MakeServer, WireClient
@@ -69,7 +69,7 @@ async def _replies_until(client: WireClient, kind: type) -> list[Any]:
     with trio.fail_after(PATIENCE):
         while not got or not isinstance(got[-1], kind):
             event = await client.event()
-            assert not isinstance(event, m.Off), f"sent OFF after {got}"
+            assert not isinstance(event, messages.Off), f"sent OFF after {got}"
             got.append(event)
     return got
 
@@ -89,12 +89,12 @@ async def _round(server: Server) -> None:
     try:
         powers = set()
         for client in clients:
-            got = await _replies_until(client, m.Hlo)
+            got = await _replies_until(client, messages.Hlo)
             # Each reply in the order of what it answers: the NME, then the MDF.
-            assert got[0] == m.Yes(m.Nme("p", "v1")), got
-            assert isinstance(got[1], m.Map), got
-            assert isinstance(got[2], m.Mdf), got
-            assert not any(isinstance(r, m.Rej) for r in got), got
+            assert got[0] == messages.Yes(messages.Nme("p", "v1")), got
+            assert isinstance(got[1], messages.Map), got
+            assert isinstance(got[2], messages.Mdf), got
+            assert not any(isinstance(r, messages.Rej) for r in got), got
             powers.add(got[-1].power)
         assert len(powers) == 7
     finally:
@@ -126,10 +126,10 @@ async def test_pipelined_observer_is_answered_in_order(make_server: MakeServer) 
         for _ in range(20):
             client = await _pipelined(port, ("OBS", "MDF", "NOW"))
             try:
-                got = await _replies_until(client, m.Mdf)
+                got = await _replies_until(client, messages.Mdf)
                 # YES (OBS) first (then the MAP it is given), then the MDF it asked for.
-                assert got[0] == m.Yes(m.Obs()), got
-                assert not any(isinstance(r, m.Rej) for r in got), got
+                assert got[0] == messages.Yes(messages.Obs()), got
+                assert not any(isinstance(r, messages.Rej) for r in got), got
             finally:
                 await client.aclose()
 
@@ -147,7 +147,7 @@ async def test_pipelined_iam_is_answered_in_order(make_server: MakeServer) -> No
     clients = [await WireClient.connect(port, text=True, table=TABLE) for _ in range(7)]
     for i, c in enumerate(clients):
         await c.join(f"p{i}")
-    hlos = [await c.expect(m.Hlo) for c in clients]
+    hlos = [await c.expect(messages.Hlo) for c in clients]
     seat = hlos[0]
     runner = next(iter(server.games.values()))
     await clients[0].aclose()
@@ -157,9 +157,9 @@ async def test_pipelined_iam_is_answered_in_order(make_server: MakeServer) -> No
             iam = f"IAM ({seat.power}) ({seat.passcode})"
             client = await _pipelined(port, (iam, "NOW"))
             try:
-                got = await _replies_until(client, m.Now)
-                assert got[0] == m.Yes(m.Iam(seat.power, seat.passcode)), got
-                assert not any(isinstance(r, m.Rej) for r in got), got
+                got = await _replies_until(client, messages.Now)
+                assert got[0] == messages.Yes(messages.Iam(seat.power, seat.passcode)), got
+                assert not any(isinstance(r, messages.Rej) for r in got), got
             finally:
                 await client.aclose()
     for c in clients[1:]:

@@ -10,10 +10,10 @@ from collections.abc import Callable
 import trio
 import trio.testing
 
-from protocol import messages as m
-from server.app import GameRunner
-from server.changes import Changes
-from server.status import MasterStatus
+from diplomat.protocol import messages
+from diplomat.server.app import GameRunner
+from diplomat.server.changes import Changes
+from diplomat.server.status import MasterStatus
 from tests.server.daide_client import PATIENCE, MakeServer, WireClient
 
 
@@ -54,7 +54,7 @@ async def test_a_watcher_wakes_a_waiter_at_an_event_and_at_the_end(
         while not seen:  # the watcher's first call: the status when it was added
             await changes.wait()
         client = await WireClient.connect(server.address[1])
-        await client.send(m.Nme("joiner", "v1"))
+        await client.send(messages.Nme("joiner", "v1"))
         while not runner.status().joined:  # woken by the join, not by a timer
             await changes.wait()
         assert runner.status().joined == (None,)

@@ -9,10 +9,10 @@ import struct
 
 import trio
 
-from engine.map import load_map
-from protocol import messages as m
-from protocol.frames import ErrorCode
-from server.settings import GameSettings
+from diplomat.engine.map import load_map
+from diplomat.protocol import messages
+from diplomat.protocol.frames import ErrorCode
+from diplomat.server.settings import GameSettings
 
 from .daide_client import PATIENCE, MakeServer, WireClient
 
@@ -97,16 +97,16 @@ async def test_language_errors_get_huh_and_the_connection_stays(make_server: Mak
     c = await WireClient.connect(server.address[1])
     await c.send_raw(bytes.fromhex("0200000448034000"))  # "GOF (": unbalanced
     ev = await c.event()
-    assert isinstance(ev, m.Prn)
+    assert isinstance(ev, messages.Prn)
     await c.send_raw(bytes.fromhex("0200000248 1C".replace(" ", "")))  # bare YES
     ev = await c.event()
-    assert isinstance(ev, m.Huh) and ev.tokens[-1] == "ERR"
-    await c.send(m.Obs())
-    assert await c.event() == m.Yes(m.Obs())
-    assert await c.event() == m.Map("standard")
+    assert isinstance(ev, messages.Huh) and ev.tokens[-1] == "ERR"
+    await c.send(messages.Obs())
+    assert await c.event() == messages.Yes(messages.Obs())
+    assert await c.event() == messages.Map("standard")
     await c.send("DRW")  # observers may not vote
     ev = await c.event()
-    assert isinstance(ev, m.Huh) and ev.tokens[0] == "ERR"
+    assert isinstance(ev, messages.Huh) and ev.tokens[0] == "ERR"
 
 
 async def test_orders_for_another_power_are_refused(make_server: MakeServer) -> None:
@@ -115,21 +115,21 @@ async def test_orders_for_another_power_are_refused(make_server: MakeServer) -> 
     clients = [await WireClient.connect(port) for _ in range(7)]
     for i, c in enumerate(clients):
         await c.join(f"p{i}")
-    hlos = [await c.expect(m.Hlo) for c in clients]
+    hlos = [await c.expect(messages.Hlo) for c in clients]
     eng = clients[[h.power for h in hlos].index("ENG")]
     await eng.send("SUB ((FRA AMY PAR) MTO BUR) ((ENG FLT LON) MTO NTH) ((ENG AMY LVP) MTO BUR)")
-    thx = [await eng.expect(m.Thx) for _ in range(3)]
+    thx = [await eng.expect(messages.Thx) for _ in range(3)]
     assert [t.note.value for t in thx] == ["NYU", "MBV", "FAR"]
-    mis = await eng.expect(m.Mis)
+    mis = await eng.expect(messages.Mis)
     assert {str(u) for u in mis.units} == {"F EDI", "A LVP"}
     # Wrong passcodes: refused, and after three guesses even the right one is.
     passcode = hlos[0].passcode
     other = await WireClient.connect(port)
     for guess in (1, 2, 3):
-        await other.send(m.Iam(hlos[0].power, passcode + guess))
-        assert isinstance(await other.event(), m.Rej)
-    await other.send(m.Iam(hlos[0].power, passcode))
-    assert isinstance(await other.event(), m.Rej)  # the power is still connected anyway
+        await other.send(messages.Iam(hlos[0].power, passcode + guess))
+        assert isinstance(await other.event(), messages.Rej)
+    await other.send(messages.Iam(hlos[0].power, passcode))
+    assert isinstance(await other.event(), messages.Rej)  # the power is still connected anyway
 
 
 async def test_leaving_and_coming_back(make_server: MakeServer) -> None:
@@ -138,32 +138,32 @@ async def test_leaving_and_coming_back(make_server: MakeServer) -> None:
     clients = [await WireClient.connect(port, text=True) for _ in range(7)]
     for i, c in enumerate(clients):
         await c.join(f"p{i}")
-    hlos = [await c.expect(m.Hlo) for c in clients]
+    hlos = [await c.expect(messages.Hlo) for c in clients]
     for c in clients:
-        assert await c.expect(m.Tme) == m.Tme(600)
+        assert await c.expect(messages.Tme) == messages.Tme(600)
     gone, hlo = clients[2], hlos[2]
     await gone.aclose()
     for c in clients[3:5]:
-        assert await c.expect(m.Ccd) == m.Ccd(hlo.power)
+        assert await c.expect(messages.Ccd) == messages.Ccd(hlo.power)
     back = await WireClient.connect(port)
-    await back.send(m.Iam(hlo.power, hlo.passcode))
-    assert await back.event() == m.Yes(m.Iam(hlo.power, hlo.passcode))
-    assert await clients[3].expect(m.Not) == m.Not(m.Ccd(hlo.power))
+    await back.send(messages.Iam(hlo.power, hlo.passcode))
+    assert await back.event() == messages.Yes(messages.Iam(hlo.power, hlo.passcode))
+    assert await clients[3].expect(messages.Not) == messages.Not(messages.Ccd(hlo.power))
     await back.send("TME")
-    tme = await back.expect(m.Tme)
+    tme = await back.expect(messages.Tme)
     assert 0 < (tme.seconds or 0) <= 600
     # The game goes on: everybody holds, and the phase is processed.
     for c, h in [(back, hlo)] + [
         (c, h) for c, h in zip(clients, hlos, strict=True) if c is not gone
     ]:
         await c.send(f"SUB {' '.join(f'(({h.power} {u}) HLD)' for u in _units(h.power))}")
-    now = await back.expect(m.Now)
+    now = await back.expect(messages.Now)
     while now.turn.name != "F1901M":
-        now = await back.expect(m.Now)
+        now = await back.expect(messages.Now)
 
 
 def _units(power: str) -> list[str]:
-    from engine.state import Unit, initial_state
+    from diplomat.engine.state import Unit, initial_state
 
     def loc(u: Unit) -> str:
         return u.loc if "/" not in u.loc else "(" + u.loc.replace("/", " ") + "S)"
@@ -182,7 +182,7 @@ async def test_slow_reader_is_dropped_and_the_game_goes_on(make_server: MakeServ
     slow = await WireClient.connect(port)
     await slow.join("slow")
     # Ask for the map definition again and again without reading a byte.
-    mdf = slow.conn.send(m.Mdf())
+    mdf = slow.conn.send(messages.Mdf())
     with trio.fail_after(PATIENCE):
         try:
             for _ in range(20000):
@@ -196,8 +196,8 @@ async def test_slow_reader_is_dropped_and_the_game_goes_on(make_server: MakeServ
             await trio.sleep(0.05)
     # Another client is served normally.
     other = await WireClient.connect(port)
-    await other.send(m.Map())
-    assert await other.event() == m.Map("standard")
+    await other.send(messages.Map())
+    assert await other.event() == messages.Map("standard")
 
 
 FUZZ_INPUTS = 600
@@ -244,7 +244,7 @@ async def test_fuzzed_input_never_hurts_the_server(make_server: MakeServer) -> N
             for data in inputs[start : start + 50]:
                 n.start_soon(one, data)
     c = await WireClient.connect(port)
-    await c.send(m.Map())
-    assert await c.event() == m.Map("standard")
-    await watcher.send(m.Map())
-    assert await watcher.expect(m.Map) == m.Map("standard")
+    await c.send(messages.Map())
+    assert await c.event() == messages.Map("standard")
+    await watcher.send(messages.Map())
+    assert await watcher.expect(messages.Map) == messages.Map("standard")

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import trio
 
-from engine.orders import Result
-from protocol import messages as m
-from server.store import Store
+from diplomat.engine.orders import Result
+from diplomat.protocol import messages
+from diplomat.server.store import Store
 
 from .daide_client import PATIENCE, WireClient
 from .test_reliability import _units
@@ -23,7 +23,7 @@ async def _start(db: Path, grace: float = PATIENCE) -> tuple[subprocess.Popen[st
         [
             sys.executable,
             "-m",
-            "cli.main",
+            "diplomat.cli.main",
             "serve",
             "--port",
             "0",
@@ -61,14 +61,14 @@ async def test_kill_and_resume(tmp_path: Path) -> None:
         clients = [await WireClient.connect(port, text=True) for _ in range(7)]
         for i, c in enumerate(clients):
             await c.join(f"p{i}")
-        hlos = [await c.expect(m.Hlo) for c in clients]
+        hlos = [await c.expect(messages.Hlo) for c in clients]
         by_power = {h.power: c for h, c in zip(hlos, clients, strict=True)}
         fra = by_power["FRA"]
         await fra.send("SUB ((FRA AMY PAR) MTO BUR)")
-        assert (await fra.expect(m.Thx)).note.value == "MBV"
+        assert (await fra.expect(messages.Thx)).note.value == "MBV"
         await by_power["ENG"].send("SND (FRA) (PRP (PCE (ENG FRA)))")
-        await by_power["ENG"].expect(m.Yes)
-        await fra.expect(m.Frm)
+        await by_power["ENG"].expect(messages.Yes)
+        await fra.expect(messages.Frm)
     finally:
         proc.kill()  # SIGKILL: no chance to save anything more
         proc.wait()
@@ -77,25 +77,25 @@ async def test_kill_and_resume(tmp_path: Path) -> None:
         back: dict[str, WireClient] = {}
         for h in hlos:
             c = await WireClient.connect(port)
-            await c.send(m.Iam(h.power, h.passcode))
-            assert await c.expect(m.Yes) == m.Yes(m.Iam(h.power, h.passcode))
+            await c.send(messages.Iam(h.power, h.passcode))
+            assert await c.expect(messages.Yes) == messages.Yes(messages.Iam(h.power, h.passcode))
             back[h.power] = c
         await back["FRA"].send("MIS")
-        mis = await back["FRA"].expect(m.Mis)
+        mis = await back["FRA"].expect(messages.Mis)
         assert {str(u) for u in mis.units} == {"F BRE", "A MAR"}  # PAR's order survived
         for power, c in back.items():
             units = [u for u in _units(power) if not (power == "FRA" and "PAR" in u)]
             await c.send(f"SUB {' '.join(f'(({power} {u}) HLD)' for u in units)}")
-        ords: list[m.Ord] = []
+        ords: list[messages.Ord] = []
         while len(ords) < 22:
-            ords.append(await back["AUS"].expect(m.Ord))
+            ords.append(await back["AUS"].expect(messages.Ord))
         par = [o for o in ords if str(o.order) == "A PAR - BUR"]
         assert par and isinstance(par[0].result, Result) and par[0].result.outcome.value == "SUC"
     finally:
         proc.kill()
         proc.wait()
     out = subprocess.run(
-        [sys.executable, "-m", "cli.main", "show", "1", "--db", str(db), "--json"],
+        [sys.executable, "-m", "diplomat.cli.main", "show", "1", "--db", str(db), "--json"],
         capture_output=True,
         text=True,
         check=True,
@@ -119,7 +119,7 @@ async def test_after_the_grace_absent_players_are_in_disorder_and_the_game_waits
         clients = [await WireClient.connect(port, text=True) for _ in range(7)]
         for i, c in enumerate(clients):
             await c.join(f"p{i}")
-        hlos = [await c.expect(m.Hlo) for c in clients]
+        hlos = [await c.expect(messages.Hlo) for c in clients]
     finally:
         proc.kill()
         proc.wait()
@@ -132,27 +132,31 @@ async def test_after_the_grace_absent_players_are_in_disorder_and_the_game_waits
     store = Store(db)
     try:
         back = await WireClient.connect(port)
-        await back.send(m.Iam(back_hlo.power, back_hlo.passcode))
-        assert await back.expect(m.Yes) == m.Yes(m.Iam(back_hlo.power, back_hlo.passcode))
-        ccds = [await back.expect(m.Ccd) for _ in others]
+        await back.send(messages.Iam(back_hlo.power, back_hlo.passcode))
+        assert await back.expect(messages.Yes) == messages.Yes(
+            messages.Iam(back_hlo.power, back_hlo.passcode)
+        )
+        ccds = [await back.expect(messages.Ccd) for _ in others]
         assert sorted(c.power for c in ccds) == others
         status = {p.power: p.status for p in store.players(1)}
         assert status == {back_hlo.power: "playing", **{p: "disorder" for p in others}}
         await back.send("NOW")
-        assert (await back.expect(m.Now)).turn.name == "S1901M"
+        assert (await back.expect(messages.Now)).turn.name == "S1901M"
         units = _units(back_hlo.power)
         await back.send(f"SUB {' '.join(f'(({back_hlo.power} {u}) HLD)' for u in units)}")
-        assert (await back.expect(m.Now)).turn.name == "F1901M"
+        assert (await back.expect(messages.Now)).turn.name == "F1901M"
         # Everybody away: the game waits, however long; it resumes when one comes back.
         await back.aclose()
         with trio.fail_after(PATIENCE):
             while any(p.status != "disorder" for p in store.players(1)):
                 await trio.sleep(0.05)
         again = await WireClient.connect(port)
-        await again.send(m.Iam(back_hlo.power, back_hlo.passcode))
-        assert await again.expect(m.Yes) == m.Yes(m.Iam(back_hlo.power, back_hlo.passcode))
+        await again.send(messages.Iam(back_hlo.power, back_hlo.passcode))
+        assert await again.expect(messages.Yes) == messages.Yes(
+            messages.Iam(back_hlo.power, back_hlo.passcode)
+        )
         await again.send("NOW")
-        assert (await again.expect(m.Now)).turn.name == "F1901M"
+        assert (await again.expect(messages.Now)).turn.name == "F1901M"
     finally:
         store.close()
         proc.kill()
@@ -168,19 +172,19 @@ async def test_a_power_the_game_waits_for_is_waited_for_however_long(make_server
     clients = [await WireClient.connect(port, text=True) for _ in range(7)]
     for i, c in enumerate(clients):
         await c.join(f"p{i}")
-    hlos = [await c.expect(m.Hlo) for c in clients]
+    hlos = [await c.expect(messages.Hlo) for c in clients]
     (runner,) = [r for r in server.games.values() if r.status().started]
     person, hlo = clients[0], hlos[0]
     runner.wait_for(hlo.power)
     await person.aclose()
     for c, h in zip(clients[1:], hlos[1:], strict=True):
-        await c.expect(m.Ccd)
+        await c.expect(messages.Ccd)
         await c.send(f"SUB {' '.join(f'(({h.power} {u}) HLD)' for u in _units(h.power))}")
-        await c.expect(m.Thx)  # handled by the game
+        await c.expect(messages.Thx)  # handled by the game
     back = await WireClient.connect(port)
-    await back.send(m.Iam(hlo.power, hlo.passcode))
-    assert await back.expect(m.Yes) == m.Yes(m.Iam(hlo.power, hlo.passcode))
+    await back.send(messages.Iam(hlo.power, hlo.passcode))
+    assert await back.expect(messages.Yes) == messages.Yes(messages.Iam(hlo.power, hlo.passcode))
     await back.send("NOW")
-    assert (await back.expect(m.Now)).turn.name == "S1901M"  # it waited
+    assert (await back.expect(messages.Now)).turn.name == "S1901M"  # it waited
     await back.send(f"SUB {' '.join(f'(({hlo.power} {u}) HLD)' for u in _units(hlo.power))}")
-    assert (await back.expect(m.Now)).turn.name == "F1901M"
+    assert (await back.expect(messages.Now)).turn.name == "F1901M"

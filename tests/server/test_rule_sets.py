@@ -9,10 +9,10 @@ import pytest
 import trio
 from pydantic import ValidationError
 
-from engine.orders import Hold, Move, Order, Result
-from engine.state import Unit
-from protocol import messages as m
-from server.settings import GameSettings
+from diplomat.engine.orders import Hold, Move, Order, Result
+from diplomat.engine.state import Unit
+from diplomat.protocol import messages
+from diplomat.server.settings import GameSettings
 
 from .daide_client import MakeServer, WireClient
 from .test_game_flow import play_holds
@@ -52,9 +52,11 @@ async def test_a_via_convoy_move_with_no_convoy_by_the_game_rule_set(
     # The last NOW every player saw: DATC 3.0 keeps the army in Yorkshire (no convoy route),
     # the package's rules move it over land to London.
     for log in logs:
-        last = [e for e in log if isinstance(e, m.Now)][-1]
+        last = [e for e in log if isinstance(e, messages.Now)][-1]
         assert Unit("ENG", "A", army) in last.units
-    ords = [o for o in logs[0] if isinstance(o, m.Ord) and o.turn and o.turn.name == "F1901M"]
+    ords = [
+        o for o in logs[0] if isinstance(o, messages.Ord) and o.turn and o.turn.name == "F1901M"
+    ]
     (cto,) = [o for o in ords if isinstance(o.order, Move) and o.order.unit.loc == "YOR"]
     assert isinstance(cto.result, Result)
     assert cto.result.outcome.value == ("BNC" if rules == "datc" else "SUC")

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 import trio
 
-from engine.orders import Hold
-from engine.state import Unit
-from protocol import messages as m
-from protocol.connection import Closed
-from protocol.tokens import STANDARD
+from diplomat.engine.orders import Hold
+from diplomat.engine.state import Unit
+from diplomat.protocol import messages
+from diplomat.protocol.connection import Closed
+from diplomat.protocol.tokens import STANDARD
 
 from .daide_client import PATIENCE, WireClient
 
@@ -30,7 +30,7 @@ MOVE_TIME = 900  # far longer than the test: only the shutdown may end the phase
 
 
 def _serve(db: Path, *extra: str) -> subprocess.Popen[str]:
-    argv = [sys.executable, "-m", "cli.main", "serve", "--port", "0", "--no-web"]
+    argv = [sys.executable, "-m", "diplomat.cli.main", "serve", "--port", "0", "--no-web"]
     argv += ["--db", str(db), *extra]
     return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
@@ -49,11 +49,11 @@ async def test_sigterm_sends_off_and_fm(tmp_path: Path) -> None:
         binary = await WireClient.connect(port, table=STANDARD)
         text = await WireClient.connect(port, text=True, table=STANDARD)
         for c in (binary, text):
-            await c.send(m.Nme("stayer", "1"))
-            await c.expect(m.Map)
+            await c.send(messages.Nme("stayer", "1"))
+            await c.expect(messages.Map)
         proc.send_signal(signal.SIGTERM)
         for c in (binary, text):
-            assert await c.expect(m.Off) == m.Off()
+            assert await c.expect(messages.Off) == messages.Off()
             end = await c.event()
             assert isinstance(end, Closed)
         # The binary client was sent an FM (a clean close), not just a dropped socket.
@@ -78,7 +78,7 @@ def _processes() -> Iterator[list[subprocess.Popen[str]]]:
 
 
 def _dumbbot(port: int, seed: int, *extra: str) -> subprocess.Popen[str]:
-    argv = [sys.executable, "-m", "bots.dumbbot", "--port", str(port), "--seed", str(seed)]
+    argv = [sys.executable, "-m", "diplomat.bots.dumbbot", "--port", str(port), "--seed", str(seed)]
     argv += ["--reconnect", "0", *extra]
     return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
 
@@ -120,29 +120,29 @@ async def test_a_stop_mid_phase_plays_nothing_and_the_restart_resumes_it(
         me = await WireClient.connect(port, text=True, table=STANDARD)
         await me.join("person")
         procs += [_dumbbot(port, seed) for seed in range(6)]
-        hlo = await me.expect(m.Hlo)
-        now = await me.expect(m.Now)
+        hlo = await me.expect(messages.Hlo)
+        now = await me.expect(messages.Now)
         assert now.turn is not None and now.turn.name == "S1901M"
         mine = [u for u in now.units if isinstance(u, Unit) and u.power == hlo.power]
         others: dict[str, int] = {}
         for u in now.units:
             if isinstance(u, Unit) and u.power != hlo.power:
                 others[u.power] = others.get(u.power, 0) + 1
-        await me.send(m.Sub((Hold(mine[0]),)))
-        assert (await me.expect(m.Thx)).note.value == "MBV"
+        await me.send(messages.Sub((Hold(mine[0]),)))
+        assert (await me.expect(messages.Thx)).note.value == "MBV"
         await _until(lambda: _ordered_all(db, others))
         # Let the deadline's clock visibly run (the server tells when 897 s are left), so
         # that a restart with a fresh 900 s could not pass for one with the time left.
-        await me.send(m.Tme(MOVE_TIME - 3))
-        assert await me.expect(m.Yes) == m.Yes(m.Tme(MOVE_TIME - 3))
-        assert await me.expect(m.Tme) == m.Tme(MOVE_TIME - 3)
-        await me.send(m.Tme())
-        left = (await me.expect(m.Tme)).seconds
+        await me.send(messages.Tme(MOVE_TIME - 3))
+        assert await me.expect(messages.Yes) == messages.Yes(messages.Tme(MOVE_TIME - 3))
+        assert await me.expect(messages.Tme) == messages.Tme(MOVE_TIME - 3)
+        await me.send(messages.Tme())
+        left = (await me.expect(messages.Tme)).seconds
         asked = time.monotonic()
         assert left is not None and left <= MOVE_TIME - 3
 
         server.send_signal(signum)
-        assert await me.expect(m.Off) == m.Off()
+        assert await me.expect(messages.Off) == messages.Off()
         assert await trio.to_thread.run_sync(server.wait) == 0
         stopped_within = time.monotonic() - asked
 
@@ -167,18 +167,18 @@ async def test_a_stop_mid_phase_plays_nothing_and_the_restart_resumes_it(
         procs.append(server)
         port = await _port(server)
         me = await WireClient.connect(port, text=True, table=STANDARD)
-        await me.send(m.Iam(hlo.power, hlo.passcode))
-        assert await me.expect(m.Yes) == m.Yes(m.Iam(hlo.power, hlo.passcode))
-        await me.send(m.Now())
-        assert (await me.expect(m.Now)).turn == now.turn
-        await me.send(m.Tme())
-        resumed_left = (await me.expect(m.Tme)).seconds
+        await me.send(messages.Iam(hlo.power, hlo.passcode))
+        assert await me.expect(messages.Yes) == messages.Yes(messages.Iam(hlo.power, hlo.passcode))
+        await me.send(messages.Now())
+        assert (await me.expect(messages.Now)).turn == now.turn
+        await me.send(messages.Tme())
+        resumed_left = (await me.expect(messages.Tme)).seconds
         since = time.monotonic() - restarted
         assert resumed_left is not None
         assert remaining - since - 0.5 <= resumed_left <= remaining + 0.5
         # The unit ordered before the stop is not missing; the other two are.
-        await me.send(m.Mis())
-        missing = (await me.expect(m.Mis)).units
+        await me.send(messages.Mis())
+        missing = (await me.expect(messages.Mis)).units
         assert set(missing) == set(mine[1:])
 
         # The bots take their powers back; the person orders the rest: the game plays on.
@@ -186,15 +186,15 @@ async def test_a_stop_mid_phase_plays_nothing_and_the_restart_resumes_it(
             _read(db, "SELECT power, passcode FROM players WHERE power != ?", hlo.power)
         ):
             procs.append(_dumbbot(port, 10 + i, "--power", str(power), "--passcode", str(passcode)))
-        await me.send(m.Sub(tuple(Hold(u) for u in mine[1:])))
-        results: list[m.Ord] = []
+        await me.send(messages.Sub(tuple(Hold(u) for u in mine[1:])))
+        results: list[messages.Ord] = []
         with trio.fail_after(PATIENCE):
             while True:
                 msg = await me.event()
                 assert not isinstance(msg, Closed), msg
-                if isinstance(msg, m.Ord):
+                if isinstance(msg, messages.Ord):
                     results.append(msg)
-                if isinstance(msg, m.Now) and msg.turn != now.turn:
+                if isinstance(msg, messages.Now) and msg.turn != now.turn:
                     break
         assert msg.turn is not None and msg.turn.name == "F1901M"
         # The order given before the stop was adjudicated with the others.

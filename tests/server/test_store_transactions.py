@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from server.store import transaction
+from diplomat.server.store import transaction
 
 
 class _InterruptedAfterBegin(sqlite3.Connection):

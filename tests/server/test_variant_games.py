@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 import trio
 
-from engine.map import load_map
-from engine.state import Unit
-from protocol import messages as m
-from protocol.connection import ClientConnection
-from protocol.mdf import MapDefinition, table_for_map
-from server.app import Server
-from server.logs import configure_logging
-from server.settings import GameSettings
-from server.store import Store
+from diplomat.engine.map import load_map
+from diplomat.engine.state import Unit
+from diplomat.protocol import messages
+from diplomat.protocol.connection import ClientConnection
+from diplomat.protocol.mdf import MapDefinition, table_for_map
+from diplomat.server.app import Server
+from diplomat.server.logs import configure_logging
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
 
 from .daide_client import MakeServer, WireClient
 from .test_game_flow import play_holds
@@ -32,16 +32,16 @@ async def test_three_players_play_hundred_to_the_year_limit(make_server: MakeSer
     # Two binary clients (they learn the names from the RM) and one text client (it knows
     # the map's names itself).
     clients = [await WireClient.connect(port, text=(i == 2), table=table) for i in range(3)]
-    await clients[0].send(m.Mdf())
-    mdf = await clients[0].expect(m.Mdf)
+    await clients[0].send(messages.Mdf())
+    mdf = await clients[0].expect(messages.Mdf)
     assert mdf.definition == MapDefinition.from_map(hundred)
     assert isinstance(clients[0].conn, ClientConnection)
     assert clients[0].conn.table.records() == table.records()
     for i, c in enumerate(clients):
-        await c.send(m.Nme(f"bot{i}", "1.0"))
-        assert await c.expect(m.Yes) == m.Yes(m.Nme(f"bot{i}", "1.0"))
-        assert await c.expect(m.Map) == m.Map("hundred3")
-        await c.send(m.Yes(m.Map("hundred3")))
+        await c.send(messages.Nme(f"bot{i}", "1.0"))
+        assert await c.expect(messages.Yes) == messages.Yes(messages.Nme(f"bot{i}", "1.0"))
+        assert await c.expect(messages.Map) == messages.Map("hundred3")
+        await c.send(messages.Yes(messages.Map("hundred3")))
     logs: list[list[Any]] = [[] for _ in clients]
     async with trio.open_nursery() as n:
         for c, log in zip(clients, logs, strict=True):
@@ -49,13 +49,13 @@ async def test_three_players_play_hundred_to_the_year_limit(make_server: MakeSer
     powers = set()
     for log in logs:
         hlo = log[0]
-        assert isinstance(hlo, m.Hlo)
+        assert isinstance(hlo, messages.Hlo)
         powers.add(hlo.power)
-        now = next(e for e in log if isinstance(e, m.Now))
+        now = next(e for e in log if isinstance(e, messages.Now))
         assert now.turn is not None and now.turn.name == "S1425M"
         start = {loc for us in hundred.start_units.values() for _, loc in us}
         assert {u.loc for u in now.units if isinstance(u, Unit)} == start
-        smr = next(e for e in log if isinstance(e, m.Smr))
+        smr = next(e for e in log if isinstance(e, messages.Smr))
         assert {e.power for e in smr.entries} == set(hundred.powers)
     assert powers == set(hundred.powers)
     (row,) = server.store.games()
@@ -71,7 +71,7 @@ async def test_a_fourth_player_is_refused_on_a_three_power_map(make_server: Make
     for i, c in enumerate(clients):
         await c.join(f"bot{i}")
     for c in clients:
-        assert (await c.expect(m.Hlo)).power in ("BUR", "ENG", "FRA")
+        assert (await c.expect(messages.Hlo)).power in ("BUR", "ENG", "FRA")
     # The game is full: a late player goes to the next open game, which waits for three.
     late = await WireClient.connect(port)
     await late.join("late")

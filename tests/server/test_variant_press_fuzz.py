@@ -18,14 +18,14 @@ from typing import Any
 
 import trio
 
-from engine.map import GameMap, load_map
-from engine.orders import Hold, Move
-from engine.state import initial_state
-from protocol import messages as m
-from protocol.codec import codec_for
-from protocol.levels import press_level
-from protocol.mdf import table_for_map
-from server.settings import GameSettings
+from diplomat.engine.map import GameMap, load_map
+from diplomat.engine.orders import Hold, Move
+from diplomat.engine.state import initial_state
+from diplomat.protocol import messages
+from diplomat.protocol.codec import codec_for
+from diplomat.protocol.levels import press_level
+from diplomat.protocol.mdf import table_for_map
+from diplomat.server.settings import GameSettings
 
 from .daide_client import PATIENCE, MakeServer, WireClient
 
@@ -34,7 +34,7 @@ PER_CLIENT = 100
 LEVEL = 20
 # Words that break a message on Modern: standard powers it lacks, syntax, junk.
 BREAKERS = ["ENG", "FRA", "AUS", "(", ")", "ERR", "-5", "'x'", "XYZ", "PRP", "AND"]
-REPLY = (m.Huh, m.Rej, m.Prn, m.Ccd, m.Out)
+REPLY = (messages.Huh, messages.Rej, messages.Prn, messages.Ccd, messages.Out)
 
 
 class PressFuzz:
@@ -55,41 +55,46 @@ class PressFuzz:
         kinds = ["pce", "aly", "drw", "slo", "dmz", "xdo", *(["and", "orr"] if depth else [])]
         kind = r.choice(kinds)
         if kind == "pce":
-            return m.Pce(self.some(self.powers))
+            return messages.Pce(self.some(self.powers))
         if kind == "aly":
             allies = self.some(self.powers)
-            return m.Aly(allies, self.some([p for p in self.powers if p not in allies]))
+            return messages.Aly(allies, self.some([p for p in self.powers if p not in allies]))
         if kind == "drw":
-            return m.Drw()
+            return messages.Drw()
         if kind == "slo":
-            return m.Slo(r.choice(self.powers))
+            return messages.Slo(r.choice(self.powers))
         if kind == "dmz":
-            return m.Dmz(self.some(self.powers), self.some(self.provinces))
+            return messages.Dmz(self.some(self.powers), self.some(self.provinces))
         if kind == "xdo":
             unit = r.choice(self.units)
             order = Hold(unit) if r.random() < 0.5 else Move(unit, r.choice(self.provinces))
-            return m.Xdo(order)
+            return messages.Xdo(order)
         parts = tuple(self.arrangement(depth - 1) for _ in range(r.randint(2, 3)))
-        return m.And(parts) if kind == "and" else m.Orr(parts)
+        return messages.And(parts) if kind == "and" else messages.Orr(parts)
 
     def press(self) -> Any:
         r = self.rng
         arr = self.arrangement(r.randint(0, 3))
         kind = r.choice(["prp", "yes", "rej", "bwx", "ccl", "fct", "not", "try"])
         if kind == "prp":
-            return m.Prp(arr)
+            return messages.Prp(arr)
         if kind in ("yes", "rej", "bwx", "ccl"):
-            wrap = {"yes": m.Yes, "rej": m.Rej, "bwx": m.Bwx, "ccl": m.Ccl}[kind]
-            return wrap(m.Prp(arr))
+            wrap = {
+                "yes": messages.Yes,
+                "rej": messages.Rej,
+                "bwx": messages.Bwx,
+                "ccl": messages.Ccl,
+            }[kind]
+            return wrap(messages.Prp(arr))
         if kind == "fct":
-            return m.Fct(arr)
+            return messages.Fct(arr)
         if kind == "not":
-            return m.Fct(m.Not(arr))
-        return m.Try(tuple(r.sample(["PRP", "PCE", "ALY", "XDO", "AND", "DMZ"], 3)))
+            return messages.Fct(messages.Not(arr))
+        return messages.Try(tuple(r.sample(["PRP", "PCE", "ALY", "XDO", "AND", "DMZ"], 3)))
 
-    def snd(self, sender: str) -> m.Snd:
+    def snd(self, sender: str) -> messages.Snd:
         to = self.some([p for p in self.powers if p != sender] + [sender], 4)
-        return m.Snd(to, self.press())
+        return messages.Snd(to, self.press())
 
 
 async def test_the_press_fuzz_on_a_map_with_its_own_powers(make_server: MakeServer) -> None:
@@ -102,9 +107,11 @@ async def test_the_press_fuzz_on_a_map_with_its_own_powers(make_server: MakeServ
     clients = [await WireClient.connect(port, text=True, table=table) for _ in modern.powers]
     for i, c in enumerate(clients):
         await c.join(f"fuzzer{i}")
-    powers = [(await c.expect(m.Hlo)).power for c in clients]  # the game starts when all are in
+    powers = [
+        (await c.expect(messages.Hlo)).power for c in clients
+    ]  # the game starts when all are in
     for c in clients:
-        await c.expect(m.Now)  # the game has begun for everyone
+        await c.expect(messages.Now)  # the game has begun for everyone
 
     rng = random.Random(SEED)
     fuzz = PressFuzz(modern, rng)
@@ -129,7 +136,7 @@ async def test_the_press_fuzz_on_a_map_with_its_own_powers(make_server: MakeServ
         above.append(high)
 
     replies: list[list[Any]] = [[] for _ in clients]
-    relayed: list[m.Frm] = []
+    relayed: list[messages.Frm] = []
 
     async def fuzz_one(i: int) -> None:
         c = clients[i]
@@ -137,32 +144,34 @@ async def test_the_press_fuzz_on_a_map_with_its_own_powers(make_server: MakeServ
         with trio.fail_after(PATIENCE):
             while len(replies[i]) < PER_CLIENT:
                 ev = await c.event()
-                if isinstance(ev, m.Frm):
+                if isinstance(ev, messages.Frm):
                     relayed.append(ev)
-                elif (isinstance(ev, m.Yes) and isinstance(ev.inner, m.Snd)) or isinstance(
-                    ev, REPLY
-                ):
+                elif (
+                    isinstance(ev, messages.Yes) and isinstance(ev.inner, messages.Snd)
+                ) or isinstance(ev, REPLY):
                     replies[i].append(ev)
                 else:
-                    assert not isinstance(ev, m.Off | m.Smr), ev  # the game must not end
+                    assert not isinstance(ev, messages.Off | messages.Smr), (
+                        ev
+                    )  # the game must not end
 
     async with trio.open_nursery() as nursery:
         for i in range(len(clients)):
             nursery.start_soon(fuzz_one, i)
 
     for i, got in enumerate(replies):
-        huhs = sum(isinstance(r, m.Huh) for r in got)
+        huhs = sum(isinstance(r, messages.Huh) for r in got)
         assert huhs >= above[i], (powers[i], huhs, above[i])
-        assert any(isinstance(r, m.Yes) for r in got), powers[i]
+        assert any(isinstance(r, messages.Yes) for r in got), powers[i]
     # Press naming Modern's own powers went through, to the players named.
     assert any(f.sender in ("EGY", "BRT", "POL", "SPA", "UKR") for f in relayed)
     # The server still serves: the game's map for a newcomer, and every player's game goes on
     # (everyone holds: the phase is processed).
     newcomer = await WireClient.connect(port, text=True, table=table)
-    await newcomer.send(m.Map())
-    assert await newcomer.expect(m.Map) == m.Map("modern")
+    await newcomer.send(messages.Map())
+    assert await newcomer.expect(messages.Map) == messages.Map("modern")
     start = initial_state(modern)
     for c, power in zip(clients, powers, strict=True):
-        await c.send(m.Sub(tuple(Hold(u) for u in start.units_of(power))))
-    now = await clients[0].expect(m.Now)
+        await c.send(messages.Sub(tuple(Hold(u) for u in start.units_of(power))))
+    now = await clients[0].expect(messages.Now)
     assert now.turn.name == "F1995M"

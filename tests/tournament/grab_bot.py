@@ -8,10 +8,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bots import Bot, View
-from bots.commandline import run
-from engine.map import province_of
-from engine.orders import Hold, Move, Order
+from diplomat.bots import Bot, View
+from diplomat.bots.commandline import run
+from diplomat.engine.map import province_of
+from diplomat.engine.orders import Hold, Move, Order
 
 
 class GrabBot(Bot):

@@ -24,13 +24,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tournament.local_ray import Cluster
+from diplomat.tournament.local_ray import Cluster
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def diplomat(*args: str) -> list[str]:
-    return [sys.executable, "-m", "cli.main", "tournament", *args]
+    return [sys.executable, "-m", "diplomat.cli.main", "tournament", *args]
 
 
 def finished_games(db: Path) -> int:
@@ -49,11 +49,11 @@ def match(folder: Path, cluster: Cluster) -> dict[str, Any]:
     """The same tournament on the cluster and here: each game's seats and outcome."""
     import trio
 
-    from server.logs import configure_logging
-    from server.settings import GameSettings
-    from server.store import Store
-    from tournament.records import Records
-    from tournament.runner import Tournament, parse_lineup
+    from diplomat.server.logs import configure_logging
+    from diplomat.server.settings import GameSettings
+    from diplomat.server.store import Store
+    from diplomat.tournament.records import Records
+    from diplomat.tournament.runner import Tournament, parse_lineup
 
     configure_logging("error")
     out: dict[str, Any] = {}
@@ -120,10 +120,10 @@ def resume(folder: Path, cluster: Cluster) -> dict[str, Any]:
 def incomplete(folder: Path, cluster: Cluster) -> dict[str, Any]:
     import trio
 
-    from server.logs import configure_logging
-    from server.settings import GameSettings
-    from server.store import Store
-    from tournament.runner import Tournament, parse_lineup
+    from diplomat.server.logs import configure_logging
+    from diplomat.server.settings import GameSettings
+    from diplomat.server.store import Store
+    from diplomat.tournament.runner import Tournament, parse_lineup
 
     configure_logging("error")
     store = Store(folder / "incomplete.sqlite")

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from diplomat.tournament.local_ray import in_namespace, isolation_problem
 from tests.tournament.raycluster import ROOT
-from tournament.local_ray import in_namespace, isolation_problem
 
 problem = isolation_problem()
 pytestmark = pytest.mark.skipif(problem is not None, reason=f"a Ray cluster needs {problem}")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from server.settings import GameSettings
-from server.store import Store
-from tournament.records import Records
-from tournament.runner import Tournament, parse_lineup, seat_seed
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
+from diplomat.tournament.records import Records
+from diplomat.tournament.runner import Tournament, parse_lineup, seat_seed
 
 
 def _seeds(path: Path, seed: int, game: int) -> list[int]:

@@ -15,13 +15,20 @@ from pathlib import Path
 import pytest
 import trio
 
-from cli.main import main
-from server.settings import GameSettings
-from server.store import Store
-from tournament.records import Records, TournamentLocked
-from tournament.runner import LineupError, Tournament, parse_lineup, power_of_seat
-from tournament.schedule import balanced
-from tournament.scoring import GameResult, SeatResult, c_diplo, daide_pot, draw_size, sum_of_squares
+from diplomat.cli.main import main
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
+from diplomat.tournament.records import Records, TournamentLocked
+from diplomat.tournament.runner import LineupError, Tournament, parse_lineup, power_of_seat
+from diplomat.tournament.schedule import balanced
+from diplomat.tournament.scoring import (
+    GameResult,
+    SeatResult,
+    c_diplo,
+    daide_pot,
+    draw_size,
+    sum_of_squares,
+)
 
 PY = shlex.quote(sys.executable)
 
@@ -65,7 +72,7 @@ def test_scores() -> None:
 
 async def test_pipe_and_tcp_bots_play_a_tournament(tmp_path: Path) -> None:
     store = Store(tmp_path / "t.sqlite")
-    tcp = f"tcpbot={PY} -m bots.randombot --host {{host}} --port {{port}} --seed {{seed}}"
+    tcp = f"tcpbot={PY} -m diplomat.bots.randombot --host {{host}} --port {{port}} --seed {{seed}}"
     seats = parse_lineup(["holdbot:3", "randombot:3", tcp])
     settings = GameSettings(
         max_year=1902, move_time=20, retreat_time=10, build_time=10, map="standard"
@@ -321,7 +328,9 @@ def test_kill_9_then_resume_and_a_second_run_is_refused(tmp_path: Path) -> None:
     # One game at a time, so that games remain to be played when the second run starts.
     args = ["tournament", "dumbbot:7", "--games", "6", "--parallel", "1", "--max-year", "1912",
             "--seed", "2", "--db", str(db), "--quiet"]  # fmt: skip
-    first = subprocess.Popen([sys.executable, "-m", "cli.main", *args], stderr=subprocess.PIPE)
+    first = subprocess.Popen(
+        [sys.executable, "-m", "diplomat.cli.main", *args], stderr=subprocess.PIPE
+    )
     try:
         deadline = time.monotonic() + 300
         while not _finished(db) and time.monotonic() < deadline:
@@ -329,8 +338,8 @@ def test_kill_9_then_resume_and_a_second_run_is_refused(tmp_path: Path) -> None:
             time.sleep(0.1)
         assert _finished(db), "no game finished in 300 s"
         # A second run of the same tournament is refused while the first runs.
-        second = subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True,
-                                text=True, timeout=120)  # fmt: skip
+        second = subprocess.run([sys.executable, "-m", "diplomat.cli.main", *args],
+                                capture_output=True, text=True, timeout=120)  # fmt: skip
         assert second.returncode == 2 and "already running" in second.stderr
         assert f"pid {first.pid}" in second.stderr
         bots = _descendants(first.pid)
@@ -354,7 +363,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
     args = ["tournament", "dumbbot:7", "--games", "7", "--parallel", "1", "--max-year", "1912",
             "--db", str(db), "--quiet"]  # fmt: skip
     run = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", *args],
+        [sys.executable, "-m", "diplomat.cli.main", *args],
         stderr=subprocess.PIPE,
         text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
@@ -390,11 +399,11 @@ def test_a_tcp_bot_stops_reconnecting_as_soon_as_its_tournament_is_killed(tmp_pa
     script = tmp_path / "mute.py"
     script.write_text(MUTE_BOT)
     db, folder, err = tmp_path / "db.sqlite", tmp_path / "run", tmp_path / "stderr.txt"
-    tcp = f"tcp={PY} -m bots.holdbot --host {{host}} --port {{port}} --reconnect 3600"
+    tcp = f"tcp={PY} -m diplomat.bots.holdbot --host {{host}} --port {{port}} --reconnect 3600"
     args = ["tournament", tcp, f"mute={PY} {script}:6", "--games", "1", "--mtl", "600",
             "--db", str(db), "--dir", str(folder), "--quiet"]  # fmt: skip
     with err.open("wb") as stderr:
-        first = subprocess.Popen([sys.executable, "-m", "cli.main", *args], stderr=stderr)
+        first = subprocess.Popen([sys.executable, "-m", "diplomat.cli.main", *args], stderr=stderr)
     try:
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:  # until the TCP bot has ordered (it has its HLO)
@@ -405,7 +414,8 @@ def test_a_tcp_bot_stops_reconnecting_as_soon_as_its_tournament_is_killed(tmp_pa
         else:
             raise AssertionError("the TCP bot never ordered")
         (bot,) = [p for p in _descendants(first.pid)
-                  if b"bots.holdbot" in Path(f"/proc/{p}/cmdline").read_bytes()]  # fmt: skip
+                  if b"diplomat.bots.holdbot" in Path(f"/proc/{p}/cmdline").read_bytes()
+                  ]  # fmt: skip
     finally:
         first.kill()
         first.wait()
@@ -425,7 +435,7 @@ counter = pathlib.Path(sys.argv[1])
 n = int(counter.read_text()) + 1 if counter.exists() else 1
 counter.write_text(str(n))
 if n == 2:
-    os.execv(sys.executable, [sys.executable, "-m", "bots.holdbot", *sys.argv[2:]])
+    os.execv(sys.executable, [sys.executable, "-m", "diplomat.bots.holdbot", *sys.argv[2:]])
 print(f"start {n}: waiting for a licence server", flush=True)
 time.sleep(600)
 """

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
-from tournament.runner import Entry, parse_lineup
-from tournament.scoring import GameResult, SeatResult
-from tournament.tune import ParamRange, TuneError, Tuner
+from diplomat.cli.main import main
+from diplomat.tournament.runner import Entry, parse_lineup
+from diplomat.tournament.scoring import GameResult, SeatResult
+from diplomat.tournament.tune import ParamRange, TuneError, Tuner
 
 GRAB_BOT = Path(__file__).with_name("grab_bot.py")
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from bots.corekit import NEAR_SOLO
-from cli.main import main
-from engine.map import GameMap, bundled_maps, load_map
-from server.store import Store
+from diplomat.bots.corekit import NEAR_SOLO
+from diplomat.cli.main import main
+from diplomat.engine.map import GameMap, bundled_maps, load_map
+from diplomat.server.store import Store
 from tests.transcripts import english_lines
 
 # The two negotiators: --pact proposes an alliance to every power in the first movement

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 import trio
 
-from cli.main import main
-from engine.map import load_map
-from server.settings import GameSettings
-from server.store import Store
+from diplomat.cli.main import main
+from diplomat.engine.map import load_map
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
+from diplomat.tournament.runner import LineupError, Tournament, parse_lineup
 from tests.tournament.test_tournament import PY
-from tournament.runner import LineupError, Tournament, parse_lineup
 
 
 def test_cli_tournament_on_a_three_power_variant(
@@ -61,7 +61,7 @@ def test_lineups_and_pools_count_the_maps_powers() -> None:
 async def test_a_pool_on_a_four_power_variant(tmp_path: Path) -> None:
     store = Store(tmp_path / "t.sqlite")
     # One seat a pipe bot speaking DAIDE text: it learns Sail Ho's names from the map.
-    pipe = f"pipe={PY} -m bots.randombot --stdio --seed {{seed}}"
+    pipe = f"pipe={PY} -m diplomat.bots.randombot --stdio --seed {{seed}}"
     seats = parse_lineup(["holdbot:3", "randombot:2", pipe], pool=True, powers=4)
     settings = GameSettings(map="sailho", max_year=1902, move_time=20, retreat_time=10,
                             build_time=10)  # fmt: skip

@@ -62,7 +62,7 @@ def start_server(db: Path, *extra: str, session: bool = False) -> LiveServer:
         [
             sys.executable,
             "-m",
-            "cli.main",
+            "diplomat.cli.main",
             "serve",
             "--port",
             "0",

@@ -19,23 +19,23 @@ import sys
 
 import trio
 
-from bots.holdbot import HoldBot
-from bots.session import Session
-from bots.transport import play_tcp
-from protocol import messages as m
-from protocol.atoms import Atoms
-from protocol.tokens import STANDARD
+from diplomat.bots.holdbot import HoldBot
+from diplomat.bots.session import Session
+from diplomat.bots.transport import play_tcp
+from diplomat.protocol import messages
+from diplomat.protocol.atoms import Atoms
+from diplomat.protocol.tokens import STANDARD
 
 
-def answer(press: m.Prp) -> type[m.Yes | m.Rej | m.Bwx] | None:
+def answer(press: messages.Prp) -> type[messages.Yes | messages.Rej | messages.Bwx] | None:
     arr = press.arrangement
-    if isinstance(arr, m.Orr):
+    if isinstance(arr, messages.Orr):
         return None
-    if isinstance(arr, m.Drw | m.Slo):
-        return m.Rej
-    if isinstance(arr, m.Aly):
-        return m.Bwx
-    return m.Yes
+    if isinstance(arr, messages.Drw | messages.Slo):
+        return messages.Rej
+    if isinstance(arr, messages.Aly):
+        return messages.Bwx
+    return messages.Yes
 
 
 class Talker(Session):
@@ -45,26 +45,26 @@ class Talker(Session):
         self.draw_from = draw_from
         self.proposed = False
 
-    def handle(self, msg: m.Message, atoms: Atoms | None = None) -> list[m.Message]:
-        if isinstance(msg, m.Frm) and not isinstance(msg.press, m.FreeText):
-            if msg.sender == self.power or not isinstance(msg.press, m.Prp):
+    def handle(self, msg: messages.Message, atoms: Atoms | None = None) -> list[messages.Message]:
+        if isinstance(msg, messages.Frm) and not isinstance(msg.press, messages.FreeText):
+            if msg.sender == self.power or not isinstance(msg.press, messages.Prp):
                 return []
             reply = answer(msg.press)
             if reply is None:
                 return []
             to = tuple(p for p in (msg.sender, *msg.recipients) if p != self.power)
-            return [m.Snd(to, reply(msg.press))]
+            return [messages.Snd(to, reply(msg.press))]
         out = super().handle(msg, atoms)
         state = self.state
         if (
-            isinstance(msg, m.Now)
+            isinstance(msg, messages.Now)
             and self.draw_from is not None
             and state is not None
             and state.phase.year >= self.draw_from
         ):
-            out.append(m.Drw())  # votes end with the phase: a vote at each
+            out.append(messages.Drw())  # votes end with the phase: a vote at each
         if (
-            isinstance(msg, m.Now)
+            isinstance(msg, messages.Now)
             and self.propose_to
             and not self.proposed
             and self.power is not None
@@ -72,7 +72,11 @@ class Talker(Session):
             and state.phase.kind == "movement"
         ):
             self.proposed = True
-            out.append(m.Snd((self.propose_to,), m.Prp(m.Pce((self.propose_to, self.power)))))
+            out.append(
+                messages.Snd(
+                    (self.propose_to,), messages.Prp(messages.Pce((self.propose_to, self.power)))
+                )
+            )
         return out
 
 

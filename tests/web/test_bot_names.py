@@ -8,7 +8,7 @@ import ast
 import re
 from pathlib import Path
 
-from bots.registry import BUNDLED, DEFAULT_BOT, NEGOTIATORS, REGISTRY
+from diplomat.bots.registry import BUNDLED, DEFAULT_BOT, NEGOTIATORS, REGISTRY
 from tests.web.test_web_limits import MakeHub, request
 from tests.web.test_web_limits import make_hub as make_hub  # a fixture
 

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine.map import bundled_maps, load_map
+from diplomat.engine.map import bundled_maps, load_map
 
 from .conftest import start_server, stop_server
 from .test_browser import (

@@ -3,11 +3,11 @@ the engine allows is offered."""
 
 from __future__ import annotations
 
-from engine.map import load_map
-from engine.orders import Order
-from engine.state import Dislodged, Phase, Unit, initial_state, make_state
+from diplomat.engine.map import load_map
+from diplomat.engine.orders import Order
+from diplomat.engine.state import Dislodged, Phase, Unit, initial_state, make_state
+from diplomat.web.builder import OrderBuilder
 from tests.boards import board
-from web.builder import OrderBuilder
 
 GMAP = load_map("standard")
 

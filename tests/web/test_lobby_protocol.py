@@ -14,11 +14,11 @@ import pytest
 import trio
 import trio_websocket
 
-from server.app import Server
-from server.settings import GameSettings
-from server.store import Store
+from diplomat.server.app import Server
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
+from diplomat.web.hub import WebHub
 from tests.web.test_web_protocol import Page, http, open_page
-from web.hub import WebHub
 
 
 async def _hub(tmp_path: Path, public: bool) -> AsyncIterator[WebHub]:

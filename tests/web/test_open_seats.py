@@ -29,7 +29,7 @@ def _open_port(server: LiveServer, game: int) -> int:
 
 def _open_seat_bot(port: int) -> subprocess.Popen[str]:
     """A bundled bot taking an open seat, as its owner would start it (logging what it does)."""
-    argv = [sys.executable, "-m", "bots.holdbot", "--port", str(port), "-v"]
+    argv = [sys.executable, "-m", "diplomat.bots.holdbot", "--port", str(port), "-v"]
     return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 

@@ -14,10 +14,10 @@ import pytest
 import trio
 import trio_websocket
 
+from diplomat.web.hub import WebHub
+from diplomat.web.people import TokenGuard
 from tests.web import test_web_protocol as _protocol
 from tests.web.test_web_protocol import Page, given, http
-from web.hub import WebHub
-from web.people import TokenGuard
 
 # The same real server and hub as the protocol tests (a fixture of that module).
 web = _protocol.web

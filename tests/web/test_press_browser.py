@@ -253,7 +253,16 @@ def test_negotiating_in_the_browser_at_level_30(
             talker.wait(60)
     # The same press, as a transcript.
     out = subprocess.run(
-        [sys.executable, "-m", "cli.main", "show", game_id, "--db", str(server.db), "--press"],
+        [
+            sys.executable,
+            "-m",
+            "diplomat.cli.main",
+            "show",
+            game_id,
+            "--db",
+            str(server.db),
+            "--press",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

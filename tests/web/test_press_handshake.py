@@ -13,8 +13,8 @@ from pathlib import Path
 
 import trio
 
+from diplomat.web.hub import WebHub
 from tests.web.test_web_protocol import _press, open_page, web  # noqa: F401 (the fixture)
-from web.hub import WebHub
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,7 +26,17 @@ def _messages(view: dict[str, object]) -> list[dict[str, object]]:
 
 def _show(db: Path, game: int, *extra: str) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "cli.main", "show", str(game), "--db", str(db), "--press", *extra],
+        [
+            sys.executable,
+            "-m",
+            "diplomat.cli.main",
+            "show",
+            str(game),
+            "--db",
+            str(db),
+            "--press",
+            *extra,
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 import trio
 
-from protocol import messages as m
+from diplomat.protocol import messages
+from diplomat.web.hub import WebHub
 from tests.server.daide_client import WireClient
 from tests.server.test_shutdown import _processes
 from tests.web.conftest import ROOT
 from tests.web.test_web_protocol import Page, _press, open_page, web  # noqa: F401 (the fixture)
-from web.hub import WebHub
 
 PATIENCE = 180  # an outer limit for a test's slowest wait, never a pace
 
@@ -98,16 +98,16 @@ async def _seated(port: int, count: int) -> list[tuple[WireClient, str]]:
         client = await WireClient.connect(port)
         await client.join("person")
         clients.append(client)
-    return [(c, str((await c.expect(m.Hlo, PATIENCE)).power)) for c in clients]
+    return [(c, str((await c.expect(messages.Hlo, PATIENCE)).power)) for c in clients]
 
 
-async def _free_texts(client: WireClient, until: str) -> list[m.Frm]:
+async def _free_texts(client: WireClient, until: str) -> list[messages.Frm]:
     """The free text the client receives up to (and with) the message saying ``until``."""
-    got: list[m.Frm] = []
+    got: list[messages.Frm] = []
     with trio.fail_after(PATIENCE):
         while True:
-            frm = await client.expect(m.Frm, PATIENCE)
-            if isinstance(frm.press, m.FreeText):
+            frm = await client.expect(messages.Frm, PATIENCE)
+            if isinstance(frm.press, messages.FreeText):
                 got.append(frm)
                 if frm.press.text == until:
                     return got
@@ -146,7 +146,7 @@ async def test_free_text_reaches_only_its_recipients_and_a_bot_says_it_cannot_re
         assert [f.press.text for f in got_b] == ["For both of you"]  # type: ignore[union-attr]
         assert got_b[0].sender == "FRA" and set(got_b[0].recipients) == {a, b}
         # An answer from a seat shows in the page with who, to whom, phase and time.
-        await one.send(m.Snd(("FRA",), m.FreeText("Agreed, 'Burgundy' stays empty")))
+        await one.send(messages.Snd(("FRA",), messages.FreeText("Agreed, 'Burgundy' stays empty")))
         view = await page.until(lambda v: any(x["from"] == a for x in _messages(v)), PATIENCE)
         said = next(x for x in _messages(view) if x["from"] == a)
         assert said["text"] == "“Agreed, 'Burgundy' stays empty”" and said["free"]

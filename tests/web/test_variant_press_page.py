@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from cli.main import main
-from engine.map import bundled_maps, load_map, province_of
+from diplomat.cli.main import main
+from diplomat.engine.map import bundled_maps, load_map, province_of
+from diplomat.web.hub import WebHub
 from tests.server.masters import master_of
 from tests.transcripts import english_lines
-from web.hub import WebHub
 
 from .test_web_protocol import Page, _press, open_page, web  # noqa: F401 (the fixture)
 

@@ -16,12 +16,12 @@ import structlog
 import structlog.testing
 import trio
 
+from diplomat.web.hub import WebHub
 from tests.web.conftest import ROOT
 from tests.web.test_web_limits import GAME, JSON, MakeHub, request
 from tests.web.test_web_limits import make_hub as make_hub  # a fixture
 from tests.web.test_web_protocol import open_page
 from tests.web.test_web_protocol import web as web  # a fixture
-from web.hub import WebHub
 
 
 async def test_numbers_from_json_are_checked(make_hub: MakeHub) -> None:
@@ -225,10 +225,10 @@ async def test_web_games_and_bots_are_capped_per_address_and_in_total(make_hub: 
 
 EMFILE_SERVER = """
 import resource, sys, trio, structlog
-from server.app import Server
-from server.settings import GameSettings
-from server.store import Store
-from web.hub import WebHub
+from diplomat.server.app import Server
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
+from diplomat.web.hub import WebHub
 
 async def main():
     srv = Server(Store(sys.argv[1]), GameSettings(map="standard"), port=0, open_games=False, seed=3)

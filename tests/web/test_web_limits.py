@@ -14,13 +14,13 @@ import pytest
 import structlog
 import trio
 
-from protocol import messages as m
-from server.app import Server
-from server.settings import GameSettings
-from server.store import Store
+from diplomat.protocol import messages
+from diplomat.server.app import Server
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
+from diplomat.web.hub import WebHub
 from tests.server.daide_client import WireClient
 from tests.server.test_reliability import _units
-from web.hub import WebHub
 
 MakeHub = Callable[..., Awaitable[WebHub]]
 
@@ -160,29 +160,29 @@ async def test_a_burst_of_creations_stays_within_the_cap(make_hub: MakeHub) -> N
     players = [await WireClient.connect(daide) for _ in range(7)]
     for i, c in enumerate(players):
         await c.join(f"p{i}")
-    hlos = [await c.expect(m.Hlo) for c in players]
+    hlos = [await c.expect(messages.Hlo) for c in players]
     statuses: list[int] = []
-    messages: list[str] = []
+    refusals: list[str] = []
 
     async def create() -> None:
         status, data = await request(port, "POST", "/api/games", GAME, JSON)
         statuses.append(status)
         if status != 201:
-            messages.append(data["error"])
+            refusals.append(data["error"])
 
     async with trio.open_nursery() as n:
         for _ in range(50):
             n.start_soon(create)
     assert sorted(statuses) == [201] * 2 + [503] * 48
-    assert all("the most it allows" in text for text in messages)
+    assert all("the most it allows" in text for text in refusals)
     pipes = [c for c in hub.server.clients.values() if c.link.kind == "pipe"]
     assert len(pipes) <= 12 and len(hub.live) == 2
     # The DAIDE game goes on.
     for c, h in zip(players, hlos, strict=True):
         await c.send(f"SUB {' '.join(f'(({h.power} {u}) HLD)' for u in _units(h.power or ''))}")
-    now = await players[0].expect(m.Now, timeout=60)
+    now = await players[0].expect(messages.Now, timeout=60)
     while now.turn.name != "F1901M":
-        now = await players[0].expect(m.Now, timeout=60)
+        now = await players[0].expect(messages.Now, timeout=60)
 
 
 async def test_creations_are_limited_per_address(make_hub: MakeHub) -> None:

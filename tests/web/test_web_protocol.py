@@ -14,14 +14,14 @@ import pytest
 import trio
 import trio_websocket
 
-from engine.map import bundled_maps, load_map
-from protocol import messages as m
-from server.app import Server
-from server.settings import GameSettings
-from server.store import Store
+from diplomat.engine.map import bundled_maps, load_map
+from diplomat.protocol import messages
+from diplomat.server.app import Server
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
+from diplomat.web.hub import WebHub
 from tests.server.daide_client import WireClient
 from tests.server.masters import master_of
-from web.hub import WebHub
 
 
 @pytest.fixture
@@ -284,15 +284,15 @@ async def test_open_seats_wait_for_tcp_bots_or_start_now(web: WebHub) -> None:
     view = await page.until(lambda v: v["stage"] == "playing" and "orders" in v)
     states = {p["state"] for p in view["powers"]}
     assert "disorder" in states  # the seat nobody took
-    hlo = await bot.expect(m.Hlo)
+    hlo = await bot.expect(messages.Hlo)
     assert hlo.power in seat.lineup and seat.lineup[hlo.power] == "open"
     await bot.aclose()
     await cm.__aexit__(None, None, None)
 
 
 async def test_a_retreat_by_clicks(web: WebHub) -> None:
-    from engine.orderset import OrderSet
-    from engine.state import Dislodged, Phase, Unit, make_state
+    from diplomat.engine.orderset import OrderSet
+    from diplomat.engine.state import Dislodged, Phase, Unit, make_state
 
     seat = web.create_game({"power": "FRA", "opponents": ["holdbot"] * 6})
     master = master_of(web.server.games[seat.game_id])
@@ -332,8 +332,8 @@ async def test_a_retreat_by_clicks(web: WebHub) -> None:
 async def test_results_since_your_last_orders_newest_first(web: WebHub) -> None:
     """A retreat that does not involve you resolves at once; the movement results you
     waited for stay listed under it, and phases are named as players name them."""
-    from engine.orderset import OrderSet
-    from engine.state import Phase, Unit, make_state
+    from diplomat.engine.orderset import OrderSet
+    from diplomat.engine.state import Phase, Unit, make_state
 
     seat = web.create_game({"power": "FRA", "opponents": ["holdbot"] * 6})
     master = master_of(web.server.games[seat.game_id])
@@ -422,9 +422,9 @@ async def test_press_offers_only_what_the_games_level_allows(web: WebHub) -> Non
         await page.send(t="press", op="send", how="orr")  # one part: a plain PRP
         view = await page.until(
             lambda v: any(
-                m.get("state") == "not understood"
+                item.get("state") == "not understood"
                 for c in _press(v)["conversations"]
-                for m in c["messages"]
+                for item in c["messages"]
             )
         )
         eng = next(c for c in _press(view)["conversations"] if c["key"] == "ENG")
@@ -528,7 +528,7 @@ async def test_a_variant_game_by_clicks(web: WebHub) -> None:
 async def test_an_open_seat_on_a_variant_speaks_the_variants_tokens(web: WebHub) -> None:
     """The lobby's server plays the standard map; an open seat of a Hundred game is reached on
     the game's own port, whose RM and messages carry Hundred's names."""
-    from protocol.mdf import table_for_map
+    from diplomat.protocol.mdf import table_for_map
 
     hundred = load_map("hundred3")
     seat = web.create_game({"map": "hundred3", "power": "ENG", "opponents": ["holdbot", "open"]})
@@ -536,14 +536,14 @@ async def test_an_open_seat_on_a_variant_speaks_the_variants_tokens(web: WebHub)
     try:
         view = await page.until(lambda v: v["stage"] == "forming" and v["forming"]["port"])
         bot = await WireClient.connect(view["forming"]["port"], table=table_for_map(hundred))
-        await bot.send(m.Nme("tcp-bot", "1.0"))
-        assert await bot.expect(m.Yes) == m.Yes(m.Nme("tcp-bot", "1.0"))
-        got = await bot.expect(m.Map)
-        assert got == m.Map("hundred3")
-        await bot.send(m.Yes(got))
-        hlo = await bot.expect(m.Hlo)
+        await bot.send(messages.Nme("tcp-bot", "1.0"))
+        assert await bot.expect(messages.Yes) == messages.Yes(messages.Nme("tcp-bot", "1.0"))
+        got = await bot.expect(messages.Map)
+        assert got == messages.Map("hundred3")
+        await bot.send(messages.Yes(got))
+        hlo = await bot.expect(messages.Hlo)
         assert hlo.power in hundred.powers and seat.lineup[hlo.power] == "open"
-        now = await bot.expect(m.Now)
+        now = await bot.expect(messages.Now)
         assert {u.power for u in now.units} == set(hundred.powers)
         await bot.aclose()
     finally:
