@@ -23,8 +23,8 @@ import pytest
 from diplomat.engine.map import load_map
 
 from .conftest import ROOT, start_server, stop_server
-from .test_browser import WAIT_MS, Watch, _order_phase, _phase, _shot, _wait_view
-from .test_press_browser import _to
+from .test_browser import WAIT_MS, Watch, _order_phase, _phase, _say_ready, _shot, _wait_view
+from .test_press_browser import _add, _mine_count, _propose, _to, _wait_state
 
 ME, FRIEND = "FRA", "GER"  # powers of the standard map and of Versailles alike
 BOTS = 5
@@ -121,18 +121,10 @@ def _propose_peace(page: Any, to: str) -> str:
     """Peace with ``to`` from the press menus; returns the proposal's seq."""
     _only(page, to)
     page.click(f"#conv-tabs button[data-key={to}]")
-    before = page.eval_on_selector_all("#conv li.mine", "ls => ls.length")
-    page.click("#press-kinds button[data-kind=pce]")
+    before = _mine_count(page)
+    _add(page, "pce")
     _wait_view(page, "document.querySelectorAll('#press-parts li').length === 1")
-    page.click("#press-send button[data-send=and]")
-    _wait_view(page, f"document.querySelectorAll('#conv li.mine').length > {before}")
-    return str(page.eval_on_selector_all("#conv li.mine", "ls => ls.at(-1).dataset.seq"))
-
-
-def _state_is(page: Any, seq: str, state: str) -> None:
-    _wait_view(
-        page, f"document.querySelector(\"#conv li[data-seq='{seq}']\")?.dataset.state === '{state}'"
-    )
+    return _propose(page, before)
 
 
 def _talk(me: Any, friend: Any, bot: str) -> None:
@@ -149,34 +141,27 @@ def _talk(me: Any, friend: Any, bot: str) -> None:
     seq = _propose_peace(me, FRIEND)
     _wait_conv(friend, ME, "I propose peace")
     friend.click(f"#conv li[data-seq='{seq}'] button[data-answer=yes]")
-    _state_is(me, seq, "accepted")
+    _wait_state(me, seq, "accepted")
     # Peace proposed to a bot: the talker accepts it.
     seq = _propose_peace(friend, bot)
-    _state_is(friend, seq, "accepted")
+    _wait_state(friend, seq, "accepted")
 
 
-def _play_until(people: list[Any], phase: str) -> list[str]:
+def _play_until(people: list[Any], phase: str) -> dict[str, list[int]]:
     """Each phase: both people order every unit by clicking, then both say Ready; until the
-    game reaches ``phase``. Returns the phases played."""
-    played: list[str] = []
+    game reaches ``phase``. Returns, for each phase played, how many orders each person
+    clicked in it."""
+    played: dict[str, list[int]] = {}
     deadline = time.monotonic() + 900  # an outer limit, never a pace
     while _phase(people[0]) != phase:
         assert time.monotonic() < deadline, f"stuck in {_phase(people[0])}"
         now = _phase(people[0])
-        played.append(now)
+        played[now] = []
         for page in people:
             _wait_view(page, f"document.querySelector('#map svg').dataset.phase === '{now}'")
-            _order_phase(page, {})
+            played[now].append(sum(_order_phase(page, {}).values()))
         for page in people:
-            page.evaluate(
-                """(phase) => {
-                    const ready = document.querySelector('#ready');
-                    if (document.querySelector('#map svg').dataset.phase === phase && ready
-                        && ready.getClientRects().length && ready.dataset.ready === 'no')
-                        ready.click();
-                }""",
-                now,
-            )
+            _say_ready(page, now)
         for page in people:
             _wait_view(page, f"document.querySelector('#map svg').dataset.phase !== '{now}'")
     return played
@@ -210,13 +195,18 @@ def test_two_people_five_bots_and_a_spectator(
         viewer.click(f"{row} a.watch")
         viewer.wait_for_url(f"**/watch/{game}")
         _wait_view(viewer, f"document.querySelector('#map svg')?.dataset.phase === 'S{start}M'")
+        assert viewer.inner_text("#title").endswith("watching")
         bot = next(p for p in load_map(gmap).powers if p not in (ME, FRIEND))
         _talk(me, friend, bot)
         played = _play_until([me, friend], f"S{start + 2}M")
-        assert f"F{start + 1}M" in played
+        # Two years, every movement phase ordered by both people's clicks.
+        moves = [p for p in played if p.endswith("M")]
+        assert moves == [f"{s}{y}M" for y in (start, start + 1) for s in "SF"], played
+        assert all(played[p][0] > 0 and played[p][1] > 0 for p in moves), played
         _wait_view(viewer, f"document.querySelector('#map svg')?.dataset.phase === 'S{start + 2}M'")
         # While the game runs the spectator is sent none of it, and its page shows none.
         secrets = (TO_FRIEND, TO_ME, TO_BOT, "PRP", "PCE")
+        assert f'"S{start + 1}M"' in seen.text()  # (the frames are read: the phases are there)
         for secret in secrets:
             assert secret not in seen.text(), secret
             assert secret not in viewer.content(), secret
@@ -235,6 +225,12 @@ def test_two_people_five_bots_and_a_spectator(
         for text in (TO_FRIEND, TO_ME, TO_BOT, "peace"):
             assert text in log, (text, log)
         _shot(viewer, artifacts / f"web-together-{gmap}.png")
+        # And the server's list says how it ended.
+        viewer.goto(server.url + "games")
+        _wait_view(
+            viewer,
+            f"document.querySelector(\"{row} td.stage\")?.textContent === 'finished (draw)'",
+        )
         for w in watches:
             assert not w.errors, w.errors
             assert not w.foreign, w.foreign
