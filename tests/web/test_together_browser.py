@@ -11,6 +11,7 @@ vote ``DRW`` in every phase, so the people's two votes end the game."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -43,6 +44,11 @@ class Frames:
 
     def _frame(self, payload: str | bytes) -> None:
         self.got.append(payload if isinstance(payload, str) else payload.decode())
+
+    def views(self) -> list[dict[str, Any]]:
+        """The views among them, parsed."""
+        parsed = [json.loads(x) for x in self.got]
+        return [x for x in parsed if isinstance(x, dict) and x.get("t") == "view"]
 
     def text(self) -> str:
         return "\n".join(self.got)
@@ -214,8 +220,13 @@ def test_two_people_five_bots_and_a_spectator(
         # Nor is one person sent what the other wrote to a bot.
         assert TO_BOT not in friend_frames.text()
         # The draw: the talkers vote in every phase; the people's votes make it everyone's.
-        for page in (me, friend):
-            page.click("#draw-acts button[data-act=vote]")
+        me.click("#draw-acts button[data-act=vote]")
+        _wait_view(me, "document.querySelector('#draw').textContent.includes('You vote for')")
+        # Votes are secret: neither the friend nor the spectator is told of France's.
+        drawn = [v["draw"] for v in friend_frames.views() if v.get("draw")]
+        assert drawn and all(d["votes"] == [] for d in drawn), drawn
+        assert '"votes"' not in seen.text()
+        friend.click("#draw-acts button[data-act=vote]")
         for page in (me, friend, viewer):
             _wait_view(page, "document.body.dataset.stage === 'finished'")
         assert "draw" in me.inner_text("#end-text").lower()
