@@ -119,6 +119,16 @@ def _check_results_panel(page: Any) -> None:
 def _ready_and_wait(page: Any, phase: str) -> None:
     """Say Ready if the page offers it and it is not said yet, then wait until the game has
     moved on from ``phase`` (or finished)."""
+    _say_ready(page, phase)
+    _wait_view(
+        page,
+        "document.body.dataset.stage === 'finished' || "
+        f"document.querySelector('#map svg').dataset.phase !== '{phase}'",
+    )
+
+
+def _say_ready(page: Any, phase: str) -> None:
+    """Say Ready if the page still shows ``phase``, offers Ready and it is not said yet."""
     # Checked and clicked in one step of the page's script, so that no new phase can render
     # in between: a Ready meant for ``phase`` must not end the next one before it is ordered.
     page.evaluate(
@@ -128,11 +138,6 @@ def _ready_and_wait(page: Any, phase: str) -> None:
                 && ready.getClientRects().length && ready.dataset.ready === 'no') ready.click();
         }""",
         phase,
-    )
-    _wait_view(
-        page,
-        "document.body.dataset.stage === 'finished' || "
-        f"document.querySelector('#map svg').dataset.phase !== '{phase}'",
     )
 
 
