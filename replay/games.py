@@ -211,7 +211,12 @@ def read_saved_game(data: Any, map_name: str | None = None) -> SavedGame:
     except MapError as exc:
         raise ReplayError(str(exc)) from None
     powers = power_tokens(gmap)
-    read = [_read_phase(gmap, powers, i, raw) for i, raw in enumerate(phases)]
+    try:
+        read = [_read_phase(gmap, powers, i, raw) for i, raw in enumerate(phases)]
+    except ReplayError:
+        raise
+    except PackageFormatError as exc:  # the notation's own errors, as this module's
+        raise ReplayError(str(exc)) from None
     return SavedGame(str(data.get("id", "")), gmap, tuple(rules), read)
 
 

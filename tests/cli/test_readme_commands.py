@@ -115,7 +115,8 @@ def _brief(argv: list[str], tmp: Path) -> list[str]:
         return ["--max-year", year]
     if command == "serve":
         package = ["--diplomacy-port", "0"] if "--diplomacy-port" in argv else []
-        return ["--port", "0", "--web-port", "0", *package, *db]
+        # Loopback only, whatever address the reader's command listens on.
+        return ["--host", "127.0.0.1", "--port", "0", "--web-port", "0", *package, *db]
     return []
 
 

@@ -18,7 +18,14 @@ POWERS = ["AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR"]
 
 def _args(*plays: str, against: str | None = None) -> argparse.Namespace:
     return argparse.Namespace(
-        play=list(plays), against=against, level=0, mtl=None, rtl=None, btl=None, max_year=None
+        play=list(plays),
+        against=against,
+        level=0,
+        mtl=None,
+        rtl=None,
+        btl=None,
+        max_year=None,
+        pda=False,
     )
 
 
