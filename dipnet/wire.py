@@ -9,12 +9,9 @@ from collections.abc import Awaitable, Callable
 
 import h11
 import trio
-import wsproto
-import wsproto.events as wse
-from wsproto.utilities import LocalProtocolError, RemoteProtocolError
 
 from diplomat.web.gate import peer_of
-from diplomat.web.http import WebSocket
+from diplomat.web.http import WebSocket, accept_websocket, is_upgrade
 
 HANDSHAKE_TIMEOUT = 30.0  # seconds a client has to send its upgrade request
 MAX_HEAD = 16 * 1024  # bytes of request head read before the upgrade is refused
@@ -23,8 +20,9 @@ OnSocket = Callable[[WebSocket], Awaitable[None]]
 
 
 async def accept(stream: trio.SocketStream) -> WebSocket | None:
-    """Read the HTTP upgrade request and accept it; a request that is no WebSocket upgrade
-    gets a 400 and None."""
+    """Read the HTTP upgrade request and accept it as the web page accepts its own
+    (:func:`web.http.accept_websocket`); a request that is no WebSocket upgrade gets a 400 and
+    None."""
     conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD)
     head: h11.Request | None = None
     with trio.move_on_after(HANDSHAKE_TIMEOUT):
@@ -42,20 +40,8 @@ async def accept(stream: trio.SocketStream) -> WebSocket | None:
                 head = event
             else:
                 break
-    upgrade = head is not None and any(
-        k == b"upgrade" and v.lower() == b"websocket" for k, v in head.headers
-    )
-    if head is not None and upgrade:
-        ws = wsproto.WSConnection(wsproto.ConnectionType.SERVER)
-        raw = h11.Connection(h11.CLIENT).send(head) or b""
-        try:
-            ws.receive_data(raw + conn.trailing_data[0])
-            for ws_event in ws.events():
-                if isinstance(ws_event, wse.Request):
-                    await stream.send_all(ws.send(wse.AcceptConnection()))
-                    return WebSocket(stream, ws, peer_of(stream))
-        except (RemoteProtocolError, LocalProtocolError):
-            pass
+    if head is not None and is_upgrade(head):
+        return await accept_websocket(stream, conn, head, peer_of(stream))
     body = b"this port speaks the diplomacy package's WebSocket protocol\n"
     await stream.send_all(
         b"HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\n"

@@ -271,8 +271,8 @@ async def serve_http(
             if refused is not None:
                 await _respond(stream, conn, refused, head_only=req.method == "HEAD", close=True)
                 return
-            if req.path == "/ws" and _is_upgrade(head):
-                ws = await _accept_websocket(stream, conn, head, peer)
+            if req.path == "/ws" and is_upgrade(head):
+                ws = await accept_websocket(stream, conn, head, peer)
                 if ws is not None:
                     try:
                         await on_socket(ws, req)
@@ -337,7 +337,7 @@ async def _read_request(
         if isinstance(event, h11.Request):
             head = event
             methods.append(event.method)
-            if _is_upgrade(event):
+            if is_upgrade(event):
                 break
             declared = dict(event.headers).get(b"content-length", b"0")
             if len(declared) > 12 or int(declared) > MAX_BODY:  # refused before it is read
@@ -364,11 +364,12 @@ async def _read_request(
     return head, Request(head.method.decode(), url.path, query, bytes(body), peer, headers)
 
 
-def _is_upgrade(head: h11.Request) -> bool:
+def is_upgrade(head: h11.Request) -> bool:
+    """Does this request ask to become a WebSocket?"""
     return any(name == b"upgrade" and value.lower() == b"websocket" for name, value in head.headers)
 
 
-async def _accept_websocket(
+async def accept_websocket(
     stream: trio.SocketStream, conn: h11.Connection, head: h11.Request, peer: str
 ) -> WebSocket | None:
     """Hand the upgrade request to wsproto (re-serialised: h11 has consumed its bytes) and
