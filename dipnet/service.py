@@ -28,6 +28,7 @@ from diplomat.server.logs import get_logger
 from diplomat.server.settings import GameSettings
 from diplomat.web.gate import ConnectionGate, serve_gated
 from diplomat.web.http import WebSocket
+from diplomat.web.payloads import PayloadError, read_json
 
 PORT_WAIT = 10.0  # seconds a get_daide_port waits for a new game's DAIDE port to open
 FREE_TEXT_LEVEL = 8000  # the press level of a game with press: the package's messages are text
@@ -186,8 +187,10 @@ class DipnetService:
         """The response to one request (None for a message with no request id, which the
         client could not match to anything)."""
         try:
-            req = json.loads(text)
-        except ValueError:
+            # The web page's bounds: size and depth before parsing, finite numbers only.
+            req = read_json(text)
+        except PayloadError as exc:  # no request id can be read: nothing to answer
+            self.log.info("diplomacy request unreadable", reason=str(exc))
             return None
         if not isinstance(req, dict) or not isinstance(req.get("request_id"), str):
             return None

@@ -31,7 +31,16 @@ ALLOWED: dict[str, set[str]] = {
     "web": {"server", "mapdraw", "engine", "protocol", "bots.registry"},
     # The diplomacy package's saved games and network protocol, on the web page's floor.
     # Its WebSocket and connection gate are the web page's (web.http, web.gate).
-    "dipnet": {"server", "engine", "protocol", "replay", "bots.registry", "web.http", "web.gate"},
+    "dipnet": {
+        "server",
+        "engine",
+        "protocol",
+        "replay",
+        "bots.registry",
+        "web.http",
+        "web.gate",
+        "web.payloads",
+    },
 }
 UNRESTRICTED = {"cli", "tests", "bench"}
 PACKAGES = set(ALLOWED) | UNRESTRICTED

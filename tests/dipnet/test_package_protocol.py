@@ -126,6 +126,11 @@ async def test_malformed_requests_get_error_responses_on_the_same_socket(tmp_pat
             await nursery.start(service.run, 0)
             assert await service.answer("not json", session) is None
             assert await service.answer('{"name": "sign_in"}', session) is None  # no id
+            # Unreadable within the bounds (nesting, numbers JSON cannot hold): no id to
+            # answer, and the service goes on.
+            deep = '{"request_id": "0", "x": ' + "[" * 5000 + "]" * 5000 + "}"
+            assert await service.answer(deep, session) is None
+            assert await service.answer('{"request_id": "0", "x": 1e999}', session) is None
             cases = {
                 '{"request_id": "1", "name": "fly"}': "RequestException",
                 '{"request_id": "2", "name": "sign_in", "username": "x", "password": "y"}': (
