@@ -101,7 +101,7 @@ async def one_game(seconds: float, bot: str, flooding: bool) -> tuple[int, int, 
             await nursery.start(server.run)
             runner = server.open_game
             assert runner is not None
-            cmd = [sys.executable, "-m", f"bots.{bot}", "--stdio", "--seed", "1"]
+            cmd = [sys.executable, "-m", f"diplomat.bots.{bot}", "--stdio", "--seed", "1"]
             for _ in range(6):
                 nursery.start_soon(server.run_pipe_bot, cmd, (runner, None, None))
             client = await WireClient.connect(server.address[1], text=False)

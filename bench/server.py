@@ -111,7 +111,7 @@ async def throughput(args: argparse.Namespace) -> None:
                 async with trio.open_nursery() as game:
                     for i, power in enumerate(runner.map.powers):
                         if args.subprocess:
-                            cmd = [sys.executable, "-m", f"bots.{args.bot}", "--stdio",
+                            cmd = [sys.executable, "-m", f"diplomat.bots.{args.bot}", "--stdio",
                                    "--seed", str(g * 7 + i)]  # fmt: skip
                             game.start_soon(server.run_pipe_bot, cmd, (runner, power, args.bot))
                         else:

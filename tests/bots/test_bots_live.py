@@ -29,7 +29,7 @@ GAME_PATIENCE = 600.0
 
 
 def bot_command(name: str, *args: str) -> list[str]:
-    return [sys.executable, "-m", f"bots.{name}", "-v", *args]
+    return [sys.executable, "-m", f"diplomat.bots.{name}", "-v", *args]
 
 
 async def test_seven_subprocess_bots_over_tcp_and_pipes(

@@ -86,7 +86,7 @@ def main(port: int) -> Generator[Any, Any, None]:
             [
                 sys.executable,
                 "-m",
-                f"bots.{bot.split()[0]}",
+                f"diplomat.bots.{bot.split()[0]}",
                 *bot.split()[1:],
                 *("--port", str(daide_port), "--seed", str(k)),
             ],
