@@ -25,8 +25,16 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from diplomat.engine.convoy import with_route
-from diplomat.engine.map import GameMap, load_map
-from diplomat.engine.orders import Move, Note, Order, Result, order_key, order_power
+from diplomat.engine.map import GameMap, load_map, province_of
+from diplomat.engine.orders import (
+    Move,
+    Note,
+    Order,
+    Result,
+    SupportMove,
+    order_key,
+    order_power,
+)
 from diplomat.engine.orderset import OrderSet
 from diplomat.engine.rules import rules_named
 from diplomat.engine.state import GameState, initial_state
@@ -867,10 +875,15 @@ _FOR_PLAYERS: dict[_Key, Callable[[GameMaster, ClientId, str, Any, float], Effec
 
 
 def _daide_form(state: GameState, order: Order) -> Order:
-    """DAIDE writes a move by convoy with its route (``CTO ... VIA (...)``); an order given in
-    another notation ("A LON - BEL VIA", from the web page) gets the shortest route."""
+    """The order as DAIDE can write it. A move by convoy has its route (``CTO ... VIA (...)``):
+    one given in another notation ("A LON - BEL VIA", from the web page or the package's
+    clients) gets the shortest route. A support names a province (``SUP ... MTO STP``): the
+    package's clients may name a coast ("F FIN S F BOT - STP/SC"), which the book has checked
+    and DAIDE has no way to say."""
     if isinstance(order, Move) and order.convoy and order.via is None:
         return with_route(state, order) or Move(order.unit, order.dest)
+    if isinstance(order, SupportMove) and "/" in order.dest:
+        return order._replace(dest=province_of(order.dest))
     return order
 
 

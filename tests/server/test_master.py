@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from diplomat.engine.orders import Convoy, Move, Note, SupportMove
+from diplomat.engine.orderset import OrderSet
 from diplomat.protocol import messages
 from diplomat.protocol.codec import codec_for
 from diplomat.protocol.tokens import STANDARD
@@ -17,6 +19,7 @@ from diplomat.server.records import GameStarted, OrderGiven, PhaseProcessed, Pla
 from diplomat.server.settings import GameSettings
 from diplomat.server.status import MasterStatus
 from diplomat.server.store import Store
+from tests.boards import board
 
 CODEC = codec_for(STANDARD)
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,6 +82,34 @@ def test_an_order_is_a_record_before_its_thx(tmp_path: Path) -> None:
     assert CODEC.parse_text(record.body) == CODEC.parse_text("SUB ((FRA AMY PAR) MTO BUR)")
     thx = _sent(effects, powers["FRA"])[0]
     assert isinstance(thx, messages.Thx) and thx.note.value == "MBV"
+    store.close()
+
+
+def test_orders_from_another_notation_are_recorded_as_daide_writes_them(tmp_path: Path) -> None:
+    """In-process seats (the package's clients, the web page) hand the master engine orders,
+    which may say what DAIDE cannot: a support to a coast, a convoy with no route. The master
+    records them in the form DAIDE writes; before, the record could not be written, the order
+    was lost and a game with no deadline waited for it for ever."""
+    store = Store(tmp_path / "db.sqlite")
+    master, powers = _started(store, GameSettings(max_year=1901, move_time=60, map="standard"))
+    master.state = board("RUS F GOB", "RUS A FIN", "ENG F NTH", "ENG A LON", phase="S1901M")
+    master.book = OrderSet(master.state)
+    gob, fin = master.state.units["GOB"], master.state.units["FIN"]
+    nth, lon = master.state.units["NTH"], master.state.units["LON"]
+    orders = {
+        "RUS": (SupportMove(fin, gob, "STP/SC"), Move(gob, "STP/SC")),
+        "ENG": (Convoy(nth, lon, "BEL"), Move(lon, "BEL", True)),
+    }
+    bodies = []
+    for power, given in orders.items():
+        effects = master.handle(powers[power], messages.Sub(given), 1.0)
+        store.write(master.id, split(effects)[0])
+        notes = [m.note for m in _sent(effects, powers[power]) if isinstance(m, messages.Thx)]
+        assert notes == [Note.MBV, Note.MBV]
+        bodies += [e.body for e in effects if isinstance(e, OrderGiven)]
+    written = [CODEC.parse_text(body) for body in bodies]
+    assert CODEC.parse_text("SUB ((RUS AMY FIN) SUP (RUS FLT GOB) MTO STP)") in written
+    assert CODEC.parse_text("SUB ((ENG AMY LON) CTO BEL VIA (NTH))") in written
     store.close()
 
 
