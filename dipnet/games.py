@@ -16,12 +16,18 @@ import trio
 from diplomat.dipnet.game_data import OBSERVER, OMNISCIENT, game_dict
 from diplomat.dipnet.link import GameLink
 from diplomat.dipnet.press import PressWriter
-from diplomat.dipnet.saved_game import GLOBAL, Message, PlayedPhase, phase_dict
+from diplomat.dipnet.saved_game import (
+    GLOBAL,
+    Message,
+    PlayedPhase,
+    package_map_name,
+    phase_dict,
+)
 from diplomat.engine.map import GameMap
 from diplomat.engine.orders import Order, Result
 from diplomat.engine.state import GameState, initial_state
 from diplomat.protocol import messages
-from diplomat.replay.package_notation import COMPLETED, power_name, power_tokens
+from diplomat.replay.package_notation import COMPLETED, order_text, power_name, power_tokens
 
 if TYPE_CHECKING:
     from diplomat.server.app import GameRunner
@@ -36,14 +42,19 @@ def now_micros() -> int:
 @dataclass
 class View:
     """A client's instance of the game: its channel, role (a power's name, observer or
-    omniscient) and the messages it has seen this phase."""
+    omniscient), the messages it has seen this phase and in the phases before (by phase name).
+    ``notify`` is None while its connection is gone: the client's library reconnects and
+    asks to be brought up to date (:meth:`PackageGame.synchronize`)."""
 
     token: str
     role: str
-    notify: Notify
+    notify: Notify | None
     messages: list[Message] = field(default_factory=list)
+    past: dict[str, list[Message]] = field(default_factory=dict)
 
     def send(self, game_id: str, name: str, **params: Any) -> None:
+        if self.notify is None:
+            return
         self.notify(
             {
                 "name": name,
@@ -71,6 +82,10 @@ class PackageGame:
         self.state: GameState = initial_state(gmap)
         self.status = "forming"
         self.history: list[PlayedPhase] = []
+        # When each phase began (the package's state timestamp, which its client's
+        # synchronization counts from): the phases of the history, then the current one.
+        self.stamps: list[int] = []
+        self.began = self.created
         self.views: list[View] = []
         self.seats: dict[str, GameLink] = {}  # our power token -> its seat
         self.controllers: dict[str, str] = {}  # our power token -> user name
@@ -84,13 +99,18 @@ class PackageGame:
 
     # -- what a joining client is sent --------------------------------------------------------
 
-    def game_data(self, view: View) -> dict[str, Any]:
-        visible: dict[str, Sequence[Order]] = {}
+    def visible_orders(self, view: View) -> dict[str, Sequence[Order]]:
+        """The orders of the phase in progress ``view`` may see: a power's own, every power's
+        for the omniscient view, none for an observer."""
         if view.role == OMNISCIENT:
-            visible = {p.power: p.orders for p in self.runner.status().powers}
-        elif view.role != OBSERVER:
+            return {p.power: p.orders for p in self.runner.status().powers}
+        if view.role != OBSERVER:
             power = self.powers[view.role]
-            visible = {power: self.runner.status().of(power).orders}
+            return {power: self.runner.status().of(power).orders}
+        return {}
+
+    def game_data(self, view: View) -> dict[str, Any]:
+        visible = self.visible_orders(view)
         return game_dict(
             self.game_id,
             self.state,
@@ -114,7 +134,7 @@ class PackageGame:
             "phase": self.state.phase.name if self.status != "completed" else COMPLETED,
             "timestamp": now_micros(),
             "timestamp_created": self.created,
-            "map_name": self.map.name,
+            "map_name": package_map_name(self.map),
             "observer_level": OMNISCIENT if admin else OBSERVER,
             "controlled_powers": mine,
             "rules": self.rules,
@@ -141,6 +161,7 @@ class PackageGame:
         if self.status == "forming":
             self.status = "active"
             self.state = state
+            self.began = now_micros()
             for view in self.views:
                 view.send(self.game_id, "game_status_update", status="active")
             return
@@ -157,18 +178,66 @@ class PackageGame:
         name: str | None = None,
     ) -> None:
         self.history.append(PlayedPhase(previous, results))
-        current = phase_dict(PlayedPhase(state), name)
+        self.stamps.append(self.began)
+        self.began = now_micros()
+        current = self.phase_data(PlayedPhase(state), self.began, name)
         # A power's client sets the new phase's orders as its own: the new phase has none.
         current["orders"] = {}
         for view in self.views:
-            before = phase_dict(PlayedPhase(previous, results, view.messages))
+            view.past[previous.phase.name] = view.messages
             view.messages = []
+            if view.notify is None:
+                continue
             view.send(
                 self.game_id,
                 "game_processed",
-                previous_phase_data=before,
+                previous_phase_data=self.past_phase(len(self.history) - 1, view),
                 current_phase_data=current,
             )
+
+    def phase_data(
+        self, played: PlayedPhase, began: int, name: str | None = None
+    ) -> dict[str, Any]:
+        """``GamePhaseData`` with the time the phase began (its state's timestamp)."""
+        data = phase_dict(played, name)
+        data["state"]["timestamp"] = began
+        return data
+
+    def past_phase(self, index: int, view: View) -> dict[str, Any]:
+        """Phase ``index`` of the history with the messages ``view`` saw in it."""
+        played = self.history[index]
+        seen = view.past.get(played.state.phase.name, [])
+        return self.phase_data(PlayedPhase(played.state, played.orders, seen), self.stamps[index])
+
+    def synchronize(self, view: View, since: int) -> None:
+        """Bring ``view``'s client up to date from its latest timestamp ``since`` (after a
+        reconnection), as the package's server does: the phases processed since, then the
+        phase in progress (or, when none was processed, the messages sent since), then the
+        game's status."""
+        missed = [k for k, stamp in enumerate(self.stamps) if stamp > since]
+        for k in missed:
+            update = self.past_phase(k, view)
+            view.send(
+                self.game_id,
+                "game_phase_update",
+                phase_data=update,
+                phase_data_type="state_history",
+            )
+        if missed:
+            name = COMPLETED if self.status == "completed" else None
+            current = self.phase_data(PlayedPhase(self.state, (), view.messages), self.began, name)
+            current["orders"] = {
+                power_name(self.map, p): [order_text(self.map, o) for o in orders]
+                for p, orders in self.visible_orders(view).items()
+            }
+            view.send(
+                self.game_id, "game_phase_update", phase_data=current, phase_data_type="phase"
+            )
+        else:
+            for message in view.messages:
+                if message.time_sent > since:
+                    view.send(self.game_id, "game_message_received", message=message.to_dict())
+        view.send(self.game_id, "game_status_update", status=self.status)
 
     def _ended(self) -> None:
         if self.status == "completed":

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 from diplomat.dipnet.accounts import Account, AccountError, Accounts
 from diplomat.dipnet.game_data import OBSERVER, OMNISCIENT
 from diplomat.dipnet.games import PackageGame, View, now_micros
-from diplomat.dipnet.saved_game import GLOBAL, Message, phase_dict
+from diplomat.dipnet.saved_game import GLOBAL, Message, package_map_name
 from diplomat.engine.defaults import missing_orders
 from diplomat.engine.legal import WAIVE_KEY, legal_orders
 from diplomat.engine.orders import NOTE_TEXT, Note, Order, order_power
@@ -39,6 +39,10 @@ class Service(Protocol):
     def join(
         self, game: PackageGame, account: Account, role: str, token: str, session: Session
     ) -> dict[str, Any]: ...
+
+    def adopt(self, token: str, session: Session) -> None: ...
+
+    def drop(self, token: str) -> None: ...
 
 
 Reply = tuple[str, dict[str, Any]]
@@ -76,12 +80,13 @@ class Handlers:
 
     def user(self, req: dict[str, Any], session: Session) -> Account:
         token = field_of(req, "token", str)
-        if token not in session.tokens:
-            raise RequestError("TokenException", "unknown token on this connection: sign in")
         try:
-            return self.service.accounts.user(token)
+            account = self.service.accounts.user(token)
         except AccountError as exc:
             raise RequestError(exc.kind, str(exc)) from None
+        if token not in session.tokens:  # its client reconnected: the token moves here
+            self.service.adopt(token, session)
+        return account
 
     def game(self, game_id: object) -> PackageGame:
         game = self.service.games.get(str(game_id))
@@ -105,12 +110,12 @@ class Handlers:
             token = self.service.accounts.sign_in(name, password)
         except AccountError as exc:
             raise RequestError(exc.kind, str(exc)) from None
-        session.tokens.add(token)
+        self.service.adopt(token, session)
         return "data_token", {"data": token}
 
     def logout(self, req: dict[str, Any], session: Session) -> Reply:
         self.user(req, session)
-        session.tokens.discard(req["token"])
+        self.service.drop(req["token"])
         self.service.accounts.sign_out(req["token"])
         return "ok", {}
 
@@ -133,7 +138,7 @@ class Handlers:
                 continue
             if req.get("status") and req["status"] != game.status:
                 continue
-            if req.get("map_name") and req["map_name"] not in (game.map.name, game.game_id):
+            if req.get("map_name") and req["map_name"] != package_map_name(game.map):
                 continue
             out.append(game.info(account.name, account.admin))
         return "data_games", {"data": out}
@@ -188,8 +193,18 @@ class Handlers:
         }
 
     def get_phase_history(self, req: dict[str, Any], session: Session) -> Reply:
-        game, _ = self.view(req, session)
-        return "data_game_phases", {"data": [phase_dict(p) for p in game.history]}
+        game, view = self.view(req, session)
+        phases = [game.past_phase(k, view) for k in range(len(game.history))]
+        return "data_game_phases", {"data": phases}
+
+    def synchronize(self, req: dict[str, Any], session: Session) -> Reply:
+        """After a reconnection: the notifications the client missed, then the game's info."""
+        game, view = self.view(req, session)
+        game.synchronize(view, field_of(req, "timestamp", int))
+        account = self.user(req, session)
+        info = game.info(account.name, account.admin)
+        del info["name"], info["request_id"]
+        return "data_game_info", {**info, "timestamp": game.began}
 
     def set_orders(self, req: dict[str, Any], session: Session) -> Reply:
         """The power's orders replaced by these. Those the game would refuse are left out
@@ -200,14 +215,25 @@ class Handlers:
         power = self.controlled(game, view, req)
         orders, wrong = self.checked_orders(game, power, field_of(req, "orders", list))
         seat = game.seats[power]
+        wait = req.get("wait")
+        if wait is True:  # first: the last order must not let the phase be processed
+            self._wait(game, power, True, orders)
         seat.send(messages.Not(messages.Sub()))
         if orders:
             seat.send(messages.Sub(tuple(orders)))
-        if isinstance(req.get("wait"), bool):
-            self._wait(game, power, req["wait"], orders)
+        if wait is False:
+            self._wait(game, power, False, orders)
         if wrong:
             given = f"the other {len(orders)} given" if orders else "none given"
             raise RequestError("GameOrderException", f"{'; '.join(wrong)} ({given})")
+        return "ok", {}
+
+    def clear_orders(self, req: dict[str, Any], session: Session) -> Reply:
+        """The power's orders of the phase in progress taken back (its client sends this
+        when it is brought up to date after a reconnection, too)."""
+        game, view = self.view(req, session)
+        power = self.controlled(game, view, req)
+        game.seats[power].send(messages.Not(messages.Sub()))
         return "ok", {}
 
     def set_wait_flag(self, req: dict[str, Any], session: Session) -> Reply:

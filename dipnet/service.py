@@ -19,7 +19,7 @@ from diplomat.dipnet.games import PackageGame, View
 from diplomat.dipnet.link import GameLink
 from diplomat.dipnet.requests import Handlers, RequestError, Session
 from diplomat.dipnet.wire import accept
-from diplomat.engine.map import MapError, bundled_maps, load_map
+from diplomat.engine.map import load_map
 from diplomat.protocol import messages
 from diplomat.replay.games import PACKAGE_MAPS
 from diplomat.replay.package_notation import power_name
@@ -44,9 +44,11 @@ REQUESTS = (
     "get_all_possible_orders",
     "get_phase_history",
     "set_orders",
+    "clear_orders",
     "set_wait_flag",
     "vote",
     "send_game_message",
+    "synchronize",
 )
 
 
@@ -57,6 +59,9 @@ class DipnetService:
         self.server = server
         self.accounts = accounts
         self.games: dict[str, PackageGame] = {}
+        # Which connection holds each signed-in token (a closed one while its client is
+        # reconnecting): the package's client reconnects with its tokens, not a new sign-in.
+        self.holders: dict[str, Session] = {}
         self.handlers = Handlers(self)
         self.log = get_logger(dipnet=True)
         self.port = 0
@@ -75,8 +80,10 @@ class DipnetService:
     # -- games ---------------------------------------------------------------------------------
 
     def maps(self) -> dict[str, Any]:
+        """The maps both sides know: the package's client loads a game's map from its own
+        files, so our other variants (AiServer MDFs) are not offered here."""
         out = {}
-        for theirs, ours in {**{n: n for n in bundled_maps()}, **PACKAGE_MAPS}.items():
+        for theirs, ours in PACKAGE_MAPS.items():
             gmap = load_map(ours)
             out[theirs] = {
                 "powers": [power_name(gmap, p) for p in gmap.powers],
@@ -85,10 +92,13 @@ class DipnetService:
         return out
 
     def create(self, map_name: str, rules: Sequence[str], deadline: int) -> PackageGame:
-        try:
-            gmap = load_map(PACKAGE_MAPS.get(map_name, map_name))
-        except MapError as exc:
-            raise RequestError("MapIdException", str(exc)) from None
+        if map_name not in PACKAGE_MAPS:
+            raise RequestError(
+                "MapIdException",
+                f"no map {map_name!r} both here and in the package's clients: "
+                f"{', '.join(sorted(PACKAGE_MAPS))}",
+            )
+        gmap = load_map(PACKAGE_MAPS[map_name])
         timed = deadline if deadline and "NO_DEADLINE" not in rules else None
         settings = GameSettings(
             map=gmap.name,
@@ -162,6 +172,33 @@ class DipnetService:
             text = press.text if isinstance(press, messages.FreeText) else game.press.text_of(press)
             game.heard(power, msg, text)
 
+    # -- tokens across connections ---------------------------------------------------------------
+
+    def adopt(self, token: str, session: Session) -> None:
+        """``token`` is used on ``session``'s connection (signed in there, or its client came
+        back on a new connection): its views of games now notify this connection."""
+        old = self.holders.get(token)
+        self.holders[token] = session
+        session.tokens.add(token)
+        if old is None or old is session:
+            return
+        old.tokens.discard(token)
+        for game, view in [gv for gv in old.views if gv[1].token == token]:
+            old.views.remove((game, view))
+            view.notify = session.notify
+            session.views.append((game, view))
+
+    def drop(self, token: str) -> None:
+        """``token`` is gone (signed out, or its client no longer knows it): so are its views."""
+        session = self.holders.pop(token, None)
+        if session is None:
+            return
+        session.tokens.discard(token)
+        for game, view in [gv for gv in session.views if gv[1].token == token]:
+            session.views.remove((game, view))
+            if view in game.views:
+                game.views.remove(view)
+
     # -- connections ---------------------------------------------------------------------------
 
     async def _connection(self, stream: trio.SocketStream) -> None:
@@ -179,9 +216,9 @@ class DipnetService:
                         send.send_nowait(reply)
                 nursery.cancel_scope.cancel()
         finally:
-            for game, view in session.views:
-                if view in game.views:
-                    game.views.remove(view)
+            # The views stay, quiet, until the client comes back with its token (adopt).
+            for _, view in session.views:
+                view.notify = None
 
     async def answer(self, text: str, session: Session) -> str | None:
         """The response to one request (None for a message with no request id, which the
@@ -195,6 +232,11 @@ class DipnetService:
         if not isinstance(req, dict) or not isinstance(req.get("request_id"), str):
             return None
         rid, name = req["request_id"], req.get("name")
+        self.log.debug("diplomacy request", request=name, game_role=req.get("game_role"))
+        if name == "unknown_token":  # the client does not wait for an answer
+            if req.get("token") in session.tokens:
+                self.drop(str(req["token"]))
+            return None
         game = self.games.get(str(req.get("game_id")))
         if name == "get_daide_port" and game is not None:
             with trio.move_on_after(PORT_WAIT):  # opened just after the game

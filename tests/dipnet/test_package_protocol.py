@@ -27,6 +27,7 @@ from diplomat.server.store import Store
 from tests.web.conftest import LiveServer, start_server, stop_server
 
 CLIENT = Path(__file__).with_name("package_client.py")
+RECONNECTING = Path(__file__).with_name("reconnecting_client.py")
 
 
 @pytest.fixture(scope="module")
@@ -48,11 +49,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServe
         stop_server(server)
 
 
-@pytest.fixture(scope="module")
-def played(served: tuple[LiveServer, int]) -> dict[str, Any]:
-    _, port = served
+def run_client(script: Path, port: int) -> dict[str, Any]:
+    """Run one of the package's client scripts against the server; what it printed."""
     done = subprocess.run(
-        [sys.executable, str(CLIENT), str(port)],
+        [sys.executable, str(script), str(port)],
         capture_output=True,
         text=True,
         timeout=600,  # an outer limit: the client ends with the game
@@ -61,6 +61,22 @@ def played(served: tuple[LiveServer, int]) -> dict[str, Any]:
     assert done.returncode == 0, done.stderr[-3000:]
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
+
+
+def final_units(server: LiveServer, game_id: str, map_name: str) -> dict[str, list[str]]:
+    """The stored game's last position, as the package writes units."""
+    store = Store(server.db)
+    try:
+        states = store.states(int(game_id))
+    finally:
+        store.close()
+    last = GameState.from_json(states[-1][1], load_map(map_name))
+    return {p: sorted(u) for p, u in state_dict(last)["units"].items()}
+
+
+@pytest.fixture(scope="module")
+def played(served: tuple[LiveServer, int]) -> dict[str, Any]:
+    return run_client(CLIENT, served[1])
 
 
 def test_a_whole_game_with_package_clients_and_daide_bots(
@@ -80,15 +96,12 @@ def test_a_whole_game_with_package_clients_and_daide_bots(
     server, _ = served
     store = Store(server.db)
     try:
-        states = store.states(int(played["game_id"]))
         press = store.press(int(played["game_id"]))
         players = {p.power: p.name for p in store.players(int(played["game_id"]))}
     finally:
         store.close()
-    ours = state_dict(GameState.from_json(states[-1][1], load_map("standard")))["units"]
-    assert {p: sorted(u) for p, u in final["observer"].items()} == {
-        p: sorted(u) for p, u in ours.items()
-    }
+    ours = final_units(server, played["game_id"], "standard")
+    assert {p: sorted(u) for p, u in final["observer"].items()} == ours
     assert players["FRA"] == "alice" and players["ENG"] == "bob"
     assert played["bots"] == [0] * 5
     # Press both ways: the package's text reached the DAIDE players as level-8000 free text;
@@ -112,6 +125,28 @@ def test_errors_are_the_packages_error_responses(played: dict[str, Any]) -> None
     assert errors["wrong_password"] == "PasswordException: wrong password"
     assert errors["no_game"] == "GameIdException: no game 'nope'"
     assert errors["observer_orders"].startswith("GameRoleException: observers give no orders")
+
+
+def test_a_client_whose_network_drops_is_brought_up_to_date_on_a_variant(
+    served: tuple[LiveServer, int],
+) -> None:
+    """tests/dipnet/reconnecting_client.py: ITALY on ``standard_fleet_rome`` through a proxy
+    that cuts the connection while ITALY waits; a second instance of the seat says ready, so
+    the phase is processed while the first is away; the first's library reconnects with its
+    token, is synchronized, and plays on to the end."""
+    server, port = served
+    seen = run_client(RECONNECTING, port)
+    assert seen["map"] == "standard_fleet_rome" and "F ROM" in seen["opening"]
+    assert seen["proxied_connections"] == 2  # the first connection, then the reconnection
+    # The phase processed while it was away reached it through the synchronization.
+    assert seen["processed_away"] == seen["synced"] == "F1901M"
+    # (Orders for a phase that owed none may meet the game's end: "game N is over".)
+    refused = [x for x in seen["log"] if "refused" in x and "is over" not in x]
+    assert seen["log"][0] == "F1901M" and not refused
+    assert seen["status"] == "completed" and seen["bots"] == [0] * 6
+    final = {p: sorted(u) for p, u in seen["final"].items()}
+    assert final == {p: sorted(u) for p, u in seen["second_final"].items()}
+    assert final == final_units(server, seen["game_id"], "fleet_rome")
 
 
 async def test_malformed_requests_get_error_responses_on_the_same_socket(tmp_path: Path) -> None:
@@ -143,6 +178,62 @@ async def test_malformed_requests_get_error_responses_on_the_same_socket(tmp_pat
                 reply = json.loads(await service.answer(text, session) or "{}")
                 assert reply["name"] == "error" and reply["error_type"] == kind, reply
                 assert reply["request_id"] == json.loads(text)["request_id"]
+            nursery.cancel_scope.cancel()
+    finally:
+        store.close()
+
+
+async def test_maps_tokens_and_synchronization_without_a_client(tmp_path: Path) -> None:
+    """The service alone: only maps the package's clients can load are offered; a token is
+    the user's on any connection (a reconnection), until the client says it no longer knows
+    it; a synchronization with nothing missed sends the status only."""
+    store = Store(tmp_path / "m.sqlite")
+    server = Server(store, GameSettings(map="standard"), port=0)
+    first: list[dict[str, Any]] = []
+    second: list[dict[str, Any]] = []
+    old, new = Session(first.append), Session(second.append)
+
+    async def ask(session: Session, **req: Any) -> dict[str, Any]:
+        reply = await service.answer(json.dumps({"request_id": "r", **req}), session)
+        result: dict[str, Any] = json.loads(reply or "null")
+        return result
+
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(server.run)
+            service = DipnetService(server, Accounts())
+            await nursery.start(service.run, 0)
+            token = (await ask(old, name="sign_in", username="ann", password="pw"))["data"]
+            maps = await ask(old, name="get_available_maps", token=token)
+            assert sorted(maps["data"]) == ["standard", "standard_fleet_rome"]
+            refused = await ask(old, name="create_game", token=token, map_name="hundred3")
+            assert refused["error_type"] == "MapIdException", refused
+            assert "standard_fleet_rome" in refused["message"]
+            made = await ask(
+                old, name="create_game", token=token, map_name="standard_fleet_rome", deadline=0
+            )
+            game_id = made["data"]["game_id"]
+            assert made["data"]["map_name"] == "standard_fleet_rome"
+            # The same token on another connection: the view moves there.
+            info = await ask(
+                new,
+                name="synchronize",
+                token=token,
+                game_id=game_id,
+                game_role="observer_type",
+                timestamp=made["data"]["timestamp_created"],
+            )
+            assert info["name"] == "data_game_info" and info["game_id"] == game_id
+            assert [n["name"] for n in second] == ["game_status_update"]
+            assert service.holders[token] is new and not old.views and new.views
+            # The client forgot the token: its views go, and nothing is answered.
+            assert (
+                await service.answer(
+                    json.dumps({"request_id": "u", "name": "unknown_token", "token": token}), new
+                )
+                is None
+            )
+            assert not new.views and not service.games[game_id].views
             nursery.cancel_scope.cancel()
     finally:
         store.close()

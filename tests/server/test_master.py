@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from diplomat.engine.orders import Convoy, Move, Note, SupportMove
+from diplomat.engine.orders import Convoy, Move, Note, Order, SupportMove
 from diplomat.engine.orderset import OrderSet
 from diplomat.protocol import messages
 from diplomat.protocol.codec import codec_for
@@ -96,7 +96,7 @@ def test_orders_from_another_notation_are_recorded_as_daide_writes_them(tmp_path
     master.book = OrderSet(master.state)
     gob, fin = master.state.units["GOB"], master.state.units["FIN"]
     nth, lon = master.state.units["NTH"], master.state.units["LON"]
-    orders = {
+    orders: dict[str, tuple[Order, ...]] = {
         "RUS": (SupportMove(fin, gob, "STP/SC"), Move(gob, "STP/SC")),
         "ENG": (Convoy(nth, lon, "BEL"), Move(lon, "BEL", True)),
     }
