@@ -183,15 +183,18 @@ class PackageGame:
         current = self.phase_data(PlayedPhase(state), self.began, name)
         # A power's client sets the new phase's orders as its own: the new phase has none.
         current["orders"] = {}
+        # The phase once for every view; each sees its own messages in it.
+        before = self.phase_data(PlayedPhase(previous, results), self.stamps[-1])
         for view in self.views:
             view.past[previous.phase.name] = view.messages
             view.messages = []
             if view.notify is None:
                 continue
+            seen = [m.to_dict() for m in view.past[previous.phase.name]]
             view.send(
                 self.game_id,
                 "game_processed",
-                previous_phase_data=self.past_phase(len(self.history) - 1, view),
+                previous_phase_data={**before, "messages": seen},
                 current_phase_data=current,
             )
 
