@@ -62,6 +62,7 @@ class DipnetService:
         # Which connection holds each signed-in token (a closed one while its client is
         # reconnecting): the package's client reconnects with its tokens, not a new sign-in.
         self.holders: dict[str, Session] = {}
+        self.hashing = trio.CapacityLimiter(1)
         self.handlers = Handlers(self)
         self.log = get_logger(dipnet=True)
         self.port = 0
@@ -244,7 +245,17 @@ class DipnetService:
         try:
             if name not in REQUESTS:
                 raise RequestError("RequestException", f"request {name!r} is not served here")
-            kind, params = getattr(self.handlers, str(name))(req, session)
+            handler = getattr(self.handlers, str(name))
+            if name == "sign_in":
+                # A sign-in hashes the password (scrypt, ~20 ms of CPU): in a worker thread,
+                # one at a time, so a flood of sign-ins delays sign-ins, not the games. The
+                # handler only adds the new token and account (single dict and set writes),
+                # which nothing on the games' side iterates.
+                kind, params = await trio.to_thread.run_sync(
+                    handler, req, session, limiter=self.hashing
+                )
+            else:
+                kind, params = handler(req, session)
         except RequestError as exc:
             kind, params = "error", {"error_type": exc.kind, "message": str(exc)}
         except Exception as exc:  # the boundary: this request fails, the connection stays

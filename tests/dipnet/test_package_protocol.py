@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import trio
+import trio.testing
 
 from diplomat.dipnet.accounts import Accounts
 from diplomat.dipnet.requests import Session
@@ -234,6 +235,40 @@ async def test_maps_tokens_and_synchronization_without_a_client(tmp_path: Path) 
                 is None
             )
             assert not new.views and not service.games[game_id].views
+            nursery.cancel_scope.cancel()
+    finally:
+        store.close()
+
+
+async def test_sign_ins_hash_passwords_beside_the_games_not_in_their_way(tmp_path: Path) -> None:
+    """A sign-in's scrypt runs in a worker thread: while a burst of sign-ins hashes, other
+    requests are answered at once."""
+    store = Store(tmp_path / "s.sqlite")
+    server = Server(store, GameSettings(map="standard"), port=0)
+    session = Session(lambda note: None)
+    done: list[str] = []
+
+    async def ask(tag: str, **req: Any) -> dict[str, Any]:
+        reply = await service.answer(json.dumps({"request_id": tag, **req}), session)
+        done.append(tag)
+        result: dict[str, Any] = json.loads(reply or "null")
+        return result
+
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(server.run)
+            service = DipnetService(server, Accounts())
+            await nursery.start(service.run, 0)
+            token = (await ask("first", name="sign_in", username="u", password="pw"))["data"]
+            async with trio.open_nursery() as burst:
+                for k in range(6):
+                    burst.start_soon(
+                        lambda k=k: ask(f"sign{k}", name="sign_in", username=f"u{k}", password="p")
+                    )
+                await trio.testing.wait_all_tasks_blocked()
+                listed = await ask("list", name="list_games", token=token)
+                assert listed["name"] == "data_games"
+            assert done.index("list") < max(done.index(f"sign{k}") for k in range(6))
             nursery.cancel_scope.cancel()
     finally:
         store.close()
