@@ -254,6 +254,9 @@ async def test_sign_ins_hash_passwords_beside_the_games_not_in_their_way(tmp_pat
         result: dict[str, Any] = json.loads(reply or "null")
         return result
 
+    async def sign_in(tag: str, user: str) -> None:
+        await ask(tag, name="sign_in", username=user, password="p")
+
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(server.run)
@@ -262,9 +265,7 @@ async def test_sign_ins_hash_passwords_beside_the_games_not_in_their_way(tmp_pat
             token = (await ask("first", name="sign_in", username="u", password="pw"))["data"]
             async with trio.open_nursery() as burst:
                 for k in range(6):
-                    burst.start_soon(
-                        lambda k=k: ask(f"sign{k}", name="sign_in", username=f"u{k}", password="p")
-                    )
+                    burst.start_soon(sign_in, f"sign{k}", f"u{k}")
                 await trio.testing.wait_all_tasks_blocked()
                 listed = await ask("list", name="list_games", token=token)
                 assert listed["name"] == "data_games"
