@@ -31,6 +31,7 @@ from diplomat.replay.package_notation import COMPLETED, order_text, power_name, 
 
 if TYPE_CHECKING:
     from diplomat.server.app import GameRunner
+    from diplomat.server.store import PressRow
 
 Notify = Callable[[dict[str, Any]], None]  # queue one JSON notification on a connection
 
@@ -95,6 +96,7 @@ class PackageGame:
         self.press = PressWriter(gmap)
         self._results: list[tuple[Order, Result | messages.NoteResult | None]] = []
         self._centres: dict[str, str] = dict(self.state.centres)
+        self._last_sent = 0
         self.follower = GameLink(f"diplomacy:{self.game_id}:observer", self._followed)
 
     # -- what a joining client is sent --------------------------------------------------------
@@ -260,6 +262,32 @@ class PackageGame:
             view.messages.append(message)
             view.send(self.game_id, "game_message_received", message=message.to_dict())
 
+    def time_sent(self) -> int:
+        """A message's ``time_sent``: now, in microseconds, and after every earlier one (the
+        package's client keys a game's messages by it)."""
+        self._last_sent = max(self._last_sent + 1, now_micros())
+        return self._last_sent
+
+    def overheard(self, rows: Sequence[PressRow]) -> None:
+        """Press relayed between any powers (the store's rows), for the views not seated:
+        the omniscient view is shown every message, an observer those sent to every other
+        power (the package's ``GLOBAL``). The powers' own views have theirs from their seats."""
+        shown = [v for v in self.views if v.role in (OBSERVER, OMNISCIENT)]
+        if not shown:
+            return
+        omniscient = [v for v in shown if v.role == OMNISCIENT]
+        for row in rows:
+            sender = power_name(self.map, row.sender)
+            text = self.press.text(row.sender, row.recipients, row.body)
+            others = [p for p in self.map.powers if p != row.sender]
+            if sorted(row.recipients) == sorted(others):
+                message = Message(sender, GLOBAL, self.time_sent(), row.phase, text)
+                self.deliver(message, shown)
+                continue
+            for r in row.recipients:
+                to = power_name(self.map, r)
+                self.deliver(Message(sender, to, self.time_sent(), row.phase, text), omniscient)
+
     def heard(self, power: str, frm: messages.Frm, text: str) -> None:
         """Press ``frm`` reached our seat of ``power``: its views get it as the package's
         message (to ``GLOBAL`` when it went to every other power)."""
@@ -268,7 +296,7 @@ class PackageGame:
         message = Message(
             power_name(self.map, frm.sender),
             recipient or power_name(self.map, power),
-            now_micros(),
+            self.time_sent(),
             self.state.phase.name,
             text,
         )

@@ -37,7 +37,10 @@ class PressWriter:
         return self.text_of(msg.press)
 
     def text_of(self, press: messages.Press) -> str:
-        """A press message's English, with its DAIDE beside it."""
+        """A press message's English, with its DAIDE beside it; free text as it was written
+        (the package's messages are free text)."""
+        if isinstance(press, messages.FreeText):
+            return press.text
         return f"{describe(press, self.names)}. [DAIDE: {self.codec.text(press)}]"
 
     def daide(

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from diplomat.dipnet.accounts import Account, AccountError, Accounts
 from diplomat.dipnet.game_data import OBSERVER, OMNISCIENT
-from diplomat.dipnet.games import PackageGame, View, now_micros
+from diplomat.dipnet.games import PackageGame, View
 from diplomat.dipnet.saved_game import GLOBAL, Message, package_map_name
 from diplomat.engine.defaults import missing_orders
 from diplomat.engine.legal import WAIVE_KEY, legal_orders
@@ -281,7 +281,7 @@ class Handlers:
                 raise RequestError("MapPowerException", f"cannot send to {recipient!r}")
             to = (target,)
         game.seats[power].send(messages.Snd(to, messages.FreeText(text)))
-        sent = now_micros()
+        sent = game.time_sent()
         message = Message(view.role, str(recipient), sent, game.state.phase.name, text)
         game.deliver(message, [view])
         return "data_time_stamp", {"data": sent}

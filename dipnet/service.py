@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import trio
@@ -26,6 +26,7 @@ from diplomat.replay.package_notation import power_name
 from diplomat.server.app import Server
 from diplomat.server.logs import get_logger
 from diplomat.server.settings import GameSettings
+from diplomat.server.status import MasterStatus
 from diplomat.web.gate import ConnectionGate, serve_gated
 from diplomat.web.http import WebSocket
 from diplomat.web.payloads import PayloadError, read_json
@@ -120,6 +121,24 @@ class DipnetService:
         assert self._nursery is not None
         self._nursery.start_soon(self._follow, game)
         self._nursery.start_soon(self._daide_port, game)
+        game.runner.watch(("dipnet press", game.game_id), self._press_watcher(game))
+
+    def _press_watcher(self, game: PackageGame) -> Callable[[MasterStatus, float], None]:
+        """After each of the game's events: press relayed since the last look (the store's
+        rows after the last one read), for the views shown all press (:meth:`overheard`)."""
+        count, seq = 0, -1
+
+        def look(status: MasterStatus, now: float) -> None:
+            nonlocal count, seq
+            if status.press == count:
+                return
+            count = status.press
+            rows = self.server.store.press(int(game.game_id), after=seq)
+            if rows:
+                seq = rows[-1].seq
+                game.overheard(rows)
+
+        return look
 
     async def _follow(self, game: PackageGame) -> None:
         game.follower.send(messages.Obs())

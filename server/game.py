@@ -102,6 +102,7 @@ class GameMaster:
         self.patient: set[str] = set()
         # The server is stopping (:meth:`halt`): nothing is processed any more.
         self.halted = False
+        self.press_relayed = 0  # press messages passed on since this master was made
 
     @property
     def mdf(self) -> messages.Mdf:
@@ -197,6 +198,7 @@ class GameMaster:
             joined=tuple(j.request for j in self.lobby.joiners),
             accepted=tuple(j.request for j in self.lobby.joiners if j.ready_map),
             powers=tuple(powers),
+            press=self.press_relayed,
         )
 
     def passcode(self, power: str) -> int | None:
@@ -807,6 +809,7 @@ class GameMaster:
         relayed = press.relayed(msg, s.level)
         body = self.codec.text(relayed)
         out: Effects = [PressRelayed(self.state.phase.name, power, tuple(msg.recipients), body)]
+        self.press_relayed += 1
         out.append(Tell(client, messages.Yes(msg)))
         frm = messages.Frm(power, msg.recipients, relayed)
         for r in msg.recipients:

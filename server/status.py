@@ -40,6 +40,9 @@ class MasterStatus:
     joined: tuple[str | None, ...]  # before the start: each joiner's requested power (or None)
     accepted: tuple[str | None, ...]  # the same, for the joiners who accepted the map
     powers: tuple[PowerStatus, ...]  # in the map's order
+    # Press messages relayed since the game was loaded (a change says "read the store's
+    # press": what a watcher shown all press, the package's omniscient view, follows).
+    press: int = 0
 
     def of(self, power: str) -> PowerStatus:
         for p in self.powers:

@@ -382,11 +382,13 @@ class Store:
     ) -> None:
         self.write(game_id, [PressRelayed(phase, sender, tuple(recipients), body)])
 
-    def press(self, game_id: int) -> list[PressRow]:
+    def press(self, game_id: int, after: int = -1) -> list[PressRow]:
+        """The game's press in the order relayed (those with ``seq`` above ``after``: all, by
+        default; the first is 0)."""
         rows = self._db.execute(
             "SELECT seq, phase, sender, recipients, body, sent FROM press WHERE game_id=? "
-            "ORDER BY seq",
-            (game_id,),
+            "AND seq>? ORDER BY seq",
+            (game_id, after),
         ).fetchall()
         return [PressRow(s, ph, snd, tuple(r.split()), b, t) for s, ph, snd, r, b, t in rows]
 

@@ -77,9 +77,16 @@ def main(port: int) -> Generator[Any, Any, None]:
             errors[name] = f"{type(exc).__name__}: {exc}"
     daide_port = yield conn.get_daide_port(france.game_id)
     games = yield alice.list_games()
-    seen: dict[str, list[str]] = {"france": [], "england": [], "observer": []}
+    seen: dict[str, list[str]] = {k: [] for k in ("france", "england", "observer")}
+    seen.update(observer_press=[], omniscient_press=[])
     france.add_on_game_message_received(lambda g, n: seen["france"].append(n.message.message))
     england.add_on_game_message_received(lambda g, n: seen["england"].append(n.message.message))
+    for name, game in {"observer_press": observer, "omniscient_press": omniscient}.items():
+        game.add_on_game_message_received(
+            lambda g, n, name=name: seen[name].append(
+                f"{n.message.sender}>{n.message.recipient}: {n.message.message}"
+            )
+        )
     observer.add_on_game_processed(lambda g, n: seen["observer"].append(g.get_current_phase()))
     bots = [
         subprocess.Popen(
