@@ -10,6 +10,7 @@ The table is the README's "Layout" section; change both together.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
@@ -487,3 +488,33 @@ def test_the_bare_import_check_sees_one(tmp_path: Path) -> None:
     )
     assert bare_imports(module) == ["3: engine.state", "4: server.app"]
     assert ours("diplomat.engine.map") == "engine.map" and ours("trio") is None
+
+
+def bare_module_runs(text: str) -> list[str]:
+    """Each ``-m PACKAGE.x`` in ``text`` (code or docs) that names one of our packages by its
+    folder (``-m bots.dumbbot``, or in an argument list ``"-m", f"bots.{name}"``) instead of
+    ``diplomat.bots.dumbbot``: that runs only from a checkout, and imports the code a second
+    time under the folder's name."""
+    ours_ = "|".join(sorted(PACKAGES - {"tests", "bench"}))
+    pattern = rf"""-m["']?,?\s*f?["']?\b(?<!diplomat\.)(({ours_})\.[\w{{}}.]+)"""
+    return [found.group(1) for found in re.finditer(pattern, text)]
+
+
+def test_every_module_run_goes_through_the_one_import_name() -> None:
+    texts = [*ROOT.glob("*.md"), *(ROOT / "docs").glob("*.md"), ROOT / "Dockerfile"]
+    texts += [p for p in ROOT.rglob("*.py") if not ({".venv", "build"} & set(p.parts))]
+    texts.remove(Path(__file__).resolve())  # (its own check's examples)
+    found = [
+        f"{path.relative_to(ROOT)}: -m {hit}"
+        for path in texts
+        for hit in bare_module_runs(path.read_text())
+    ]
+    assert not found, "runs by folder name (-m diplomat.<package>... instead):\n" + "\n".join(found)
+
+
+def test_the_module_run_check_sees_one() -> None:
+    text = (
+        'python -m bots.dumbbot --port 1\n[sys.executable, "-m", f"bots.{name}"]\n'
+        'python -m diplomat.bots.holdbot\n"-m", "diplomat.cli.main"\n'
+    )
+    assert bare_module_runs(text) == ["bots.dumbbot", "bots.{name}"]
