@@ -44,11 +44,14 @@ async def start_diplomacy(nursery: Any, server: Any, args: argparse.Namespace) -
             print("note: --diplomacy-admin has no effect without --diplomacy-port", flush=True)
         return
     from diplomat.dipnet.accounts import Accounts
+    from diplomat.dipnet.records import Records
     from diplomat.dipnet.service import DipnetService
 
-    accounts = Accounts()
-    if args.diplomacy_admin is not None:
+    # Accounts and games kept in the server's database: a restart (kill -9 too) keeps them.
+    records = Records(server.store)
+    accounts = Accounts(records=records)
+    if args.diplomacy_admin is not None:  # (on a restart: that account's new password)
         accounts.add_admin(args.diplomacy_admin)
-    service = DipnetService(server, accounts)
+    service = DipnetService(server, accounts, records)
     port = await nursery.start(service.run, args.diplomacy_port)
     print(f"diplomacy package clients: ws://{server.address[0]}:{port}", flush=True)

@@ -1,6 +1,8 @@
 """Accounts of the package's clients: created on first sign-in (as the package's server does)
 unless told otherwise, passwords kept as salted scrypt hashes, one token per sign-in. The
-administrator named on the command line gets the package's omniscient view of every game."""
+administrator named on the command line gets the package's omniscient view of every game.
+With :class:`dipnet.records.Records` the accounts are kept in the server's database and read
+back on a restart (tokens are not: see that module)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass, field
+
+from diplomat.dipnet.records import AccountRow, Records
 
 
 class AccountError(ValueError):
@@ -37,13 +41,24 @@ class Accounts:
     create_on_sign_in: bool = True
     users: dict[str, Account] = field(default_factory=dict)
     tokens: dict[str, str] = field(default_factory=dict)  # token -> user name
+    records: Records | None = None  # where accounts are kept (None: in memory only)
+
+    def __post_init__(self) -> None:
+        if self.records is not None:
+            for row in self.records.accounts():
+                self.users[row.name] = Account(row.name, row.salt, row.digest, row.admin)
 
     def add(self, name: str, password: str, admin: bool = False) -> None:
+        """A new account, or a new password (and admin flag) for an existing one."""
         salt = secrets.token_bytes(16)
-        self.users[name] = Account(name, salt, _digest(password, salt), admin)
+        account = Account(name, salt, _digest(password, salt), admin)
+        if self.records is not None:  # kept before it is used: nothing signed in is lost
+            self.records.save_account(AccountRow(name, salt, account.digest, admin))
+        self.users[name] = account
 
     def add_admin(self, spec: str) -> None:
-        """``NAME:PASSWORD`` from the command line; ValueError for another form."""
+        """``NAME:PASSWORD`` from the command line (on a restart, the account's password is
+        replaced by this one); ValueError for another form."""
         name, sep, password = spec.partition(":")
         if not sep or not name or not password:
             raise ValueError("expected NAME:PASSWORD with both parts non-empty")

@@ -72,14 +72,22 @@ class PackageGame:
     """The package's picture of one server game (see the module's docstring)."""
 
     def __init__(
-        self, runner: GameRunner, gmap: GameMap, rules: Sequence[str], deadline: int
+        self,
+        runner: GameRunner | None,
+        gmap: GameMap,
+        rules: Sequence[str],
+        deadline: int,
+        *,
+        game_id: int | None = None,
+        created: int | None = None,
     ) -> None:
+        # No runner: a finished game, rebuilt from the database after a restart (resume).
         self.runner = runner
         self.map = gmap
-        self.game_id = str(runner.id)
+        self.game_id = str(runner.id if runner is not None else game_id)
         self.rules = list(rules)
         self.deadline = deadline
-        self.created = now_micros()
+        self.created = created or now_micros()
         self.state: GameState = initial_state(gmap)
         self.status = "forming"
         self.history: list[PlayedPhase] = []
@@ -98,12 +106,34 @@ class PackageGame:
         self._centres: dict[str, str] = dict(self.state.centres)
         self._last_sent = 0
         self.follower = GameLink(f"diplomacy:{self.game_id}:observer", self._followed)
+        self._resuming = False  # the follower's first NOW is the phase in progress, not news
+
+    def resume(self, played: Sequence[PlayedPhase], finished: bool) -> None:
+        """Take up the game's stored phases (``played``, the last one in progress) after a
+        restart. The press of past phases is not shown again: each client's view held the
+        messages it saw, and views end with their connections."""
+        self.history = [PlayedPhase(p.state, p.orders) for p in played[:-1]]
+        self.state = played[-1].state
+        self._centres = dict(self.state.centres)
+        if finished:
+            self.history.append(PlayedPhase(self.state))
+            self.status = "completed"
+            self.port_ready.set()  # (it has none)
+        else:
+            self.status = "active"
+            self._resuming = True
+        # The phases' own times are the server's; these only need to be in order, and
+        # before anything a client sees from now on (its synchronization counts from them).
+        self.stamps = [self.created + k + 1 for k in range(len(self.history))]
+        self.began = now_micros()
 
     # -- what a joining client is sent --------------------------------------------------------
 
     def visible_orders(self, view: View) -> dict[str, Sequence[Order]]:
         """The orders of the phase in progress ``view`` may see: a power's own, every power's
         for the omniscient view, none for an observer."""
+        if self.runner is None:
+            return {}
         if view.role == OMNISCIENT:
             return {p.power: p.orders for p in self.runner.status().powers}
         if view.role != OBSERVER:
@@ -160,6 +190,10 @@ class PackageGame:
             self._ended()
 
     def _position(self, state: GameState) -> None:
+        if self._resuming:  # the phase in progress, as the follower joins after a restart
+            self._resuming = False
+            self.state = state
+            return
         if self.status == "forming":
             self.status = "active"
             self.state = state

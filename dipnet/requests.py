@@ -240,6 +240,7 @@ class Handlers:
         game, view = self.view(req, session)
         power = self.controlled(game, view, req)
         wait = field_of(req, "wait", bool)
+        assert game.runner is not None  # (controlled: the game is playing)
         self._wait(game, power, wait, game.runner.status().of(power).orders)
         return "ok", {}
 

@@ -17,7 +17,9 @@ from diplomat.dipnet.accounts import Account, Accounts
 from diplomat.dipnet.game_data import OBSERVER, OMNISCIENT
 from diplomat.dipnet.games import PackageGame, View
 from diplomat.dipnet.link import GameLink
+from diplomat.dipnet.records import GameRecord, Records
 from diplomat.dipnet.requests import Handlers, RequestError, Session
+from diplomat.dipnet.restore import RestoreError, rebuilt
 from diplomat.dipnet.wire import accept
 from diplomat.engine.map import load_map
 from diplomat.protocol import messages
@@ -56,9 +58,11 @@ REQUESTS = (
 class DipnetService:
     """Accounts, the games the package's clients can see, and the port."""
 
-    def __init__(self, server: Server, accounts: Accounts) -> None:
+    def __init__(self, server: Server, accounts: Accounts, records: Records | None = None) -> None:
         self.server = server
         self.accounts = accounts
+        # Where the games are kept for a restart (None: in memory only).
+        self.records = records
         self.games: dict[str, PackageGame] = {}
         # Which connection holds each signed-in token (a closed one while its client is
         # reconnecting): the package's client reconnects with its tokens, not a new sign-in.
@@ -76,6 +80,7 @@ class DipnetService:
         self.port = listeners[0].socket.getsockname()[1]
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
+            self.restore()
             nursery.start_soon(serve_gated, listeners, self._connection, ConnectionGate(), self.log)
             task_status.started(self.port)
 
@@ -113,20 +118,45 @@ class DipnetService:
         )
         runner = self.server.create_game(settings, name=f"diplomacy {map_name}")
         game = PackageGame(runner, gmap, rules, deadline)
+        if self.records is not None:
+            kept = GameRecord(runner.id, gmap.name, game.rules, deadline, game.created)
+            self.records.save_game(kept)
         self.games[game.game_id] = game
         self._start(game)
         return game
 
-    def _start(self, game: PackageGame) -> None:
-        assert self._nursery is not None
+    def restore(self) -> None:
+        """After a restart: every kept game the server resumed is followed again, its DAIDE
+        port opened again (on the same port if it is free, for bots that reconnect), and
+        each controlled power taken back by its seat with IAM and the power's passcode, as
+        a DAIDE player takes it back; finished games are listed as completed."""
+        for record in self.records.games() if self.records is not None else []:
+            try:
+                game = rebuilt(record, self.server)
+            except RestoreError as exc:
+                self.log.warning("diplomacy game not restored", game=record.game_id, why=str(exc))
+                continue
+            self.games[game.game_id] = game
+            if game.runner is None:
+                continue
+            self._start(game, record.daide_port or 0)
+            for power, user in game.controllers.items():
+                passcode = game.runner.passcode(power) or 0
+                self._take(game, power, user, messages.Iam(power, passcode))
+            self.log.info("diplomacy game restored", game=game.game_id, phase=game.state.phase)
+
+    def _start(self, game: PackageGame, port: int = 0) -> None:
+        assert self._nursery is not None and game.runner is not None
         self._nursery.start_soon(self._follow, game)
-        self._nursery.start_soon(self._daide_port, game)
+        self._nursery.start_soon(self._daide_port, game, port)
         game.runner.watch(("dipnet press", game.game_id), self._press_watcher(game))
 
     def _press_watcher(self, game: PackageGame) -> Callable[[MasterStatus, float], None]:
         """After each of the game's events: press relayed since the last look (the store's
         rows after the last one read), for the views shown all press (:meth:`overheard`)."""
-        count, seq = 0, -1
+        # (A game restored after a restart: from the press stored before it.)
+        stored = self.server.store.press(int(game.game_id))
+        count, seq = 0, stored[-1].seq if stored else -1
 
         def look(status: MasterStatus, now: float) -> None:
             nonlocal count, seq
@@ -141,12 +171,20 @@ class DipnetService:
         return look
 
     async def _follow(self, game: PackageGame) -> None:
+        assert game.runner is not None
         game.follower.send(messages.Obs())
         await self.server.serve_link(game.follower, (game.runner, None, None))
 
-    async def _daide_port(self, game: PackageGame) -> None:
-        assert self._nursery is not None
-        game.daide_port = await self._nursery.start(self.server.listen_for_game, game.runner, 0)
+    async def _daide_port(self, game: PackageGame, port: int) -> None:
+        assert self._nursery is not None and game.runner is not None
+        try:
+            opened = await self._nursery.start(self.server.listen_for_game, game.runner, port)
+        except OSError as exc:  # the old port is taken: its bots cannot come back there
+            self.log.warning("diplomacy game's DAIDE port moved", old=port, why=str(exc))
+            opened = await self._nursery.start(self.server.listen_for_game, game.runner, 0)
+        game.daide_port = opened
+        if self.records is not None and opened != port:
+            self.records.set_daide_port(int(game.game_id), opened)
         game.port_ready.set()
 
     def join(
@@ -172,18 +210,26 @@ class DipnetService:
             raise RequestError("GameJoinRoleException", f"{role} is played by {holder}")
         if holder == account.name:
             return  # another instance of the same seat
+        assert game.runner is not None  # (a finished game is not forming)
         if game.status != "forming" or game.runner.has_joiner_for(power):
             raise RequestError("GameJoinRoleException", f"{role} is not free in this game")
         game.controllers[power] = account.name
+        if self.records is not None:
+            self.records.set_controller(int(game.game_id), power, account.name)
+        self._take(game, power, account.name, messages.Nme(account.name, "diplomacy-package"))
+
+    def _take(self, game: PackageGame, power: str, user: str, first: messages.Message) -> None:
+        """An in-process seat of ``power`` for ``user``, joining with ``first`` (NME while
+        the game forms, IAM to take the power back after a restart)."""
         seat = GameLink(
-            f"diplomacy:{game.game_id}:{role}",
+            f"diplomacy:{game.game_id}:{power_name(game.map, power)}",
             lambda msg: self._heard(game, power, msg),
         )
         game.seats[power] = seat
-        seat.send(messages.Nme(account.name, "diplomacy-package"))
-        assert self._nursery is not None
+        seat.send(first)
+        assert self._nursery is not None and game.runner is not None
         self._nursery.start_soon(
-            self.server.serve_link, seat, (game.runner, power, f"diplomacy:{account.name}")
+            self.server.serve_link, seat, (game.runner, power, f"diplomacy:{user}")
         )
 
     def _heard(self, game: PackageGame, power: str, msg: Any) -> None:
@@ -191,6 +237,9 @@ class DipnetService:
             press = msg.press
             text = press.text if isinstance(press, messages.FreeText) else game.press.text_of(press)
             game.heard(power, msg, text)
+        elif isinstance(msg, messages.Rej) and isinstance(msg.inner, messages.Iam):
+            # The passcode is the server's own: the power is held by another connection.
+            self.log.error("diplomacy seat not taken back", game=game.game_id, power=power)
 
     # -- tokens across connections ---------------------------------------------------------------
 

@@ -31,6 +31,16 @@ def stored_saved_game(store: Store, game_id: int, map_name: str) -> dict[str, An
         gmap = load_map(map_name)
     except MapError as exc:
         raise ExportError(f"game {game_id}: {exc}") from None
+    played = stored_phases(store, game_id, gmap)
+    if not played:
+        raise ExportError(f"game {game_id} has not started: no phase to write")
+    rules = ["POWER_CHOICE"] + ([] if row.settings.get("level") else ["NO_PRESS"])
+    return saved_game(str(game_id), gmap, rules, played, completed=row.result is not None)
+
+
+def stored_phases(store: Store, game_id: int, gmap: GameMap) -> list[PlayedPhase]:
+    """Every phase of game ``game_id`` stored so far, first to last, each with its orders'
+    results and the press sent in it (the phase in progress last, with no orders)."""
     codec = codec_for(table_for_map(gmap))
     by_phase: dict[str, list[tuple[Order, Result | messages.NoteResult | None]]] = {}
     for phase, _power, text in store.results(game_id):
@@ -46,7 +56,7 @@ def stored_saved_game(store: Store, game_id: int, map_name: str) -> dict[str, An
     for p in store.press(game_id):
         for message in writer.daide(p.sender, p.recipients, p.body, p.phase, p.sent):
             press_by_phase.setdefault(p.phase, []).append(message)
-    played = [
+    return [
         PlayedPhase(
             _state(gmap, game_id, phase, data),
             by_phase.get(phase, ()),
@@ -54,10 +64,6 @@ def stored_saved_game(store: Store, game_id: int, map_name: str) -> dict[str, An
         )
         for phase, data in store.states(game_id)
     ]
-    if not played:
-        raise ExportError(f"game {game_id} has not started: no phase to write")
-    rules = ["POWER_CHOICE"] + ([] if row.settings.get("level") else ["NO_PRESS"])
-    return saved_game(str(game_id), gmap, rules, played, completed=row.result is not None)
 
 
 def _state(gmap: GameMap, game_id: int, phase: str, data: dict[str, Any]) -> GameState:

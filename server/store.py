@@ -226,6 +226,18 @@ class Store:
     def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
         return transaction(self._db)
 
+    def extension(self, schema: str) -> sqlite3.Connection:
+        """The database for a part of diplomat with tables of its own (the ``diplomacy``
+        package's port: :mod:`dipnet.records`): ``schema`` (``CREATE TABLE IF NOT EXISTS``
+        statements) is created, and the connection returned, for that part's own tables only,
+        written with :func:`transaction`. One file and one connection, so that a game and
+        that part's record of it are in the same database, in memory as on disk."""
+        try:
+            self._db.executescript(schema)  # (executescript commits by itself)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot add tables to {self.path}: {exc}") from None
+        return self._db
+
     # -- games ---------------------------------------------------------------------------
 
     def create_game(

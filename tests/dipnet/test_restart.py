@@ -1,0 +1,234 @@
+"""``kill -9`` a ``diplomat serve --diplomacy-port`` in the middle of a package client's game,
+start it again on the same database and ports: the user signs in with her password, finds
+her game listed, joins it again as her power, the orders she gave before are still there,
+the DAIDE bots come back (IAM on the game's own DAIDE port, opened again), and the game plays
+on to its end with the same final position in the store and in the client. Then the account
+table alone: kept across a restart, a wrong password still refused, the admin flag kept and
+``--diplomacy-admin``'s password replacing the old one."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from diplomat.dipnet.accounts import AccountError, Accounts
+from diplomat.dipnet.games import PackageGame
+from diplomat.dipnet.records import GameRecord, Records
+from diplomat.dipnet.service import DipnetService
+from diplomat.engine.map import GameMap, load_map
+from diplomat.protocol import messages
+from diplomat.protocol.codec import codec_for
+from diplomat.protocol.mdf import table_for_map
+from diplomat.replay.package_notation import order_text
+from diplomat.server.app import Server
+from diplomat.server.settings import GameSettings
+from diplomat.server.store import Store
+from tests.dipnet.test_package_protocol import final_units
+from tests.web.conftest import ROOT, LiveServer, start_server, stop_server
+
+OTHERS = 6  # DAIDE bots for the powers other than FRANCE
+
+
+def diplomacy_port(server: LiveServer) -> int:
+    line = next(x for x in server.lines if "diplomacy package clients: ws://" in x)
+    return int(line.rsplit(":", 1)[1])
+
+
+def web_port(server: LiveServer) -> int:
+    return int(server.url.split(":")[2].split("/")[0])
+
+
+def stored_orders(results: list[tuple[str, str, str]], power: str, gmap: GameMap) -> list[str]:
+    """``power``'s orders among stored results (phase, power, ORD text), as the package
+    writes them."""
+    codec = codec_for(table_for_map(gmap))
+    out = []
+    for _, who, text in results:
+        msg = codec.parse_text(text)
+        if who == power and isinstance(msg, messages.Ord) and msg.order is not None:
+            out.append(order_text(gmap, msg.order))
+    return sorted(out)
+
+
+def client(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.dipnet.restart_client", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+
+
+def said(proc: subprocess.Popen[str]) -> dict[str, Any]:
+    """The client's next JSON line (it ends its phase of the test by printing one)."""
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line, proc.stderr.read() if proc.stderr else "no output"
+    result: dict[str, Any] = json.loads(line)
+    return result
+
+
+def test_a_package_game_survives_kill_9(tmp_path: Path) -> None:
+    db = tmp_path / "d.sqlite"
+    # The grace outlasts anything here: the bots' reconnection is waited for, not timed.
+    common = ("--diplomacy-admin", "root:root-pw", "--max-year", "1902", "--rejoin-grace", "300")
+    server = start_server(db, "--diplomacy-port", "0", *common)
+    bots: list[subprocess.Popen[bytes]] = []
+    try:
+        port = diplomacy_port(server)
+        first = client("first", str(port))
+        made = said(first)
+        bots = [
+            subprocess.Popen(
+                [
+                    *(sys.executable, "-m", "diplomat.bots.randombot", "--seed", str(k)),
+                    *("--port", str(made["daide_port"]), "--reconnect", "300"),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd=ROOT,
+            )
+            for k in range(OTHERS)
+        ]
+        ordered = said(first)
+        assert first.wait(120) == 0
+        assert ordered["phase"] == "S1901M"
+    finally:
+        server.proc.kill()  # SIGKILL: nothing more is saved
+        server.proc.wait()
+    # The same database and ports: the bots reconnect where they were.
+    # (Given after start_server's own --port 0 --web-port 0, these win.)
+    ports = ("--port", str(server.daide_port), "--web-port", str(web_port(server)))
+    again = start_server(db, *ports, "--diplomacy-port", str(port), *common)
+    try:
+        second = client("second", str(port), made["game_id"])
+        seen = said(second)
+        assert second.wait(120) == 0
+        for bot in bots:
+            assert bot.wait(120) == 0
+    finally:
+        stop_server(again)
+        for bot in bots:
+            if bot.poll() is None:
+                bot.kill()
+                bot.wait()
+    assert seen["wrong_password"] == "PasswordException: wrong password"
+    listed = {g["game_id"]: g for g in seen["listed"]}
+    assert listed[made["game_id"]]["status"] == "active"
+    assert listed[made["game_id"]]["powers"] == ["FRANCE"]
+    # The seat was taken back (IAM), with the orders given before the kill.
+    assert seen["rejoined"] == {
+        "phase": "S1901M",
+        "status": "active",
+        "orders": sorted(ordered["ordered"]),
+    }
+    assert seen["status"] == "completed" and seen["history"][:2] == ["S1901M", "F1901M"]
+    game_id = int(made["game_id"])
+    store = Store(db)
+    try:
+        results = store.results(game_id, "S1901M")
+        players = {p.power: (p.name, p.status) for p in store.players(game_id)}
+        row = store.game(game_id)
+    finally:
+        store.close()
+    france = stored_orders(results, "FRA", load_map("standard"))
+    assert france == sorted(ordered["ordered"])  # the orders given before the kill
+    # The same seat, not a new player: the package's user, and nobody in civil disorder.
+    assert players["FRA"][0] == "erin"
+    assert all(status in ("playing", "eliminated") for _, status in players.values()), players
+    assert row.status == "finished"
+    final = {p: sorted(u) for p, u in seen["final"].items()}
+    assert final == final_units(again, made["game_id"], "standard")
+    # Started once more, the finished game is listed as completed, with its history.
+    games = trio.run(package_games, db)
+    done = games[made["game_id"]]
+    assert done.status == "completed" and done.runner is None
+    assert [p.state.phase.name for p in done.history] == seen["history"]
+    assert done.controllers == {"FRA": "erin"}
+
+
+def test_accounts_are_kept_in_the_store(tmp_path: Path) -> None:
+    db = tmp_path / "a.sqlite"
+    store = Store(db)
+    try:
+        accounts = Accounts(records=Records(store))
+        accounts.sign_in("erin", "e-pw")  # made on first sign-in
+        accounts.add_admin("root:old-pw")
+    finally:
+        store.close()
+    store = Store(db)  # a restart: a new process would read the same file
+    try:
+        kept = Accounts(records=Records(store))
+        assert sorted(kept.users) == ["erin", "root"]
+        assert kept.users["root"].admin and not kept.users["erin"].admin
+        token = kept.sign_in("erin", "e-pw")
+        assert kept.user(token).name == "erin"
+        with pytest.raises(AccountError) as wrong:
+            kept.sign_in("erin", "not hers")
+        assert wrong.value.kind == "PasswordException"
+        # Tokens are not kept: a token of before the restart is unknown.
+        with pytest.raises(AccountError) as gone:
+            kept.user("0" * 32)
+        assert gone.value.kind == "TokenException"
+        # --diplomacy-admin on a restart replaces that account's password.
+        kept.add_admin("root:new-pw")
+        with pytest.raises(AccountError):
+            kept.sign_in("root", "old-pw")
+    finally:
+        store.close()
+    store = Store(db)
+    try:
+        last = Accounts(records=Records(store), create_on_sign_in=False)
+        assert last.users["root"].admin
+        assert last.user(last.sign_in("root", "new-pw")).admin
+        with pytest.raises(AccountError):
+            last.sign_in("root", "old-pw")
+    finally:
+        store.close()
+
+
+async def package_games(db: Path) -> dict[str, PackageGame]:
+    """The package's games a service started on ``db`` restores (in-process)."""
+    store = Store(db)
+    try:
+        records = Records(store)
+        server = Server(store, GameSettings(map="standard"), port=0, open_games=False)
+        async with trio.open_nursery() as nursery:
+            await nursery.start(server.run)
+            service = DipnetService(server, Accounts(records=records), records)
+            await nursery.start(service.run, 0)
+            nursery.cancel_scope.cancel()
+        return service.games
+    finally:
+        store.close()
+
+
+async def test_a_game_still_forming_at_the_kill_is_not_restored(tmp_path: Path) -> None:
+    """A kept package game whose server game was still forming (the server abandons it on
+    start) is left out, with a log line; the service starts all the same."""
+    db = tmp_path / "g.sqlite"
+    store = Store(db)
+    try:
+        forming = store.create_game(GameSettings(map="standard").model_dump())
+        records = Records(store)
+        records.save_game(GameRecord(forming, "standard", ["POWER_CHOICE"], 0, 1))
+        Accounts(records=records).add("erin", "e-pw")  # (a controller is a kept account)
+        records.set_controller(forming, "FRA", "erin")
+        assert records.games() == [
+            GameRecord(forming, "standard", ["POWER_CHOICE"], 0, 1, None, {"FRA": "erin"})
+        ]
+    finally:
+        store.close()
+    assert await package_games(db) == {}
+    store = Store(db)
+    try:
+        assert store.game(forming).status == "abandoned"
+    finally:
+        store.close()
