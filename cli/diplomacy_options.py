@@ -33,7 +33,8 @@ def add_diplomacy_options(p: argparse.ArgumentParser) -> None:
         metavar="NAME:PASSWORD",
         default=None,
         help="an administrator account for the package's clients: the omniscient view of "
-        "every game (other users are created when they first sign in)",
+        "every game (other users are created when they first sign in; on a restart, this "
+        "replaces that account's password)",
     )
 
 

@@ -2,7 +2,7 @@
 unless told otherwise, passwords kept as salted scrypt hashes, one token per sign-in. The
 administrator named on the command line gets the package's omniscient view of every game.
 With :class:`dipnet.records.Records` the accounts are kept in the server's database and read
-back on a restart (tokens are not: see that module)."""
+back on a restart, and so are the tokens (as digests: see that module)."""
 
 from __future__ import annotations
 
@@ -78,14 +78,22 @@ class Accounts:
         elif not hmac.compare_digest(account.digest, _digest(password, account.salt)):
             raise AccountError("PasswordException", "wrong password")
         token = secrets.token_hex(16)
+        if self.records is not None:
+            self.records.save_token(token, name)
         self.tokens[token] = name
         return token
 
     def user(self, token: str) -> Account:
         name = self.tokens.get(token)
+        if name is None and self.records is not None:  # signed in before a restart
+            name = self.records.token_user(token)
+            if name is not None:
+                self.tokens[token] = name
         if name is None:
             raise AccountError("TokenException", "unknown token: sign in first")
         return self.users[name]
 
     def sign_out(self, token: str) -> None:
         self.tokens.pop(token, None)
+        if self.records is not None:
+            self.records.drop_token(token)

@@ -108,24 +108,28 @@ class PackageGame:
         self.follower = GameLink(f"diplomacy:{self.game_id}:observer", self._followed)
         self._resuming = False  # the follower's first NOW is the phase in progress, not news
 
-    def resume(self, played: Sequence[PlayedPhase], finished: bool) -> None:
-        """Take up the game's stored phases (``played``, the last one in progress) after a
-        restart. The press of past phases is not shown again: each client's view held the
-        messages it saw, and views end with their connections."""
+    def resume(
+        self, played: Sequence[PlayedPhase], began: Sequence[float], ended: float | None
+    ) -> None:
+        """Take up the game's stored phases after a restart: ``played`` (the last one in
+        progress, or the final position of a game that ``ended``, seconds since the epoch)
+        and when each ``began`` (seconds). The press of past phases is not shown again: each
+        client's view held the messages it saw."""
+        stamps = [int(t * 1_000_000) for t in began]
         self.history = [PlayedPhase(p.state, p.orders) for p in played[:-1]]
+        self.stamps = stamps[:-1]
         self.state = played[-1].state
+        self.began = stamps[-1]
         self._centres = dict(self.state.centres)
-        if finished:
+        if ended is not None:  # as _ended left it: the final position, then COMPLETED
             self.history.append(PlayedPhase(self.state))
+            self.stamps.append(self.began)
+            self.began = int(ended * 1_000_000)
             self.status = "completed"
             self.port_ready.set()  # (it has none)
         else:
             self.status = "active"
             self._resuming = True
-        # The phases' own times are the server's; these only need to be in order, and
-        # before anything a client sees from now on (its synchronization counts from them).
-        self.stamps = [self.created + k + 1 for k in range(len(self.history))]
-        self.began = now_micros()
 
     # -- what a joining client is sent --------------------------------------------------------
 

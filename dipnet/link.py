@@ -32,6 +32,8 @@ class GameLink(Link):
         self.closed = False
         self.on_message = on_message
         self._inbox_send, self._inbox = trio.open_memory_channel[Event](math.inf)
+        self._left = False
+        self._flushes: list[trio.Event] = []  # HLO asked by flush, answers awaited in order
 
     @property
     def wire_key(self) -> tuple[str, bytes]:
@@ -46,6 +48,11 @@ class GameLink(Link):
     def encode(self, message: Any) -> bytes:
         if isinstance(message, messages.Map) and message.name is not None:
             self.send(messages.Yes(messages.Map(message.name)))
+        if self._flushes and (
+            isinstance(message, messages.Hlo)
+            or (isinstance(message, messages.Rej) and isinstance(message.inner, messages.Hlo))
+        ):
+            self._flushes.pop(0).set()
         try:
             self.on_message(message)
         except Exception as exc:  # the package side's fault: the game goes on
@@ -57,13 +64,35 @@ class GameLink(Link):
 
     async def close(self, final: bool = True) -> None:
         self.closed = True
+        self._release()
 
     def send(self, message: messages.Message) -> None:
         """To the game, through the server's reader like any client's message."""
         if not self.closed:
             self._inbox_send.send_nowait(Received(message, ()))
 
+    def flush(self) -> trio.Event:
+        """Set once the game has handled every message sent before this call, and so stored
+        what they changed (the server stores before it answers): a package client is told
+        its orders are in only when a ``kill -9`` would not lose them. (The game answers a
+        player's HLO in turn, and sends none unasked once it has started.)"""
+        event = trio.Event()
+        if self.closed or self._left:  # nothing more of this seat's is stored
+            event.set()
+        else:
+            self._flushes.append(event)
+            self.send(messages.Hlo())
+        return event
+
     def leave(self) -> None:
-        """Leave the game as a client that disconnects does."""
+        """Leave the game as a client that disconnects does (it has ended: nothing more is
+        waited for)."""
+        self._left = True
+        self._release()
         if not self.closed:
             self._inbox_send.send_nowait(Closed(None, by_peer=True, reason="left"))
+
+    def _release(self) -> None:
+        for event in self._flushes:
+            event.set()
+        self._flushes.clear()

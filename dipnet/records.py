@@ -4,12 +4,14 @@ a password) and each game a package client created (its server game, rules, dead
 time, DAIDE port, and which user controls which power). The games themselves (positions,
 orders, results, press, passcodes) are the server's own records (:mod:`server.store`).
 
-Sign-in tokens are not kept: a token names a connection's views of games, which a restart
-loses with the connections, and a token on disk would be a password in clear; the client
-signs in again with its password."""
+Sign-in tokens are kept too, as SHA-256 digests (a copy of the database gives no working
+token; a token is 128 random bits, so no salt or slow hash is needed), with the games each
+token joined and as what: the package's client library reconnects by itself and carries on
+with its token, so a client that stays up while the server restarts plays on."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from dataclasses import dataclass, field
@@ -36,6 +38,16 @@ CREATE TABLE IF NOT EXISTS dipnet_controllers (
     power TEXT NOT NULL,               -- our power token
     user TEXT NOT NULL REFERENCES dipnet_accounts(name),
     PRIMARY KEY (game_id, power)
+);
+CREATE TABLE IF NOT EXISTS dipnet_tokens (
+    digest TEXT PRIMARY KEY,           -- SHA-256 of the token, hex
+    user TEXT NOT NULL REFERENCES dipnet_accounts(name)
+);
+CREATE TABLE IF NOT EXISTS dipnet_views (
+    digest TEXT NOT NULL REFERENCES dipnet_tokens(digest),
+    game_id INTEGER NOT NULL REFERENCES dipnet_games(game_id),
+    role TEXT NOT NULL,                -- a power's name, observer or omniscient
+    PRIMARY KEY (digest, game_id, role)
 );
 """
 
@@ -83,6 +95,47 @@ class Records:
         ).fetchall()
         return [AccountRow(n, bytes(s), bytes(d), bool(a)) for n, s, d, a in rows]
 
+    # -- tokens and the games they joined ----------------------------------------------------
+
+    def save_token(self, token: str, user: str) -> None:
+        with transaction(self._db) as db:
+            db.execute("INSERT OR REPLACE INTO dipnet_tokens VALUES (?, ?)", (_digest(token), user))
+
+    def token_user(self, token: str) -> str | None:
+        row = self._db.execute(
+            "SELECT user FROM dipnet_tokens WHERE digest=?", (_digest(token),)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def drop_token(self, token: str) -> None:
+        """The token signed out: it and its views are gone."""
+        with transaction(self._db) as db:
+            db.execute("DELETE FROM dipnet_views WHERE digest=?", (_digest(token),))
+            db.execute("DELETE FROM dipnet_tokens WHERE digest=?", (_digest(token),))
+
+    def save_view(self, token: str, game_id: int, role: str) -> None:
+        with transaction(self._db) as db:
+            db.execute(
+                "INSERT OR IGNORE INTO dipnet_views VALUES (?, ?, ?)",
+                (_digest(token), game_id, role),
+            )
+
+    def has_view(self, token: str, game_id: int, role: str) -> bool:
+        row = self._db.execute(
+            "SELECT 1 FROM dipnet_views WHERE digest=? AND game_id=? AND role=?",
+            (_digest(token), game_id, role),
+        ).fetchone()
+        return row is not None
+
+    def drop_views(self, token: str, game_id: int | None = None, role: str | None = None) -> None:
+        """The token's views: all of them, or the one of ``game_id`` as ``role`` (left)."""
+        sql = "DELETE FROM dipnet_views WHERE digest=?"
+        args: tuple[str | int | None, ...] = (_digest(token),)
+        if game_id is not None:
+            sql, args = sql + " AND game_id=? AND role=?", (*args, game_id, role)
+        with transaction(self._db) as db:
+            db.execute(sql, args)
+
     # -- games ------------------------------------------------------------------------------
 
     def save_game(self, game: GameRecord) -> None:
@@ -124,3 +177,7 @@ class Records:
         ):
             out[gid].controllers[power] = user
         return list(out.values())
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()

@@ -42,6 +42,12 @@ class Service(Protocol):
 
     def adopt(self, token: str, session: Session) -> None: ...
 
+    def revive(
+        self, token: str, game_id: object, role: object, session: Session
+    ) -> tuple[PackageGame, View] | None: ...
+
+    def leave(self, game: PackageGame, view: View, session: Session) -> None: ...
+
     def drop(self, token: str) -> None: ...
 
 
@@ -100,6 +106,9 @@ class Handlers:
         for game, view in session.views:
             if game.game_id == game_id and view.role == role and view.token == req["token"]:
                 return game, view
+        revived = self.service.revive(req["token"], game_id, role, session)  # (a restart)
+        if revived is not None:
+            return revived
         raise RequestError("GameTokenException", f"not joined to game {game_id!r} as {role!r}")
 
     # -- channel requests ----------------------------------------------------------------------
@@ -170,8 +179,7 @@ class Handlers:
 
     def leave_game(self, req: dict[str, Any], session: Session) -> Reply:
         game, view = self.view(req, session)
-        session.views.remove((game, view))
-        game.views.remove(view)
+        self.service.leave(game, view, session)
         return "ok", {}
 
     def get_all_possible_orders(self, req: dict[str, Any], session: Session) -> Reply:

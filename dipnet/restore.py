@@ -34,6 +34,7 @@ def rebuilt(record: GameRecord, server: Server) -> PackageGame:
     except (StoreError, MapError, ExportError) as exc:
         raise RestoreError(str(exc)) from None
     finished = row.status == "finished"
+    began = server.store.state_times(record.game_id)
     if not played or (runner is None and not finished):
         raise RestoreError(f"game {record.game_id} was not resumed (it is {row.status})")
     game = PackageGame(
@@ -45,5 +46,5 @@ def rebuilt(record: GameRecord, server: Server) -> PackageGame:
         created=record.created,
     )
     game.controllers = dict(record.controllers)
-    game.resume(played, finished)
+    game.resume(played, began, (row.finished or row.created) if finished else None)
     return game

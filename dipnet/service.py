@@ -34,6 +34,9 @@ from diplomat.web.http import WebSocket
 from diplomat.web.payloads import PayloadError, read_json
 
 PORT_WAIT = 10.0  # seconds a get_daide_port waits for a new game's DAIDE port to open
+STORE_WAIT = 30.0  # seconds a request that acted in a game waits for the game to store it
+# Requests whose effect on the game (through the power's seat) is stored before the answer.
+SEAT_REQUESTS = ("set_orders", "clear_orders", "set_wait_flag", "vote", "send_game_message")
 FREE_TEXT_LEVEL = 8000  # the press level of a game with press: the package's messages are text
 REQUESTS = (
     "sign_in",
@@ -196,10 +199,34 @@ class DipnetService:
             raise RequestError("GameRoleException", "only the administrator is omniscient")
         if role not in (OBSERVER, OMNISCIENT):
             self._seat(game, account, role)
+        if self.records is not None:
+            self.records.save_view(token, int(game.game_id), role)
+        return game.game_data(self._view(game, token, role, session))
+
+    def _view(self, game: PackageGame, token: str, role: str, session: Session) -> View:
         view = View(token, role, session.notify)
         game.views.append(view)
         session.views.append((game, view))
-        return game.game_data(view)
+        return view
+
+    def revive(
+        self, token: str, game_id: object, role: object, session: Session
+    ) -> tuple[PackageGame, View] | None:
+        """The view ``token`` joined ``game_id`` with as ``role`` before a restart, made
+        again on ``session`` (its client's library reconnected and synchronizes it); None
+        if it joined no such view."""
+        game = self.games.get(str(game_id))
+        if game is None or not isinstance(role, str) or self.records is None:
+            return None
+        if not self.records.has_view(token, int(game.game_id), role):
+            return None
+        return game, self._view(game, token, role, session)
+
+    def leave(self, game: PackageGame, view: View, session: Session) -> None:
+        session.views.remove((game, view))
+        game.views.remove(view)
+        if self.records is not None:
+            self.records.drop_views(view.token, int(game.game_id), view.role)
 
     def _seat(self, game: PackageGame, account: Account, role: str) -> None:
         power = game.powers.get(role.upper())
@@ -259,6 +286,8 @@ class DipnetService:
 
     def drop(self, token: str) -> None:
         """``token`` is gone (signed out, or its client no longer knows it): so are its views."""
+        if self.records is not None:
+            self.records.drop_views(token)
         session = self.holders.pop(token, None)
         if session is None:
             return
@@ -330,7 +359,19 @@ class DipnetService:
             self.log.error("diplomacy request failed", request=name, error=repr(exc))
             kind = "error"
             params = {"error_type": "ResponseException", "message": f"server error: {exc!r}"}
+        if name in SEAT_REQUESTS and game is not None:
+            await self._stored(game, req.get("game_role"))
         return json.dumps({"name": kind, "request_id": rid, **params})
+
+    async def _stored(self, game: PackageGame, role: object) -> None:
+        """Wait until what the seat of ``role`` sent is handled, and stored, by the game."""
+        seat = game.seats.get(game.powers.get(str(role), ""))
+        if seat is None:
+            return
+        with trio.move_on_after(STORE_WAIT) as waited:
+            await seat.flush().wait()
+        if waited.cancelled_caught:
+            self.log.warning("diplomacy request not stored in time", game=game.game_id)
 
 
 async def _writer(ws: WebSocket, receive: trio.MemoryReceiveChannel[str]) -> None:

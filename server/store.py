@@ -354,6 +354,13 @@ class Store:
         ).fetchall()
         return [(p, json.loads(s)) for p, s in rows]
 
+    def state_times(self, game_id: int) -> list[float]:
+        """When each of :meth:`states` was stored (seconds since the epoch), first to last."""
+        rows = self._db.execute(
+            "SELECT created FROM phases WHERE game_id=? ORDER BY seq", (game_id,)
+        ).fetchall()
+        return [float(t) for (t,) in rows]
+
     def results(self, game_id: int, phase: str | None = None) -> list[tuple[str, str, str]]:
         """(phase, power, ORD text) in adjudication order."""
         sql = "SELECT phase, power, ord FROM results WHERE game_id=?"

@@ -4,12 +4,15 @@ subprocess of tests/dipnet/test_restart.py) on either side of a server restart.
 ``python restart_client.py first PORT``: signs in as ``erin``, creates a game as FRANCE,
 prints ``{"game_id", "daide_port"}`` (the test starts the DAIDE bots on that port), waits for
 the game to start, gives its first orders holding the phase (``wait=True``: the phase cannot
-be processed without it), prints ``{"ordered"}`` and exits.
+be processed without it) and prints ``{"ordered"}``. It stays up while the server is killed
+and started again: its library reconnects by itself with its token, is brought up to date
+when the phase is processed, and it plays random possible orders to the end of the game,
+then prints what it saw.
 
-``python restart_client.py second PORT GAME_ID`` (after the server was killed and started
-again): a wrong password is refused, signs in as ``erin`` with her password, lists the games,
-joins GAME_ID as FRANCE again, says ready for the orders given before the restart, then plays
-random possible orders until the game ends; prints what it saw."""
+``python restart_client.py second PORT GAME_ID`` (after the restart): a wrong password is
+refused, signs in as ``erin`` with her password on a new connection, lists the games, joins
+GAME_ID as FRANCE again (a second instance of her seat), finds the orders given before the
+restart and says ready for them; prints what it saw once the phase is processed."""
 
 from __future__ import annotations
 
@@ -45,6 +48,17 @@ def first(port: int) -> Generator[Any, Any, None]:
         yield gen.sleep(0.05)
     yield france.set_orders(orders=FIRST_ORDERS, wait=True)
     say({"ordered": FIRST_ORDERS, "phase": france.get_current_phase()})
+    while france.get_current_phase() == "S1901M":  # (across the restart)
+        yield gen.sleep(0.05)
+    log = yield play_on(france, random.Random(11))
+    say(
+        {
+            "log": log,
+            "history": [str(p) for p in france.state_history],
+            "status": france.status,
+            "final": france.get_state()["units"],
+        }
+    )
 
 
 @gen.coroutine
@@ -66,7 +80,6 @@ def second(port: int, game_id: str) -> Generator[Any, Any, None]:
     yield france.no_wait()  # the orders given before the restart are the phase's
     while france.get_current_phase() == "S1901M":
         yield gen.sleep(0.05)
-    log = yield play_on(france, random.Random(11))
     say(
         {
             "wrong_password": wrong,
@@ -75,10 +88,7 @@ def second(port: int, game_id: str) -> Generator[Any, Any, None]:
                 for g in listed
             ],
             "rejoined": rejoined,
-            "log": log,
-            "history": [str(p) for p in france.state_history],
-            "status": france.status,
-            "final": france.get_state()["units"],
+            "next": france.get_current_phase(),
         }
     )
 

@@ -1,10 +1,12 @@
 """``kill -9`` a ``diplomat serve --diplomacy-port`` in the middle of a package client's game,
-start it again on the same database and ports: the user signs in with her password, finds
-her game listed, joins it again as her power, the orders she gave before are still there,
-the DAIDE bots come back (IAM on the game's own DAIDE port, opened again), and the game plays
-on to its end with the same final position in the store and in the client. Then the account
-table alone: kept across a restart, a wrong password still refused, the admin flag kept and
-``--diplomacy-admin``'s password replacing the old one."""
+start it again on the same database and ports: the user signs in with her password on a new
+connection, finds her game listed, joins it again as her power, the orders she gave before
+are still there; the DAIDE bots come back (IAM on the game's own DAIDE port, opened again);
+the client that stayed up through the restart reconnects by itself with its token and plays
+on to the end of the game, with the same final position in the store and in the client.
+Then the account table alone: kept across a restart, a wrong password still refused, the
+admin flag kept, ``--diplomacy-admin``'s password replacing the old one, tokens kept until
+signed out."""
 
 from __future__ import annotations
 
@@ -81,9 +83,9 @@ def test_a_package_game_survives_kill_9(tmp_path: Path) -> None:
     common = ("--diplomacy-admin", "root:root-pw", "--max-year", "1902", "--rejoin-grace", "300")
     server = start_server(db, "--diplomacy-port", "0", *common)
     bots: list[subprocess.Popen[bytes]] = []
+    port = diplomacy_port(server)
+    first = client("first", str(port))
     try:
-        port = diplomacy_port(server)
-        first = client("first", str(port))
         made = said(first)
         bots = [
             subprocess.Popen(
@@ -98,10 +100,9 @@ def test_a_package_game_survives_kill_9(tmp_path: Path) -> None:
             for k in range(OTHERS)
         ]
         ordered = said(first)
-        assert first.wait(120) == 0
         assert ordered["phase"] == "S1901M"
     finally:
-        server.proc.kill()  # SIGKILL: nothing more is saved
+        server.proc.kill()  # SIGKILL: nothing more is saved (the first client stays up)
         server.proc.wait()
     # The same database and ports: the bots reconnect where they were.
     # (Given after start_server's own --port 0 --web-port 0, these win.)
@@ -111,14 +112,17 @@ def test_a_package_game_survives_kill_9(tmp_path: Path) -> None:
         second = client("second", str(port), made["game_id"])
         seen = said(second)
         assert second.wait(120) == 0
+        played = said(first)  # the first client played the game to its end
+        assert first.wait(120) == 0
         for bot in bots:
             assert bot.wait(120) == 0
     finally:
         stop_server(again)
-        for bot in bots:
-            if bot.poll() is None:
-                bot.kill()
-                bot.wait()
+        procs: list[subprocess.Popen[Any]] = [first, *bots]
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
     assert seen["wrong_password"] == "PasswordException: wrong password"
     listed = {g["game_id"]: g for g in seen["listed"]}
     assert listed[made["game_id"]]["status"] == "active"
@@ -129,13 +133,18 @@ def test_a_package_game_survives_kill_9(tmp_path: Path) -> None:
         "status": "active",
         "orders": sorted(ordered["ordered"]),
     }
-    assert seen["status"] == "completed" and seen["history"][:2] == ["S1901M", "F1901M"]
+    assert seen["next"] == "F1901M"
+    # (Brought up to date, the package's client keeps the phases since the one it had.)
+    assert played["status"] == "completed" and played["history"][0] == "F1901M"
+    refused = [x for x in played["log"] if "refused" in x and "is over" not in x]
+    assert played["log"][0] == "F1901M" and not refused
     game_id = int(made["game_id"])
     store = Store(db)
     try:
         results = store.results(game_id, "S1901M")
         players = {p.power: (p.name, p.status) for p in store.players(game_id)}
         row = store.game(game_id)
+        phases = [phase for phase, _ in store.states(game_id)]
     finally:
         store.close()
     france = stored_orders(results, "FRA", load_map("standard"))
@@ -144,13 +153,14 @@ def test_a_package_game_survives_kill_9(tmp_path: Path) -> None:
     assert players["FRA"][0] == "erin"
     assert all(status in ("playing", "eliminated") for _, status in players.values()), players
     assert row.status == "finished"
-    final = {p: sorted(u) for p, u in seen["final"].items()}
+    final = {p: sorted(u) for p, u in played["final"].items()}
     assert final == final_units(again, made["game_id"], "standard")
     # Started once more, the finished game is listed as completed, with its history.
     games = trio.run(package_games, db)
     done = games[made["game_id"]]
     assert done.status == "completed" and done.runner is None
-    assert [p.state.phase.name for p in done.history] == seen["history"]
+    assert [p.state.phase.name for p in done.history] == phases
+    assert phases[1:] == played["history"]
     assert done.controllers == {"FRA": "erin"}
 
 
@@ -159,7 +169,7 @@ def test_accounts_are_kept_in_the_store(tmp_path: Path) -> None:
     store = Store(db)
     try:
         accounts = Accounts(records=Records(store))
-        accounts.sign_in("erin", "e-pw")  # made on first sign-in
+        before = accounts.sign_in("erin", "e-pw")  # made on first sign-in
         accounts.add_admin("root:old-pw")
     finally:
         store.close()
@@ -173,9 +183,10 @@ def test_accounts_are_kept_in_the_store(tmp_path: Path) -> None:
         with pytest.raises(AccountError) as wrong:
             kept.sign_in("erin", "not hers")
         assert wrong.value.kind == "PasswordException"
-        # Tokens are not kept: a token of before the restart is unknown.
+        assert kept.user(before).name == "erin"  # a token of before the restart
+        kept.sign_out(before)
         with pytest.raises(AccountError) as gone:
-            kept.user("0" * 32)
+            kept.user(before)
         assert gone.value.kind == "TokenException"
         # --diplomacy-admin on a restart replaces that account's password.
         kept.add_admin("root:new-pw")
@@ -187,6 +198,8 @@ def test_accounts_are_kept_in_the_store(tmp_path: Path) -> None:
     try:
         last = Accounts(records=Records(store), create_on_sign_in=False)
         assert last.users["root"].admin
+        with pytest.raises(AccountError):  # signed out before this restart
+            last.user(before)
         assert last.user(last.sign_in("root", "new-pw")).admin
         with pytest.raises(AccountError):
             last.sign_in("root", "old-pw")
