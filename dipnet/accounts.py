@@ -34,6 +34,10 @@ def _digest(password: str, salt: bytes) -> bytes:
     return hashlib.scrypt(password.encode(), salt=salt, n=2**12, r=8, p=1)
 
 
+def _matches(account: Account, password: str) -> bool:
+    return hmac.compare_digest(account.digest, _digest(password, account.salt))
+
+
 @dataclass
 class Accounts:
     """Who may sign in, and the tokens handed out."""
@@ -49,20 +53,27 @@ class Accounts:
                 self.users[row.name] = Account(row.name, row.salt, row.digest, row.admin)
 
     def add(self, name: str, password: str, admin: bool = False) -> None:
-        """A new account, or a new password (and admin flag) for an existing one."""
+        """A new account, or a new password (and admin flag) for an existing one: its
+        tokens, signed in with the old password, are no longer good."""
         salt = secrets.token_bytes(16)
         account = Account(name, salt, _digest(password, salt), admin)
+        if name in self.users:
+            for token in [t for t, user in self.tokens.items() if user == name]:
+                del self.tokens[token]
         if self.records is not None:  # kept before it is used: nothing signed in is lost
             self.records.save_account(AccountRow(name, salt, account.digest, admin))
         self.users[name] = account
 
     def add_admin(self, spec: str) -> None:
-        """``NAME:PASSWORD`` from the command line (on a restart, the account's password is
-        replaced by this one); ValueError for another form."""
+        """``NAME:PASSWORD`` from the command line; on a restart, an administrator with the
+        same password is kept as it is (its tokens still good), another password replaces
+        the account's. ValueError for another form."""
         name, sep, password = spec.partition(":")
         if not sep or not name or not password:
             raise ValueError("expected NAME:PASSWORD with both parts non-empty")
-        self.add(name, password, admin=True)
+        account = self.users.get(name)
+        if account is None or not account.admin or not _matches(account, password):
+            self.add(name, password, admin=True)
 
     def sign_in(self, name: str, password: str) -> str:
         """A new token for ``name``; :class:`AccountError` if the password is wrong or the
@@ -75,7 +86,7 @@ class Accounts:
                 raise AccountError("UserException", f"unknown user {name!r}")
             self.add(name, password)
             account = self.users[name]
-        elif not hmac.compare_digest(account.digest, _digest(password, account.salt)):
+        elif not _matches(account, password):
             raise AccountError("PasswordException", "wrong password")
         token = secrets.token_hex(16)
         if self.records is not None:

@@ -82,10 +82,15 @@ class Records:
     # -- accounts ---------------------------------------------------------------------------
 
     def save_account(self, row: AccountRow) -> None:
-        """Kept, replacing an account of the same name (a new admin password, say)."""
+        """Kept, replacing an account of the same name (a new admin password, say), whose
+        tokens (signed in with the old password) and their views are gone."""
         with transaction(self._db) as db:
+            tokens = "SELECT digest FROM dipnet_tokens WHERE user=?"
+            db.execute(f"DELETE FROM dipnet_views WHERE digest IN ({tokens})", (row.name,))
+            db.execute("DELETE FROM dipnet_tokens WHERE user=?", (row.name,))
             db.execute(
-                "INSERT OR REPLACE INTO dipnet_accounts VALUES (?, ?, ?, ?)",
+                "INSERT INTO dipnet_accounts VALUES (?, ?, ?, ?) ON CONFLICT (name) DO UPDATE "
+                "SET salt=excluded.salt, digest=excluded.digest, admin=excluded.admin",
                 (row.name, row.salt, row.digest, int(row.admin)),
             )
 
@@ -99,7 +104,7 @@ class Records:
 
     def save_token(self, token: str, user: str) -> None:
         with transaction(self._db) as db:
-            db.execute("INSERT OR REPLACE INTO dipnet_tokens VALUES (?, ?)", (_digest(token), user))
+            db.execute("INSERT INTO dipnet_tokens VALUES (?, ?)", (_digest(token), user))
 
     def token_user(self, token: str) -> str | None:
         row = self._db.execute(
@@ -141,7 +146,7 @@ class Records:
     def save_game(self, game: GameRecord) -> None:
         with transaction(self._db) as db:
             db.execute(
-                "INSERT OR REPLACE INTO dipnet_games VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO dipnet_games VALUES (?, ?, ?, ?, ?, ?)",
                 (
                     game.game_id,
                     game.map,

@@ -67,6 +67,22 @@ class Session:
     notify: Callable[[dict[str, Any]], None]
     tokens: set[str] = field(default_factory=set)
     views: list[tuple[PackageGame, View]] = field(default_factory=list)
+    # Notifications held back while a request's effect is being stored: its response goes
+    # first, as the package's server answers before the phase it completed is processed.
+    held: list[dict[str, Any]] | None = None
+
+    def send(self, data: dict[str, Any]) -> None:
+        """A notification to this connection (its views' ``notify``)."""
+        if self.held is not None:
+            self.held.append(data)
+        else:
+            self.notify(data)
+
+    def release(self) -> None:
+        """The held notifications go out, in order."""
+        held, self.held = self.held or [], None
+        for data in held:
+            self.notify(data)
 
 
 def field_of(req: dict[str, Any], name: str, kind: type, optional: bool = False) -> Any:

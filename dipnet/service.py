@@ -204,7 +204,7 @@ class DipnetService:
         return game.game_data(self._view(game, token, role, session))
 
     def _view(self, game: PackageGame, token: str, role: str, session: Session) -> View:
-        view = View(token, role, session.notify)
+        view = View(token, role, session.send)
         game.views.append(view)
         session.views.append((game, view))
         return view
@@ -281,7 +281,7 @@ class DipnetService:
         old.tokens.discard(token)
         for game, view in [gv for gv in old.views if gv[1].token == token]:
             old.views.remove((game, view))
-            view.notify = session.notify
+            view.notify = session.send
             session.views.append((game, view))
 
     def drop(self, token: str) -> None:
@@ -309,9 +309,7 @@ class DipnetService:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(_writer, ws, receive)
                 while (text := await ws.receive()) is not None:
-                    reply = await self.answer(text, session)
-                    if reply is not None:
-                        send.send_nowait(reply)
+                    await self.respond(text, session, send.send_nowait)
                 nursery.cancel_scope.cancel()
         finally:
             # The views stay, quiet, until the client comes back with its token (adopt).
@@ -321,20 +319,28 @@ class DipnetService:
     async def answer(self, text: str, session: Session) -> str | None:
         """The response to one request (None for a message with no request id, which the
         client could not match to anything)."""
+        out: list[str] = []
+        await self.respond(text, session, out.append)
+        return out[0] if out else None
+
+    async def respond(self, text: str, session: Session, reply: Callable[[str], None]) -> None:
+        """Answer one request through ``reply`` (nothing for a message with no request id,
+        which the client could not match to anything); the notifications of what the request
+        did go out after the response."""
         try:
             # The web page's bounds: size and depth before parsing, finite numbers only.
             req = read_json(text)
         except PayloadError as exc:  # no request id can be read: nothing to answer
             self.log.info("diplomacy request unreadable", reason=str(exc))
-            return None
+            return
         if not isinstance(req, dict) or not isinstance(req.get("request_id"), str):
-            return None
+            return
         rid, name = req["request_id"], req.get("name")
         self.log.debug("diplomacy request", request=name, game_role=req.get("game_role"))
         if name == "unknown_token":  # the client does not wait for an answer
             if req.get("token") in session.tokens:
                 self.drop(str(req["token"]))
-            return None
+            return
         game = self.games.get(str(req.get("game_id")))
         if name == "get_daide_port" and game is not None:
             with trio.move_on_after(PORT_WAIT):  # opened just after the game
@@ -359,9 +365,13 @@ class DipnetService:
             self.log.error("diplomacy request failed", request=name, error=repr(exc))
             kind = "error"
             params = {"error_type": "ResponseException", "message": f"server error: {exc!r}"}
-        if name in SEAT_REQUESTS and game is not None:
-            await self._stored(game, req.get("game_role"))
-        return json.dumps({"name": kind, "request_id": rid, **params})
+        try:
+            if name in SEAT_REQUESTS and game is not None:
+                session.held = []
+                await self._stored(game, req.get("game_role"))
+            reply(json.dumps({"name": kind, "request_id": rid, **params}))
+        finally:
+            session.release()
 
     async def _stored(self, game: PackageGame, role: object) -> None:
         """Wait until what the seat of ``role`` sent is handled, and stored, by the game."""

@@ -108,9 +108,13 @@ def main(port: int) -> Generator[Any, Any, None]:
         message=france.new_global_message("Hello from France, everyone.")
     )
     yield france.send_game_message(message=france.new_power_message("ENGLAND", "Channel DMZ?"))
-    rng = random.Random(7)
+    # One generator each: the orders do not depend on which client's turn comes first.
+    rngs = {"france": random.Random(7), "england": random.Random(8)}
     moves: dict[str, list[str]] = {"france": [], "england": []}
-    yield [play(france, rng, moves["france"]), play(england, rng, moves["england"])]
+    yield [
+        play(france, rngs["france"], moves["france"]),
+        play(england, rngs["england"], moves["england"]),
+    ]
     while not observer.is_game_done or not omniscient.is_game_done:
         yield gen.sleep(0.05)
     for bot in bots:

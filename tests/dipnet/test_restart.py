@@ -168,14 +168,22 @@ def test_accounts_are_kept_in_the_store(tmp_path: Path) -> None:
     db = tmp_path / "a.sqlite"
     store = Store(db)
     try:
-        accounts = Accounts(records=Records(store))
+        records = Records(store)
+        accounts = Accounts(records=records)
         before = accounts.sign_in("erin", "e-pw")  # made on first sign-in
         accounts.add_admin("root:old-pw")
+        admin_token = accounts.sign_in("root", "old-pw")
+        # root plays a power and has joined a game: rows that name the account.
+        game_id = store.create_game(GameSettings(map="standard").model_dump())
+        records.save_game(GameRecord(game_id, "standard", ["POWER_CHOICE"], 0, 1))
+        records.set_controller(game_id, "ENG", "root")
+        records.save_view(admin_token, game_id, "ENGLAND")
     finally:
         store.close()
     store = Store(db)  # a restart: a new process would read the same file
     try:
-        kept = Accounts(records=Records(store))
+        records = Records(store)
+        kept = Accounts(records=records)
         assert sorted(kept.users) == ["erin", "root"]
         assert kept.users["root"].admin and not kept.users["erin"].admin
         token = kept.sign_in("erin", "e-pw")
@@ -188,10 +196,18 @@ def test_accounts_are_kept_in_the_store(tmp_path: Path) -> None:
         with pytest.raises(AccountError) as gone:
             kept.user(before)
         assert gone.value.kind == "TokenException"
-        # --diplomacy-admin on a restart replaces that account's password.
+        # --diplomacy-admin with the same password keeps the account as it is ...
+        kept.add_admin("root:old-pw")
+        assert kept.user(admin_token).name == "root"
+        assert records.has_view(admin_token, game_id, "ENGLAND")
+        # ... and with another replaces its password: the old one and its tokens are gone.
         kept.add_admin("root:new-pw")
         with pytest.raises(AccountError):
             kept.sign_in("root", "old-pw")
+        with pytest.raises(AccountError):
+            kept.user(admin_token)
+        assert not records.has_view(admin_token, game_id, "ENGLAND")
+        assert records.games()[0].controllers == {"ENG": "root"}  # still its power
     finally:
         store.close()
     store = Store(db)
