@@ -38,6 +38,14 @@ def _matches(account: Account, password: str) -> bool:
     return hmac.compare_digest(account.digest, _digest(password, account.salt))
 
 
+@dataclass(frozen=True)
+class Proof:
+    """A sign-in's password checked, or a new account's digest made (:meth:`Accounts.prove`)."""
+
+    name: str
+    account: Account | None  # the account to make; None: an existing one, its password right
+
+
 @dataclass
 class Accounts:
     """Who may sign in, and the tokens handed out."""
@@ -56,13 +64,16 @@ class Accounts:
         """A new account, or a new password (and admin flag) for an existing one: its
         tokens, signed in with the old password, are no longer good."""
         salt = secrets.token_bytes(16)
-        account = Account(name, salt, _digest(password, salt), admin)
-        if name in self.users:
-            for token in [t for t, user in self.tokens.items() if user == name]:
+        self._keep(Account(name, salt, _digest(password, salt), admin))
+
+    def _keep(self, account: Account) -> None:
+        if account.name in self.users:
+            for token in [t for t, user in self.tokens.items() if user == account.name]:
                 del self.tokens[token]
         if self.records is not None:  # kept before it is used: nothing signed in is lost
-            self.records.save_account(AccountRow(name, salt, account.digest, admin))
-        self.users[name] = account
+            row = AccountRow(account.name, account.salt, account.digest, account.admin)
+            self.records.save_account(row)
+        self.users[account.name] = account
 
     def add_admin(self, spec: str) -> None:
         """``NAME:PASSWORD`` from the command line; on a restart, an administrator with the
@@ -78,16 +89,31 @@ class Accounts:
     def sign_in(self, name: str, password: str) -> str:
         """A new token for ``name``; :class:`AccountError` if the password is wrong or the
         user unknown (when accounts are not created on sign-in)."""
+        return self.admit(self.prove(name, password))
+
+    def prove(self, name: str, password: str) -> Proof:
+        """The costly half of a sign-in (scrypt), which only reads the accounts: it may run
+        in a worker thread. :class:`AccountError` if the sign-in is refused."""
         if not name or not password:
             raise AccountError("UserException", "a user name and a password are required")
         account = self.users.get(name)
         if account is None:
             if not self.create_on_sign_in:
                 raise AccountError("UserException", f"unknown user {name!r}")
-            self.add(name, password)
-            account = self.users[name]
-        elif not _matches(account, password):
+            salt = secrets.token_bytes(16)
+            return Proof(name, Account(name, salt, _digest(password, salt)))
+        if not _matches(account, password):
             raise AccountError("PasswordException", "wrong password")
+        return Proof(name, None)
+
+    def admit(self, proof: Proof) -> str:
+        """The other half: a new token for a proven sign-in, the account made if it is new,
+        both kept (in the thread that owns the database, the games')."""
+        name = proof.name
+        if proof.account is not None:
+            if name in self.users:  # made meanwhile by another sign-in with that name
+                raise AccountError("UserException", f"user {name!r} was just made: sign in again")
+            self._keep(proof.account)
         token = secrets.token_hex(16)
         if self.records is not None:
             self.records.save_token(token, name)

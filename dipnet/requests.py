@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from diplomat.dipnet.accounts import Account, AccountError, Accounts
+from diplomat.dipnet.accounts import Account, AccountError, Accounts, Proof
 from diplomat.dipnet.game_data import OBSERVER, OMNISCIENT
 from diplomat.dipnet.games import PackageGame, View
 from diplomat.dipnet.saved_game import GLOBAL, Message, package_map_name
@@ -129,10 +129,18 @@ class Handlers:
 
     # -- channel requests ----------------------------------------------------------------------
 
-    def sign_in(self, req: dict[str, Any], session: Session) -> Reply:
+    def prove(self, req: dict[str, Any]) -> Proof:
+        """A sign-in's password checked (scrypt): what may run in a worker thread."""
         name, password = field_of(req, "username", str), field_of(req, "password", str)
         try:
-            token = self.service.accounts.sign_in(name, password)
+            return self.service.accounts.prove(name, password)
+        except AccountError as exc:
+            raise RequestError(exc.kind, str(exc)) from None
+
+    def sign_in(self, req: dict[str, Any], session: Session, proof: Proof | None = None) -> Reply:
+        """The token for a sign-in whose password ``proof`` checked (here if not given)."""
+        try:
+            token = self.service.accounts.admit(proof or self.prove(req))
         except AccountError as exc:
             raise RequestError(exc.kind, str(exc)) from None
         self.service.adopt(token, session)

@@ -352,11 +352,12 @@ class DipnetService:
             if name == "sign_in":
                 # A sign-in hashes the password (scrypt, ~20 ms of CPU): in a worker thread,
                 # one at a time, so a flood of sign-ins delays sign-ins, not the games. The
-                # handler only adds the new token and account (single dict and set writes),
-                # which nothing on the games' side iterates.
-                kind, params = await trio.to_thread.run_sync(
-                    handler, req, session, limiter=self.hashing
+                # account and token are then made, and kept, here: the database connection
+                # is the games' thread's.
+                proof = await trio.to_thread.run_sync(
+                    self.handlers.prove, req, limiter=self.hashing
                 )
+                kind, params = self.handlers.sign_in(req, session, proof)
             else:
                 kind, params = handler(req, session)
         except RequestError as exc:
