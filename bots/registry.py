@@ -3,8 +3,8 @@
 
 Every bundled bot is a DAIDE client of its own. It can be started two ways:
 
-* as a subprocess, ``python -m diplomat.bots.NAME --stdio`` (:func:`bundled_command`), which pays the
-  Python start-up and import cost (~0.4 s of CPU) for every seat;
+* as a subprocess, ``python -m diplomat.bots.NAME --stdio`` (:func:`bundled_command`), which
+  pays the Python start-up and import cost (~0.4 s of CPU) for every seat;
 * by a bot host (:class:`~bots.host.BotHost`, re-exported here): one process that has imported
   every bundled bot once and forks one child per seat, each child a separate process on its
   own socket, playing within milliseconds of being asked.
