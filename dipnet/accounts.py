@@ -76,15 +76,19 @@ class Accounts:
         self.users[account.name] = account
 
     def add_admin(self, spec: str) -> None:
-        """``NAME:PASSWORD`` from the command line; on a restart, an administrator with the
-        same password is kept as it is (its tokens still good), another password replaces
-        the account's. ValueError for another form."""
+        """``NAME:PASSWORD`` from the command line (``--diplomacy-admin``): see :meth:`given`."""
+        self.given(spec, admin=True)
+
+    def given(self, spec: str, admin: bool = False) -> None:
+        """An account named on the command line, ``NAME:PASSWORD``. On a restart, the same
+        account with the same password is kept as it is (its tokens still good); another
+        password or role replaces it. ValueError for another form."""
         name, sep, password = spec.partition(":")
         if not sep or not name or not password:
             raise ValueError("expected NAME:PASSWORD with both parts non-empty")
         account = self.users.get(name)
-        if account is None or not account.admin or not _matches(account, password):
-            self.add(name, password, admin=True)
+        if account is None or account.admin != admin or not _matches(account, password):
+            self.add(name, password, admin=admin)
 
     def sign_in(self, name: str, password: str) -> str:
         """A new token for ``name``; :class:`AccountError` if the password is wrong or the

@@ -38,3 +38,21 @@ def test_accounts_are_made_on_first_sign_in_and_keep_their_password() -> None:
     accounts.sign_out(token)
     with pytest.raises(AccountError, match="sign in first"):
         accounts.user(token)
+
+
+def test_closed_accounts_sign_in_only_the_accounts_given() -> None:
+    from diplomat.cli.diplomacy_options import make_accounts
+    from diplomat.cli.main import build_parser
+
+    argv = ["serve", "--diplomacy-port", "0", "--diplomacy-accounts", "closed"]
+    argv += ["--diplomacy-user", "bob:b-pw", "--diplomacy-user", "cy:c-pw"]
+    argv += ["--diplomacy-admin", "root:r-pw"]
+    accounts = make_accounts(build_parser().parse_args(argv), None)
+    assert not accounts.user(accounts.sign_in("bob", "b-pw")).admin
+    assert accounts.user(accounts.sign_in("root", "r-pw")).admin
+    with pytest.raises(AccountError, match="unknown user 'dan'"):
+        accounts.sign_in("dan", "pw")
+    with pytest.raises(AccountError, match="wrong password"):
+        accounts.sign_in("cy", "b-pw")
+    opened = make_accounts(build_parser().parse_args(["serve", "--diplomacy-port", "0"]), None)
+    assert opened.user(opened.sign_in("dan", "pw")).name == "dan"
