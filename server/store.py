@@ -228,7 +228,7 @@ class Store:
 
     def extension(self, schema: str) -> sqlite3.Connection:
         """The database for a part of diplomat with tables of its own (the ``diplomacy``
-        package's port: :mod:`dipnet.records`): ``schema`` (``CREATE TABLE IF NOT EXISTS``
+        package's port keeps its accounts and games so): ``schema`` (``CREATE TABLE IF NOT EXISTS``
         statements) is created, and the connection returned, for that part's own tables only,
         written with :func:`transaction`. One file and one connection, so that a game and
         that part's record of it are in the same database, in memory as on disk."""
