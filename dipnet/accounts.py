@@ -138,3 +138,9 @@ class Accounts:
         self.tokens.pop(token, None)
         if self.records is not None:
             self.records.drop_token(token)
+
+    def remove(self, name: str) -> None:
+        """Delete ``name``'s account and sign out its tokens."""
+        self.users.pop(name, None)
+        for token in [t for t, user in self.tokens.items() if user == name]:
+            del self.tokens[token]

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import trio
@@ -25,7 +26,7 @@ from diplomat.engine.map import load_map
 from diplomat.protocol import messages
 from diplomat.replay.games import PACKAGE_MAPS
 from diplomat.replay.package_notation import power_name
-from diplomat.server.app import Server
+from diplomat.server.app import GameRunner, Server
 from diplomat.server.logs import get_logger
 from diplomat.server.settings import GameSettings
 from diplomat.server.status import MasterStatus
@@ -58,6 +59,14 @@ REQUESTS = (
 )
 
 
+@dataclass(frozen=True)
+class Reserved:
+    """A power of an adopted game kept for one user, recorded in the game under ``label``."""
+
+    user: str
+    label: str
+
+
 class DipnetService:
     """Accounts, the games the package's clients can see, and the port."""
 
@@ -71,6 +80,8 @@ class DipnetService:
         # reconnecting): the package's client reconnects with its tokens, not a new sign-in.
         self.holders: dict[str, Session] = {}
         self.hashing = trio.CapacityLimiter(1)
+        # Games taken in with adopt_game: the only powers package clients may take, and by whom.
+        self.reserved: dict[str, dict[str, Reserved]] = {}
         self.handlers = Handlers(self)
         self.log = get_logger(dipnet=True)
         self.port = 0
@@ -127,6 +138,39 @@ class DipnetService:
         self.games[game.game_id] = game
         self._start(game)
         return game
+
+    def adopt_game(
+        self, runner: GameRunner, rules: Sequence[str], reserved: Mapping[str, Reserved]
+    ) -> PackageGame:
+        """A game created by someone else (a tournament) as one the package's clients can
+        join: only the powers of ``reserved`` (our tokens), each by its own user alone. It
+        has no DAIDE port of its own (its creator seats the DAIDE players)."""
+        deadline = runner.settings.move_time or 0
+        game = PackageGame(runner, runner.map, rules, deadline)
+        self.games[game.game_id] = game
+        self.reserved[game.game_id] = dict(reserved)
+        game.port_ready.set()  # get_daide_port answers at once that there is none
+        assert self._nursery is not None
+        self._nursery.start_soon(self._follow, game)
+        return game
+
+    def release(self, game_id: str, power: str) -> None:
+        """``power``'s seat leaves its game, as a DAIDE client that disconnects does (its
+        client's program has ended): the game plays on with the power in civil disorder."""
+        game = self.games.get(game_id)
+        seat = game.seats.get(power) if game is not None else None
+        if seat is not None:
+            seat.leave()
+
+    def forget(self, game_id: str) -> None:
+        """Drop a game (over, or abandoned): its in-process seats and observer leave it."""
+        game = self.games.pop(game_id, None)
+        self.reserved.pop(game_id, None)
+        if game is None:
+            return
+        for seat in game.seats.values():
+            seat.leave()
+        game.follower.leave()
 
     def restore(self) -> None:
         """After a restart: every kept game the server resumed is followed again, its DAIDE
@@ -232,6 +276,7 @@ class DipnetService:
         power = game.powers.get(role.upper())
         if power is None or role != role.upper() or len(role) <= 3:
             raise RequestError("MapPowerException", f"no power {role!r} on {game.map.name}")
+        self._reserved_for(game, power, role, account)
         holder = game.controllers.get(power)
         if holder is not None and holder != account.name:
             raise RequestError("GameJoinRoleException", f"{role} is played by {holder}")
@@ -256,8 +301,23 @@ class DipnetService:
         seat.send(first)
         assert self._nursery is not None and game.runner is not None
         self._nursery.start_soon(
-            self.server.serve_link, seat, (game.runner, power, f"diplomacy:{user}")
+            self.server.serve_link, seat, (game.runner, power, self._label(game, power, user))
         )
+
+    def _reserved_for(self, game: PackageGame, power: str, role: str, account: Account) -> None:
+        """In an adopted game only the user ``power`` is reserved for may take it (a
+        GameJoinRoleException for anyone else)."""
+        reserved = self.reserved.get(game.game_id)
+        if reserved is None:
+            return
+        mine = reserved.get(power)
+        if mine is None or mine.user != account.name:
+            raise RequestError("GameJoinRoleException", f"{role} is not yours in this game")
+
+    def _label(self, game: PackageGame, power: str, user: str) -> str:
+        """What the game records ``power``'s player as: an adopted game's own label for it."""
+        mine = self.reserved.get(game.game_id, {}).get(power)
+        return mine.label if mine is not None else f"diplomacy:{user}"
 
     def _heard(self, game: PackageGame, power: str, msg: Any) -> None:
         if isinstance(msg, messages.Frm):

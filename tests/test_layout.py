@@ -28,7 +28,10 @@ ALLOWED: dict[str, set[str]] = {
     "bots": {"engine", "protocol"},
     "server": {"engine", "protocol"},
     "mapdraw": {"engine"},
-    "tournament": {"server", "engine", "bots.registry"},
+    # A tournament's agents of the diplomacy package join its games through the package's
+    # protocol (tournament/package_seats.py serves a dipnet.service.DipnetService), signed
+    # in with the package's names of the powers (replay.package_notation).
+    "tournament": {"server", "engine", "bots.registry", "dipnet", "replay"},
     "web": {"server", "mapdraw", "engine", "protocol", "bots.registry"},
     # The diplomacy package's saved games and network protocol, on the web page's floor.
     # Its WebSocket and connection gate are the web page's (web.http, web.gate).
@@ -42,6 +45,8 @@ ALLOWED: dict[str, set[str]] = {
         "web.gate",
         "web.payloads",
     },
+    # Scripts for users to copy (not installed): each stands alone, importing nothing of ours.
+    "examples": set(),
 }
 UNRESTRICTED = {"cli", "tests", "bench"}
 PACKAGES = set(ALLOWED) | UNRESTRICTED

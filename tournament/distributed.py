@@ -30,7 +30,13 @@ from diplomat.server.app import Server
 from diplomat.server.logs import get_logger
 from diplomat.server.settings import GameSettings
 from diplomat.server.store import Store
-from diplomat.tournament.game import GameSpec, GameTiming, LineupError, play_complete
+from diplomat.tournament.game import (
+    GameSpec,
+    GameTiming,
+    LineupError,
+    package_seats_for,
+    play_complete,
+)
 from diplomat.tournament.records import Records, SeatRecord, export_game
 
 
@@ -78,9 +84,11 @@ async def _play_record(spec: GameSpec, process: HostProcess) -> dict[str, Any]:
         try:
             async with trio.open_nursery() as nursery:
                 await nursery.start(server.run)
+                entries = [s.entry for s in spec.seats]
+                package = await package_seats_for(nursery, server, entries)
                 # A game that loses a player before it starts is played again here, on the
                 # same worker, as a local run does (spec.replays).
-                played = await play_complete(server, host, spec, folder / "logs")
+                played = await play_complete(server, host, spec, folder / "logs", None, package)
                 nursery.cancel_scope.cancel()
         finally:
             host.close()

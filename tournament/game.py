@@ -1,6 +1,7 @@
 """One game of a tournament: its seats, starting their bots (forked by the bot host, or external
-programs in working folders of their own with per-seat logs), watching for crashed and hung
-bots, and what is recorded of each seat. Shared by local runs (:mod:`tournament.runner`) and Ray
+programs in working folders of their own with per-seat logs, among them agents of the
+``diplomacy`` package: :mod:`tournament.package_seats`), watching for crashed and hung bots,
+and what is recorded of each seat. Shared by local runs (:mod:`tournament.runner`) and Ray
 tasks (:mod:`tournament.distributed`).
 """
 
@@ -12,7 +13,7 @@ import os
 import shlex
 import signal
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -26,6 +27,7 @@ from diplomat.server.links import Link, binary_link, text_link
 from diplomat.server.logs import get_logger
 from diplomat.server.settings import GameSettings
 from diplomat.server.status import MasterStatus
+from diplomat.tournament.package_seats import SAMPLE_LOGIN, PackageLogin, PackageSeats
 from diplomat.tournament.records import SeatRecord
 
 JOIN_TIMEOUT = 30.0  # seconds for a bot to connect and accept the map, from its program's start
@@ -53,8 +55,31 @@ class Entry:
     def tcp(self) -> bool:
         return not self.bundled and "{port}" in self.command
 
-    def argv(self, *, host: str, port: int | None, seed: int, power: str, game: int) -> list[str]:
-        values = {"host": host, "port": port, "seed": seed, "power": power, "game": game}
+    @property
+    def package(self) -> bool:
+        """An agent of the ``diplomacy`` package: it connects to the tournament's port for
+        the package's clients and joins its game there (:mod:`tournament.package_seats`)."""
+        return not self.bundled and "{diplomacy_port}" in self.command
+
+    def argv(
+        self,
+        *,
+        host: str,
+        port: int | None,
+        seed: int,
+        power: str,
+        game: int,
+        login: PackageLogin | None = None,
+    ) -> list[str]:
+        values: dict[str, object] = {
+            "host": host,
+            "port": port,
+            "seed": seed,
+            "power": power,
+            "game": game,
+        }
+        if login is not None:
+            values.update(login.values())
         try:
             text = self.command.format(**values)
         except (KeyError, IndexError, ValueError) as exc:
@@ -62,6 +87,11 @@ class Entry:
                 f"{self.label}: bad command template {self.command!r}: {exc}"
             ) from None
         return split_command(text, self.label)
+
+    def sample_argv(self) -> list[str]:
+        """The command filled in with sample values (to check it before any game)."""
+        login = SAMPLE_LOGIN if self.package else None
+        return self.argv(host="127.0.0.1", port=1, seed=0, power="AUS", game=0, login=login)
 
     @property
     def identity(self) -> Any:
@@ -78,6 +108,18 @@ def split_command(text: str, seat: str) -> list[str]:
         return shlex.split(text)
     except ValueError as exc:
         raise LineupError(f"seat {seat!r}: the command {text!r} does not parse: {exc}") from None
+
+
+async def package_seats_for(
+    nursery: trio.Nursery, server: Server, entries: Sequence[Entry]
+) -> PackageSeats | None:
+    """The port for the package's clients, served in ``nursery`` beside ``server``, when a
+    seat of ``entries`` is a package agent (None otherwise: no port is opened)."""
+    if not any(e.package for e in entries):
+        return None
+    seats = PackageSeats(server)
+    await nursery.start(seats.run)
+    return seats
 
 
 # -- one game ----------------------------------------------------------------------------------
@@ -200,14 +242,16 @@ async def play_complete(
     spec: GameSpec,
     folder: Path | None,
     on_runner: Callable[[GameRunner], None] | None = None,
+    package: PackageSeats | None = None,
 ) -> PlayedGame:
     """Play the game; one that loses a player before it starts is abandoned and played again
     with the same seeds and seats, up to ``spec.replays`` times (the last try is played out,
-    complete or not)."""
+    complete or not). ``package`` serves the package agents' seats, if there are any."""
     replays = 0
     while True:
         last = replays >= spec.replays
-        played = await GamePlay(server, host, spec, folder).play(on_runner, abandon=not last)
+        play = GamePlay(server, host, spec, folder, package)
+        played = await play.play(on_runner, abandon=not last)
         played.replays = replays
         if not played.incomplete or last:
             return played
@@ -224,10 +268,19 @@ class GamePlay:
     """Plays one game on ``server`` with bots from ``host``; logs and working folders under
     ``folder`` (None: no logs, external bots in the current folder)."""
 
-    def __init__(self, server: Server, host: BotHost, spec: GameSpec, folder: Path | None) -> None:
+    def __init__(
+        self,
+        server: Server,
+        host: BotHost,
+        spec: GameSpec,
+        folder: Path | None,
+        package: PackageSeats | None = None,
+    ) -> None:
         self.server = server
         self.host = host
         self.spec = spec
+        self.package = package
+        self._logins: dict[str, PackageLogin] = {}  # a package agent's, by power token
         self.folder = folder / spec.folder if folder is not None else None
         self.seats = [_Seat(s, self._log_path(s)) for s in spec.seats]
         self.runner: GameRunner | None = None
@@ -264,6 +317,7 @@ class GamePlay:
                 if any(s.spec.entry.tcp for s in self.seats):
                     port = await nursery.start(self.server.listen_for_game, runner)
                 runner.watch(self, self._look)
+                self._open_package_seats(runner)
                 await self._launch_bundled(nursery, runner)
                 for seat in self.seats:
                     if not seat.spec.entry.bundled:
@@ -278,6 +332,8 @@ class GamePlay:
                 if seat.lifeline is not None:  # a TCP bot still trying to reconnect stops
                     os.close(seat.lifeline)
                     seat.lifeline = None
+            if self._logins and self.package is not None:
+                self.package.close_game(runner)
             self._tidy()
         ended = trio.current_time()
         latency = tuple(
@@ -315,13 +371,31 @@ class GamePlay:
             link = binary_link(stream, "host", f"pid {pid}", runner.table)
             nursery.start_soon(self._serve, runner, seat, link)
 
+    def _open_package_seats(self, runner: GameRunner) -> None:
+        """Have the package's service adopt the game for its package agents' seats."""
+        seats = [
+            (s.spec.seat, s.spec.power, s.spec.entry.label)
+            for s in self.seats
+            if s.spec.entry.package
+        ]
+        if seats and self.package is not None:
+            self._logins = self.package.open_game(runner, seats)
+
     async def _launch(
         self, nursery: trio.Nursery, runner: GameRunner, seat: _Seat, port: int | None
     ) -> None:
         entry, power = seat.spec.entry, seat.spec.power
         seat.asked = trio.current_time()
+        if entry.package and power not in self._logins:
+            self._failed(seat, "no port for the diplomacy package's clients in this tournament")
+            return
         argv = entry.argv(
-            host=self.server.host, port=port, seed=seat.spec.seed, power=power, game=runner.id
+            host=self.server.host,
+            port=port,
+            seed=seat.spec.seed,
+            power=power,
+            game=runner.id,
+            login=self._logins.get(power),
         )
         cwd: Path | None = None
         if self.folder is not None:
@@ -333,21 +407,8 @@ class GamePlay:
         try:
             if entry.tcp:
                 runner.reserved.append((power, entry.label))
-                theirs, seat.lifeline = os.pipe()  # (neither end inherited by other children)
-                try:
-                    seat.proc = await trio.lowlevel.open_process(
-                        argv,
-                        stdin=subprocess.DEVNULL,
-                        stdout=logfile,
-                        stderr=logfile,
-                        cwd=cwd,
-                        env={**os.environ, LIFELINE_ENV: str(theirs)},
-                        pass_fds=(theirs,),
-                    )
-                finally:
-                    os.close(theirs)
-                nursery.start_soon(self._watch_process, runner, seat)
-                await self._wait_joined(runner, seat)
+            if entry.tcp or entry.package:
+                await self._start_connecting(nursery, runner, seat, argv, cwd, logfile)
             else:
                 seat.proc = await trio.lowlevel.open_process(
                     argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=logfile, cwd=cwd
@@ -364,6 +425,34 @@ class GamePlay:
         finally:
             if not isinstance(logfile, int):
                 logfile.close()
+
+    async def _start_connecting(
+        self,
+        nursery: trio.Nursery,
+        runner: GameRunner,
+        seat: _Seat,
+        argv: list[str],
+        cwd: Path | None,
+        logfile: BinaryIO | int,
+    ) -> None:
+        """A program that connects by itself: a TCP bot to the game's own port, a package
+        agent to the tournament's port for the package's clients (which seats it in the game
+        as an in-process DAIDE player). Either inherits a lifeline."""
+        theirs, seat.lifeline = os.pipe()  # (neither end inherited by other children)
+        try:
+            seat.proc = await trio.lowlevel.open_process(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=logfile,
+                stderr=logfile,
+                cwd=cwd,
+                env={**os.environ, LIFELINE_ENV: str(theirs)},
+                pass_fds=(theirs,),
+            )
+        finally:
+            os.close(theirs)
+        nursery.start_soon(self._watch_process, runner, seat)
+        await self._wait_joined(runner, seat)
 
     def _failed(self, seat: _Seat, why: str) -> None:
         self.log.warning(f"seat {seat.spec.seat}: {why}")
@@ -396,6 +485,9 @@ class GamePlay:
                 proc.kill()
                 with trio.CancelScope(shield=True):
                     await proc.wait()
+        if seat.spec.entry.package and self.package is not None:
+            # Its client's connection is not the game's: its in-process seat leaves for it.
+            self.package.release(runner, seat.spec.power)
         self._gone(runner, seat, proc.returncode)
 
     def _gone(self, runner: GameRunner, seat: _Seat, code: int | None) -> None:

@@ -61,9 +61,11 @@ from diplomat.tournament.game import (
     GameTiming,
     LineupError,
     SeatSpec,
+    package_seats_for,
     play_complete,
     split_command,
 )
+from diplomat.tournament.package_seats import PackageSeats, map_problem
 from diplomat.tournament.records import BEAT_EVERY, Records
 from diplomat.tournament.schedule import SEATS, balanced, rotation
 from diplomat.tournament.scoring import GameResult, SeatResult
@@ -105,6 +107,11 @@ def parse_lineup(
                 entry = Entry(label, words[0], True, tuple(words[1:]))
             else:
                 entry = Entry(label, command, False)
+            if entry.tcp and entry.package:
+                raise LineupError(
+                    f"{word!r}: {{port}} (a DAIDE bot) and {{diplomacy_port}} (an agent of "
+                    "the diplomacy package) in one command; a seat is one or the other"
+                )
             seats.extend([entry] * k)
             continue
         seats.extend(_bundled(word))
@@ -186,7 +193,7 @@ def check_programs(seats: Sequence[Entry]) -> list[str]:
         if entry.bundled:
             continue
         try:
-            argv = entry.argv(host="127.0.0.1", port=1, seed=0, power="AUS", game=0)
+            argv = entry.sample_argv()
         except LineupError as exc:
             problems.append(f"seat {n}: {exc}")
             continue
@@ -335,6 +342,7 @@ class Tournament:
             self.progress.done = self.games - len(todo)
             if todo:
                 await self.check_bundled(host)
+                self.check_package_map()
             started = time.monotonic()
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._heartbeat)
@@ -363,10 +371,11 @@ class Tournament:
         self.stats.slots = self.parallel
         async with trio.open_nursery() as nursery:
             await nursery.start(server.run)
+            package = await package_seats_for(nursery, server, self.seats)
             async with trio.open_nursery() as games:
                 for index in todo:
                     await limiter.acquire()
-                    games.start_soon(self._play_here, server, host, index, limiter)
+                    games.start_soon(self._play_here, server, host, index, limiter, package)
             nursery.cancel_scope.cancel()
 
     async def check_bundled(self, host: BotHost) -> None:
@@ -378,8 +387,19 @@ class Tournament:
                 except HostError as exc:
                     raise LineupError(f"seat {n}: {exc}") from None
 
+    def check_package_map(self) -> None:
+        """Raise :class:`LineupError` for package agents on a map the package lacks."""
+        why = map_problem(self.settings.map)
+        if why is not None and any(e.package for e in self.seats):
+            raise LineupError(why)
+
     async def _play_here(
-        self, server: Server, host: BotHost, index: int, limiter: trio.Semaphore
+        self,
+        server: Server,
+        host: BotHost,
+        index: int,
+        limiter: trio.Semaphore,
+        package: PackageSeats | None,
     ) -> None:
         self.progress.running += 1
         spec = self.game_spec(index)
@@ -393,7 +413,7 @@ class Tournament:
             self._running[r.id] = r
 
         try:
-            played = await play_complete(server, host, spec, self.folder, seen)
+            played = await play_complete(server, host, spec, self.folder, seen, package)
             self.stats.replays += played.replays
             if played.runner.status().finished:
                 self.records.set_seats(played.runner.id, played.seats)

@@ -121,7 +121,10 @@ def _brief(argv: list[str], tmp: Path) -> list[str]:
 
 
 def _in_repo(argv: list[str]) -> list[str]:
-    """A path of the repository (``tests/datc/...``) made absolute: commands run elsewhere."""
+    """A path of the repository (``tests/datc/...``) made absolute: commands run elsewhere.
+    ``$PWD`` is the reader's checkout (a tournament seat's program runs in a folder of its
+    own, so a document names it from there)."""
+    argv = [w.replace("$PWD", str(ROOT)) for w in argv]
     return [str(ROOT / w) if "/" in w and (ROOT / w).exists() else w for w in argv]
 
 
