@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import trio
 
+from diplomat.cli.main import main
 from diplomat.dipnet.requests import Session
 from diplomat.server.app import Server
 from diplomat.server.settings import GameSettings
@@ -57,19 +58,18 @@ async def test_a_package_agent_plays_two_rotated_games_against_daide_bots(
         (mine,) = [s for s in g.seats if s.label == "pkg"]
         # Seat 1 plays the game's rotated power, and played it to the end.
         assert mine.power == power_of_seat(POWERS, 0, g.index)
-        assert (mine.crashed, mine.hung, mine.absent) == (False, False, False), mine
+        log = Path(mine.log).read_text() if mine.log is not None else "(no log)"
+        assert (mine.crashed, mine.hung, mine.absent) == (False, False, False), (mine, log)
         assert not g.incomplete and g.reason == "year limit"
         final = centre_counts(store.states(g.game_id)[-1][1])
         assert mine.centres == final.get(mine.power, 0)
         # Its orders came from the agent: its log names every movement phase it ordered in,
         # and the game has its orders in each (no civil disorder).
-        assert mine.log is not None
-        log = Path(mine.log).read_text()
         name = NAMES[POWERS.index(mine.power)]
         assert f"joined game {g.game_id} as {name}" in log
         for phase in ("S1901M", "F1901M", "S1902M", "F1902M"):
-            assert f"\n{phase}: " in log
-        assert "game over" in log
+            assert f"\n{phase}: " in log, log
+        assert "game over" in log, log
         for phase in ("S1901M", "F1902M"):
             given = store.submissions(g.game_id, phase)
             assert any(s.power == mine.power and s.action == "sub" for s in given), given
@@ -85,10 +85,13 @@ async def test_a_package_agent_that_exits_at_once_is_recorded_and_the_game_ends(
 ) -> None:
     store = Store(tmp_path / "t.sqlite")
     quitter = f"quitter={PY} -c 'raise SystemExit(3)' {{diplomacy_port}} {{password}}"
-    seats = parse_lineup(["holdbot:6", quitter])
+    # Starts and never connects.
+    sleeper = f"sleeper={PY} -c 'import time; time.sleep(600)' {{diplomacy_port}}"
+    seats = parse_lineup(["holdbot:5", sleeper, quitter])
     settings = SHORT.model_copy(update={"max_year": 1901})
+    # The holdbots join in milliseconds; the sleeper is waited for the whole join timeout.
     t = Tournament(
-        store, seats, settings, games=1, parallel=1, join_timeout=60, exit_grace=1, replays=0
+        store, seats, settings, games=1, parallel=1, join_timeout=5, exit_grace=1, replays=0
     )
     with trio.fail_after(120):
         await t.run()
@@ -96,9 +99,51 @@ async def test_a_package_agent_that_exits_at_once_is_recorded_and_the_game_ends(
     (quit,) = [s for s in game.seats if s.label == "quitter"]
     assert quit.power == "TUR" and quit.crashed and quit.stopped == "joining"
     assert quit.detail == "exit status 3"
+    (sleep,) = [s for s in game.seats if s.label == "sleeper"]
+    assert sleep.power == "RUS" and sleep.absent and sleep.stopped == "joining"
+    assert sleep.detail is not None and "never joined within 5 s" in sleep.detail
     assert game.incomplete and game.reason == "year limit"
     assert store.games()[0].status == "finished"
     store.close()
+
+
+MUTE_AGENT = """\
+import sys
+from diplomacy.client.connection import connect
+from tornado import gen, ioloop
+
+port, game_id, power, user, password = sys.argv[1:]
+
+
+@gen.coroutine
+def main():
+    connection = yield connect("127.0.0.1", int(port))
+    channel = yield connection.authenticate(user, password)
+    yield channel.join_game(game_id=game_id, power_name=power)
+    print("joined; no orders from here", flush=True)
+    yield gen.sleep(600)
+
+
+ioloop.IOLoop.current().run_sync(main)
+"""
+
+
+def test_a_package_agent_that_gives_no_orders_is_hung(tmp_path: Path) -> None:
+    script = tmp_path / "mute.py"
+    script.write_text(MUTE_AGENT)
+    mute = f"mute={PY} {script} {{diplomacy_port}} {{game_id}} {{power_name}} {{user}} {{password}}"
+    js = tmp_path / "r.json"
+    code = main(["tournament", mute, "holdbot:6", "--games", "1", "--max-year", "1901",
+                 "--mtl", "2", "--rtl", "2", "--btl", "2", "--hung-after", "2",
+                 "--db", str(tmp_path / "db.sqlite"), "--dir", str(tmp_path / "run"),
+                 "--json", str(js), "--quiet"])  # fmt: skip
+    assert code == 0
+    (game,) = json.loads(js.read_text())["games"]
+    (p,) = [p for p in game["players"] if p["label"] == "mute"]
+    # Missed S1901M and F1901M: hung since S1901M, killed; the game went on without it.
+    assert (p["power"], p["status"], p["stopped"]) == ("AUS", "hung", "S1901M"), p
+    assert "joined; no orders from here" in Path(p["log"]).read_text()
+    assert game["result"]["reason"] == "year limit"
 
 
 def test_a_seat_is_a_daide_bot_or_a_package_agent_not_both() -> None:
