@@ -2,6 +2,10 @@
 
     python bench/tournament.py                          # 70 games of dumbbot:7 to 1910
     python bench/tournament.py --games 700 --bots randombot:7 --parallel 2
+    python bench/tournament.py --games 14 --max-year 1905 --bots randombot:6 \
+        "pkg=$PWD/.venv/bin/python $PWD/examples/package_random_agent.py --host {host}
+        --port {diplomacy_port} --game {game_id} --power {power_name} --user {user}
+        --password {password} --seed {seed}"    # an agent of the diplomacy package in a seat
     python bench/tournament.py --ray                    # on Ray: a 1-node, then a 2-node cluster
                                                         # on this machine (root; loopback only)
 
@@ -46,7 +50,7 @@ def run(args: argparse.Namespace, ray: str | None = None) -> dict[str, float]:
         settings = GameSettings(max_year=args.max_year, map="standard")
         t = Tournament(
             store,
-            parse_lineup([args.bots]),
+            parse_lineup(args.bots),
             settings,
             games=args.games,
             parallel=args.parallel,
@@ -87,7 +91,7 @@ def run(args: argparse.Namespace, ray: str | None = None) -> dict[str, float]:
     cores = os.cpu_count() or 1
     out["idle_machine_games_per_minute"] = 60 * cores / cpu_per_game if cpu_per_game else 0.0
     where = f"on Ray ({ray})" if ray else f"{args.parallel} at a time on {os.cpu_count()} cores"
-    print(f"{out['games']} games of {args.bots} to {args.max_year}, {where}:")
+    print(f"{out['games']} games of {' '.join(args.bots)} to {args.max_year}, {where}:")
     print(f"  {out['games_per_minute']:.1f} games/minute ({wall:.1f} s wall)")
     print(f"  before: {before}; after: {after}")
     if ray is None:
@@ -129,7 +133,9 @@ def ray_bench(args: argparse.Namespace) -> None:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--games", type=int, default=70)
-    p.add_argument("--bots", default="dumbbot:7", help="the line-up (default dumbbot:7)")
+    p.add_argument(
+        "--bots", nargs="+", default=["dumbbot:7"], help="the line-up (default dumbbot:7)"
+    )
     p.add_argument("--max-year", type=int, default=1910)
     p.add_argument("--parallel", type=int, default=os.cpu_count() or 1)
     p.add_argument("--seed", type=int, default=0)
