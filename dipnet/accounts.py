@@ -130,9 +130,10 @@ class Accounts:
             name = self.records.token_user(token)
             if name is not None:
                 self.tokens[token] = name
-        if name is None:
+        account = self.users.get(name) if name is not None else None
+        if account is None:  # (or its account was removed since)
             raise AccountError("TokenException", "unknown token: sign in first")
-        return self.users[name]
+        return account
 
     def sign_out(self, token: str) -> None:
         self.tokens.pop(token, None)
@@ -140,7 +141,10 @@ class Accounts:
             self.records.drop_token(token)
 
     def remove(self, name: str) -> None:
-        """Delete ``name``'s account and sign out its tokens."""
+        """Delete ``name``'s account and its tokens: accounts kept in memory only (a
+        tournament's, made for one game). A sign-in proven meanwhile (in a worker thread)
+        gets a token that :meth:`user` refuses."""
+        assert self.records is None, "kept accounts are not removed"
         self.users.pop(name, None)
         for token in [t for t, user in self.tokens.items() if user == name]:
             del self.tokens[token]

@@ -208,6 +208,8 @@ async def test_only_the_seats_own_user_joins_its_power(tmp_path: Path) -> None:
         seats.close_game(runner)
         gone = await ask("sign_in", username=fra.user, password=fra.password)
         assert gone["error_type"] == "UserException"
+        # Its token went with its account (the game is forgotten too).
+        assert (await ask("list_games", token=token))["error_type"] == "TokenException"
         runner.abandon()
         await runner.done.wait()
         nursery.cancel_scope.cancel()
