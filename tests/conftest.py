@@ -6,13 +6,26 @@ once a run: ``tests/engine/test_compile.py`` runs the engine tests against them,
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import structlog
 
 os.environ.setdefault("DIPLOMAT_ENGINE", "pure")
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _logging_as_the_run_started() -> Iterator[None]:
+    """Each test leaves structlog's configuration as it found it. An in-process ``main(...)``
+    (or a test) configures the logs onto the stream of the moment, capsys's or a file the test
+    closes, and a server in a later test would log into that closed stream and fail (seen:
+    tests/server/test_passcodes.py after tests/tournament/test_tournament.py)."""
+    saved = structlog.get_config()
+    yield
+    structlog.configure(**saved)
 
 
 @pytest.fixture(scope="session")
