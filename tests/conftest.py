@@ -3,6 +3,7 @@ compiled ones are tested on their own (``compiled_builds`` builds both into a te
 once a run: ``tests/engine/test_compile.py`` runs the engine tests against them,
 ``tests/bots/test_compiled.py`` the bots' tests)."""
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -32,17 +33,32 @@ def _logging_as_the_run_started() -> Iterator[None]:
 def compiled_builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The environment of a process that runs the compiled engine and bot search, built for
     this source into a temporary cache (about two minutes on two cores); skipped, saying why,
-    where no build can be made."""
+    where no build can be made. One build a run: under pytest-xdist the workers share it (the
+    run's temporary root is theirs in common; the first to take the lock builds)."""
     from diplomat.engine import compiled
 
     why = compiled.can_build()
     if why is not None:
         pytest.skip(f"no compiled build can be made here: {why}")
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # the run's root, above each worker's own
+    cache = shared / "compiled"
     env = {
         **os.environ,
-        compiled.ENV_CACHE: str(tmp_path_factory.mktemp("compiled")),
+        compiled.ENV_CACHE: str(cache),
         compiled.ENV_MODE: "auto",  # the builds run on whatever is there (nothing yet)
     }
+    with (shared / "compiled.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not (cache / "built").exists():
+            _build_compiled(env)
+            (cache / "built").touch()
+    env[compiled.ENV_MODE] = "compiled"  # fail at import rather than fall back
+    return env
+
+
+def _build_compiled(env: dict[str, str]) -> None:
     for module in ("diplomat.engine.compile", "diplomat.bots.compile"):
         built = subprocess.run(
             [sys.executable, "-m", module],
@@ -53,5 +69,3 @@ def compiled_builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
             cwd=ROOT,
         )
         assert built.returncode == 0, built.stdout + built.stderr
-    env[compiled.ENV_MODE] = "compiled"  # fail at import rather than fall back
-    return env
