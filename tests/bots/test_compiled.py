@@ -108,7 +108,7 @@ def test_the_bots_tests_pass_compiled_and_decide_as_pure_python(
         helped.stdout + helped.stderr
     )
     tests = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *TESTS],
+        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-n", "0", *TESTS],
         env=env, capture_output=True, text=True, timeout=900, cwd=ROOT,
     )  # fmt: skip
     assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-3000:]

@@ -70,8 +70,8 @@ def test_the_engine_tests_pass_on_the_compiled_engine(compiled_builds: dict[str,
     )  # fmt: skip
     assert status.stdout.startswith("engine: compiled (mypyc)"), status.stdout + status.stderr
     tests = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "tests/engine",
-         "--deselect", "tests/engine/test_compile.py"],
+        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-n", "0",
+         "tests/engine", "--deselect", "tests/engine/test_compile.py"],
         env=env, capture_output=True, text=True, timeout=900, cwd=ROOT,
     )  # fmt: skip
     assert tests.returncode == 0, tests.stdout[-3000:] + tests.stderr[-3000:]

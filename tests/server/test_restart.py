@@ -128,7 +128,7 @@ async def test_after_the_grace_absent_players_are_in_disorder_and_the_game_waits
     # The grace is the timer under test, short enough to wait out; long enough that the one
     # player who comes back is surely back before it ends (it learns of the others' disorder
     # only if it is connected when the grace ends), however loaded the machine.
-    proc, port = await _start(db, grace=20)
+    proc, port = await _start(db, grace=10)
     store = Store(db)
     try:
         back = await WireClient.connect(port)

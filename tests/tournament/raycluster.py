@@ -1,14 +1,19 @@
-"""Scenarios for the Ray tests, each on a Ray cluster on this machine
+"""Scenarios for the Ray tests, run one after another on one Ray cluster on this machine
 (:mod:`tournament.local_ray`), in namespaces of its own (as root)::
 
-    unshare --net --pid --fork --mount-proc python -m tests.tournament.raycluster SCENARIO ...
+    unshare --net --pid --fork --mount-proc \\
+        python -m tests.tournament.raycluster DIR SCENARIO [SCENARIO ...]
 
-* ``match DIR``: a tournament on the cluster and the same tournament (same seeds) run locally;
+* ``match``: a tournament on the cluster and the same tournament (same seeds) run locally;
   prints both results as JSON;
-* ``resume DIR``: ``kill -9`` of a ``diplomat tournament --ray`` driver after its first stored
-  game, then the same command again; prints what the database holds;
-* ``incomplete DIR``: a tournament on the cluster with a TCP program that never connects: the
-  worker plays the game again, then out; prints how the game and the seat were recorded.
+* ``incomplete``: a tournament on the cluster with a TCP program that never connects: the
+  worker plays the game again, then out; prints how the game and the seat were recorded;
+* ``resume``: ``kill -9`` of a ``diplomat tournament --ray`` driver after its first stored
+  game, then the same command again; prints what the database holds.
+
+Each scenario prints one ``RESULT NAME JSON`` line (``{"error": ...}`` if it raised, so that
+the others still run). One cluster serves them all: starting one takes longer than most
+scenarios, and each scenario keeps its own database under DIR.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -162,19 +168,27 @@ def _kill_a_game_worker() -> int | None:
     return None
 
 
+SCENARIOS = {"match": match, "incomplete": incomplete, "resume": resume}
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("scenario", choices=["match", "resume", "incomplete"])
-    p.add_argument("folder", nargs="?", type=Path, default=Path("/tmp/diplomat-ray"))
+    p.add_argument("folder", type=Path)
+    p.add_argument("scenarios", nargs="+", choices=list(SCENARIOS))
     p.add_argument("--nodes", type=int, default=2)
     p.add_argument("--cpus", type=int, default=1)
     args = p.parse_args()
     cluster = Cluster(args.nodes, args.cpus, args.folder / "cluster")
     try:
         cluster.start()
-        scenarios = {"match": match, "resume": resume, "incomplete": incomplete}
-        result = scenarios[args.scenario](args.folder, cluster)
-        print("RESULT " + json.dumps(result), flush=True)
+        for name in args.scenarios:
+            folder = args.folder / name
+            folder.mkdir(parents=True, exist_ok=True)
+            try:
+                result = SCENARIOS[name](folder, cluster)
+            except Exception:  # reported in its own test; the next scenarios still run
+                result = {"error": traceback.format_exc()}
+            print(f"RESULT {name} " + json.dumps(result), flush=True)
     finally:
         cluster.stop()
 
