@@ -129,6 +129,8 @@ class DipnetService:
             build_time=min(timed, 8191) if timed else None,
             # The package's games have no end year: the server's own (serve --max-year).
             max_year=self.server.settings.max_year,
+            # The rule set for the package's games (serve --diplomacy-rules datc|package).
+            rules=self.server.diplomacy_rules,
         )
         runner = self.server.create_game(settings, name=f"diplomacy {map_name}")
         game = PackageGame(runner, gmap, rules, deadline)

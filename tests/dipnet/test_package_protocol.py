@@ -283,3 +283,38 @@ async def test_sign_ins_hash_passwords_beside_the_games_not_in_their_way(tmp_pat
             nursery.cancel_scope.cancel()
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("rules", ["datc", "package"])
+async def test_games_the_package_creates_take_the_servers_rule_set(
+    tmp_path: Path, rules: str
+) -> None:
+    """``serve --diplomacy-rules``: the rule set of every game a package client creates."""
+    store = Store(tmp_path / "r.sqlite")
+    server = Server(store, GameSettings(map="standard"), port=0, diplomacy_rules=rules)
+    session = Session(lambda note: None)
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(server.run)
+            service = DipnetService(server, Accounts())
+            await nursery.start(service.run, 0)
+            signed = await service.answer(
+                '{"request_id": "1", "name": "sign_in", "username": "u", "password": "p"}',
+                session,
+            )
+            token = json.loads(signed or "{}")["data"]
+            made = json.loads(
+                await service.answer(
+                    json.dumps(
+                        {"request_id": "2", "name": "create_game", "token": token,
+                         "map_name": "standard", "deadline": 0}
+                    ),
+                    session,
+                )
+                or "{}"
+            )  # fmt: skip
+            runner = service.games[made["data"]["game_id"]].runner
+            assert runner is not None and runner.settings.rules == rules
+            nursery.cancel_scope.cancel()
+    finally:
+        store.close()
