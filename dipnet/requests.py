@@ -156,6 +156,21 @@ class Handlers:
         self.user(req, session)
         return "data_maps", {"data": self.service.maps()}
 
+    def get_playable_powers(self, req: dict[str, Any], session: Session) -> Reply:
+        """The powers a user may still join as (the package's "dummy" powers): while the
+        game forms, those neither a package user nor a DAIDE player has taken."""
+        self.user(req, session)
+        game = self.game(field_of(req, "game_id", str))
+        free: list[str] = []
+        if game.status == "forming" and game.runner is not None:
+            runner = game.runner
+            free = [
+                power_name(game.map, p)
+                for p in game.map.powers
+                if p not in game.controllers and not runner.has_joiner_for(p)
+            ]
+        return "data_power_names", {"data": free}
+
     def get_daide_port(self, req: dict[str, Any], session: Session) -> Reply:
         game = self.game(field_of(req, "game_id", str))
         if game.daide_port is None:

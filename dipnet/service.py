@@ -44,6 +44,7 @@ REQUESTS = (
     "logout",
     "get_available_maps",
     "get_daide_port",
+    "get_playable_powers",
     "list_games",
     "create_game",
     "join_game",

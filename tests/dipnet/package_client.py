@@ -76,6 +76,7 @@ def main(port: int) -> Generator[Any, Any, None]:
         except ResponseException as exc:
             errors[name] = f"{type(exc).__name__}: {exc}"
     daide_port = yield conn.get_daide_port(france.game_id)
+    playable = yield carol.get_playable_powers(game_id=france.game_id)
     games = yield alice.list_games()
     seen: dict[str, list[str]] = {k: [] for k in ("france", "england", "observer")}
     seen.update(observer_press=[], omniscient_press=[])
@@ -128,6 +129,7 @@ def main(port: int) -> Generator[Any, Any, None]:
         json.dumps(
             {
                 "maps": sorted(maps),
+                "playable": sorted(playable),
                 "game_id": france.game_id,
                 "games": [(g.game_id, g.status) for g in games],
                 "errors": errors,

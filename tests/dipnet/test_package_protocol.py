@@ -84,6 +84,8 @@ def test_a_whole_game_with_package_clients_and_daide_bots(
     played: dict[str, Any], served: tuple[LiveServer, int]
 ) -> None:
     assert "standard" in played["maps"]
+    # Before the DAIDE bots came: every power but the two the package's users took.
+    assert played["playable"] == ["AUSTRIA", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
     assert (played["game_id"], "forming") in [tuple(g) for g in played["games"]]
     # Every phase reached each client; the game ended for all of them.
     assert played["status"] == ["completed"] * 3
