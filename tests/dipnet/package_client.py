@@ -110,13 +110,15 @@ def main(port: int) -> Generator[Any, Any, None]:
     )
     yield france.send_game_message(message=france.new_power_message("ENGLAND", "Channel DMZ?"))
     # One generator each: the orders do not depend on which client's turn comes first.
+    everyone = [france, england, observer, omniscient]
     rngs = {"france": random.Random(7), "england": random.Random(8)}
     moves: dict[str, list[str]] = {"france": [], "england": []}
     yield [
         play(france, rngs["france"], moves["france"]),
         play(england, rngs["england"], moves["england"]),
     ]
-    while not observer.is_game_done or not omniscient.is_game_done:
+    # The last phase ("COMPLETED") comes first, then the status: wait for both, for all.
+    while not all(g.is_game_done and g.status == "completed" for g in everyone):
         yield gen.sleep(0.05)
     for bot in bots:
         bot.wait(60)

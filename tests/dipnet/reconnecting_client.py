@@ -149,6 +149,10 @@ def main(port: int) -> Generator[Any, Any, None]:
         yield gen.sleep(0.05)
     synced = italy.get_current_phase()
     log = yield play_on(italy, rng)
+    # The last phase ("COMPLETED") comes first, then the status: wait for the status here
+    # (bot.wait below blocks the loop, which would leave the notification unread).
+    while italy.status != "completed" or second.status != "completed":
+        yield gen.sleep(0.05)
     for bot in bots:
         bot.wait(60)
     print(

@@ -51,6 +51,8 @@ def first(port: int) -> Generator[Any, Any, None]:
     while france.get_current_phase() == "S1901M":  # (across the restart)
         yield gen.sleep(0.05)
     log = yield play_on(france, random.Random(11))
+    while france.status != "completed":  # (the status comes after the last phase)
+        yield gen.sleep(0.05)
     say(
         {
             "log": log,
