@@ -150,7 +150,9 @@ def test_a_client_whose_network_drops_is_brought_up_to_date_on_a_variant(
     server, port = served
     seen = run_client(RECONNECTING, port)
     assert seen["map"] == "standard_fleet_rome" and "F ROM" in seen["opening"]
-    assert seen["proxied_connections"] == 2  # the first connection, then the reconnection
+    # The first connection, then the reconnection (more when the library's attempt timed
+    # out, 5 s, while the proxy held it: a loaded machine).
+    assert seen["proxied_connections"] >= 2
     # The phase processed while it was away reached it through the synchronization.
     assert seen["processed_away"] == seen["synced"] == "F1901M"
     # (Orders for a phase that owed none may meet the game's end: "game N is over".)
