@@ -45,6 +45,8 @@ def agents(port: int, games: int) -> None:
     from diplomacy.utils.exceptions import GamePhaseException, ResponseException
     from tornado import gen, ioloop
 
+    from examples.package_random_agent import choose_orders
+
     @gen.coroutine
     def agent(game: Any, rng: random.Random) -> Generator[Any, Any, int]:
         played = 0
@@ -54,16 +56,8 @@ def agents(port: int, games: int) -> None:
             if game.status == "active" and phase != seen:
                 seen = phase
                 played += 1
-                possible = game.get_all_possible_orders()
-                locs = game.get_orderable_locations(game.role)
-                orders = [rng.choice(possible[loc]) for loc in locs if possible.get(loc)]
-                if phase.endswith("A"):
-                    count = game.get_state()["builds"][game.role]["count"]
-                    wanted = " B" if count > 0 else " D"
-                    orders = [o for o in orders if o.endswith(wanted)][: abs(count)]
-                    orders += ["WAIVE"] * (count - len(orders))
                 try:
-                    yield game.set_orders(orders=orders, wait=False)
+                    yield game.set_orders(orders=choose_orders(game, rng), wait=False)
                 except GamePhaseException:  # the server is not there yet: again
                     seen = ""
                 except ResponseException:  # orders the server refused, or the game ended

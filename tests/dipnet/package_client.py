@@ -1,9 +1,10 @@
-"""Players written against the ``diplomacy`` package's own, unmodified client library, run in
-its Tornado loop (a subprocess of the tests: the server is trio). ``python package_client.py
-PORT`` signs in, creates a game as FRANCE, has a second user join as ENGLAND, an observer and
-the administrator (omniscient) join, starts bundled DAIDE bots for the other five powers on the
-game's DAIDE port, then plays random possible orders with press both ways until the game ends.
-It prints one JSON line of what each client saw."""
+"""Players written against the ``diplomacy`` package's own, unmodified client library, run in its
+Tornado loop (a subprocess of the tests: the server is trio). ``python -m
+tests.dipnet.package_client PORT`` (from the checkout) signs in, creates a game as FRANCE, has a
+second user join as ENGLAND, an observer and the administrator (omniscient) join, starts bundled
+DAIDE bots for the other five powers on the game's DAIDE port, then plays random possible orders
+(the example agent's choice, examples/package_random_agent.py) with press both ways until the
+game ends. It prints one JSON line of what each client saw."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from diplomacy.communication import requests
 from diplomacy.utils.exceptions import GamePhaseException, ResponseException
 from tornado import gen, ioloop
 
+from examples.package_random_agent import choose_orders
+
 BOTS = ["dumbbot --negotiate", "randombot", "holdbot", "randombot", "dumbbot"]
 
 
@@ -30,14 +33,7 @@ def play(game: Any, rng: random.Random, moves: list[str]) -> Generator[Any, Any,
         phase = game.get_current_phase()
         if phase not in done:
             done.append(phase)
-            possible = game.get_all_possible_orders()
-            locs = game.get_orderable_locations(game.role)
-            orders = [rng.choice(possible[loc]) for loc in locs if possible.get(loc)]
-            if phase.endswith("A"):  # as many builds or removals as the power's count
-                count = game.get_state()["builds"][game.role]["count"]
-                wanted = " B" if count > 0 else " D"
-                orders = [o for o in orders if o.endswith(wanted)][: abs(count)]
-                orders += ["WAIVE"] * (count - len(orders))
+            orders = choose_orders(game, rng)
             try:
                 yield game.set_orders(orders=orders, wait=False)
             except GamePhaseException:  # the server is not there yet: again

@@ -1,8 +1,8 @@
 """A client of the ``diplomacy`` package (its own, unmodified library, in its Tornado loop: a
 subprocess of the tests) whose network drops in the middle of a game on a variant
-(``standard_fleet_rome``: Italy opens with a fleet in Rome). ``python reconnecting_client.py
-PORT`` plays ITALY through a proxy it controls, with bundled DAIDE bots for the other six
-powers, and:
+(``standard_fleet_rome``: Italy opens with a fleet in Rome). ``python -m
+tests.dipnet.reconnecting_client PORT`` (from the checkout) plays ITALY through a proxy it
+controls, with bundled DAIDE bots for the other six powers, and:
 
 1. gives its first orders and keeps waiting (the phase cannot end without it);
 2. cuts the proxy's connections and holds new ones, so its library starts reconnecting;
@@ -29,6 +29,8 @@ from tornado.iostream import IOStream, StreamClosedError
 from tornado.tcpclient import TCPClient
 from tornado.tcpserver import TCPServer
 from tornado.testing import bind_unused_port
+
+from examples.package_random_agent import choose_orders
 
 OTHERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "RUSSIA", "TURKEY"]
 
@@ -71,18 +73,6 @@ def pipe(source: IOStream, sink: IOStream) -> Generator[Any, Any, None]:
         sink.close()
 
 
-def random_orders(game: Any, rng: random.Random) -> list[str]:
-    possible = game.get_all_possible_orders()
-    locs = game.get_orderable_locations(game.role)
-    orders = [rng.choice(possible[loc]) for loc in locs if possible.get(loc)]
-    if game.get_current_phase().endswith("A"):
-        count = game.get_state()["builds"][game.role]["count"]
-        wanted = " B" if count > 0 else " D"
-        orders = [o for o in orders if o.endswith(wanted)][: abs(count)]
-        orders += ["WAIVE"] * (count - len(orders))
-    return orders
-
-
 @gen.coroutine
 def play_on(game: Any, rng: random.Random) -> Generator[Any, Any, list[str]]:
     """Random possible orders, ready at once, each phase until the game is done."""
@@ -93,7 +83,7 @@ def play_on(game: Any, rng: random.Random) -> Generator[Any, Any, list[str]]:
         if phase not in done:
             done.add(phase)
             try:
-                yield game.set_orders(orders=random_orders(game, rng), wait=False)
+                yield game.set_orders(orders=choose_orders(game, rng), wait=False)
                 log.append(phase)
             except GamePhaseException:  # the client is behind the server: once more
                 done.discard(phase)
@@ -133,7 +123,7 @@ def main(port: int) -> Generator[Any, Any, None]:
         yield gen.sleep(0.05)
     opening = italy.get_state()["units"]["ITALY"]
     rng = random.Random(3)
-    yield italy.set_orders(orders=random_orders(italy, rng), wait=True)
+    yield italy.set_orders(orders=choose_orders(italy, rng), wait=True)
 
     proxy.cut()  # the network drops; the library starts reconnecting through the proxy
     direct = yield connect("127.0.0.1", port)

@@ -27,8 +27,9 @@ from diplomat.server.settings import GameSettings
 from diplomat.server.store import Store
 from tests.web.conftest import LiveServer, start_server, stop_server
 
-CLIENT = Path(__file__).with_name("package_client.py")
-RECONNECTING = Path(__file__).with_name("reconnecting_client.py")
+# Run as modules from the checkout (they share the example agent's choice of orders).
+CLIENT = "tests.dipnet.package_client"
+RECONNECTING = "tests.dipnet.reconnecting_client"
 
 
 @pytest.fixture(scope="module")
@@ -50,10 +51,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServe
         stop_server(server)
 
 
-def run_client(script: Path, port: int) -> dict[str, Any]:
+def run_client(module: str, port: int) -> dict[str, Any]:
     """Run one of the package's client scripts against the server; what it printed."""
     done = subprocess.run(
-        [sys.executable, str(script), str(port)],
+        [sys.executable, "-m", module, str(port)],
         capture_output=True,
         text=True,
         timeout=600,  # an outer limit: the client ends with the game
