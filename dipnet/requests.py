@@ -14,16 +14,9 @@ from diplomat.dipnet.games import PackageGame, View
 from diplomat.dipnet.saved_game import GLOBAL, Message, package_map_name
 from diplomat.engine.defaults import missing_orders
 from diplomat.engine.legal import WAIVE_KEY, legal_orders
-from diplomat.engine.orders import NOTE_TEXT, Note, Order, order_power
-from diplomat.engine.orderset import OrderSet
+from diplomat.engine.orders import Order, order_power
 from diplomat.protocol import messages
-from diplomat.replay.package_notation import (
-    PackageFormatError,
-    location_text,
-    order_text,
-    power_name,
-    read_order,
-)
+from diplomat.replay.package_notation import location_text, order_text, power_name, read_orders
 
 
 class Service(Protocol):
@@ -272,7 +265,9 @@ class Handlers:
             self._wait(game, power, False, orders)
         if wrong:
             given = f"the other {len(orders)} given" if orders else "none given"
-            raise RequestError("GameOrderException", f"{'; '.join(wrong)} ({given})")
+            # (The package has no exception of its own for refused orders, its server drops
+            # them unsaid: its client raises the generic one, with this message.)
+            raise RequestError("ResponseException", f"{'; '.join(wrong)} ({given})")
         return "ok", {}
 
     def clear_orders(self, req: dict[str, Any], session: Session) -> Reply:
@@ -354,21 +349,9 @@ class Handlers:
     def checked_orders(
         self, game: PackageGame, power: str, texts: list[Any]
     ) -> tuple[list[Order], list[str]]:
-        """Each order read and checked as the game will check it: the accepted ones, and
-        for each other its text and why."""
-        book = OrderSet(game.state)
-        out, wrong = [], []
-        for text in texts:
-            if not isinstance(text, str):
-                raise RequestError("RequestException", "orders must be strings")
-            try:
-                order = read_order(game.state, power, text)
-            except PackageFormatError as exc:
-                wrong.append(f"{text!r}: {exc}")
-                continue
-            checked = book.submit(power, order)
-            if checked.note is not Note.MBV:
-                wrong.append(f"{text!r}: refused ({NOTE_TEXT[checked.note]})")
-            else:
-                out.append(order)
-        return out, wrong
+        """Each order read and checked as the game will check it (as a replay of the
+        package's games reads them): the accepted ones, and for each other its text and why."""
+        if not all(isinstance(text, str) for text in texts):
+            raise RequestError("RequestException", "orders must be strings")
+        book, refused = read_orders(game.state, {power: texts})
+        return book.orders_of(power), [r.removeprefix(f"{power} ") for r in refused]

@@ -24,6 +24,7 @@ from typing import Any
 from diplomat.engine.map import GameMap, province_of
 from diplomat.engine.notation import NotationError, parse_location, parse_order
 from diplomat.engine.orders import (
+    NOTE_TEXT,
     Build,
     Convoy,
     Disband,
@@ -197,7 +198,8 @@ def read_orders(state: GameState, texts: Mapping[str, Iterable[str]]) -> tuple[O
                 continue
             checked = book.submit(power, order)
             if checked.note is not Note.MBV:
-                refused.append(f"{power} {text!r} ({checked.note.value})")
+                note = checked.note
+                refused.append(f"{power} {text!r} ({note.value}: {NOTE_TEXT[note]})")
     return book, refused
 
 

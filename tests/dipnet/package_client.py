@@ -101,6 +101,11 @@ def main(port: int) -> Generator[Any, Any, None]:
     ]
     while france.status != "active":
         yield gen.sleep(0.05)
+    try:  # one unreadable order and one illegal one: named, and the legal one is given
+        yield france.set_orders(orders=["A PAR - XYZ", "F BRE - MOS", "A MAR H"], wait=True)
+        errors["bad_orders"] = "accepted"
+    except ResponseException as exc:
+        errors["bad_orders"] = f"{type(exc).__name__}: {exc}"
     yield france.send_game_message(
         message=france.new_global_message("Hello from France, everyone.")
     )

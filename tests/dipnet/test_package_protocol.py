@@ -139,6 +139,10 @@ def test_errors_are_the_packages_error_responses(played: dict[str, Any]) -> None
     assert errors["wrong_password"] == "PasswordException: wrong password"
     assert errors["no_game"] == "GameIdException: no game 'nope'"
     assert errors["observer_orders"].startswith("GameRoleException: observers give no orders")
+    # The package has no exception for refused orders: the generic one, naming each.
+    bad = errors["bad_orders"]
+    assert bad.startswith("ResponseException: 'A PAR - XYZ' (unreadable: "), bad
+    assert "'F BRE - MOS' (FAR: " in bad and bad.endswith("(the other 1 given)"), bad
 
 
 def test_a_client_whose_network_drops_is_brought_up_to_date_on_a_variant(
