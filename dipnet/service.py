@@ -401,8 +401,9 @@ class DipnetService:
         rid, name = req["request_id"], req.get("name")
         self.log.debug("diplomacy request", request=name, game_role=req.get("game_role"))
         if name == "unknown_token":  # the client does not wait for an answer
-            if req.get("token") in session.tokens:
-                self.drop(str(req["token"]))
+            token = req.get("token")
+            if isinstance(token, str) and token in session.tokens:
+                self.drop(token)
             return
         game = self.games.get(str(req.get("game_id")))
         if name == "get_daide_port" and game is not None:

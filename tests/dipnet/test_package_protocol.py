@@ -6,6 +6,7 @@ with five bundled DAIDE bots (subprocesses) on the game's DAIDE port, press both
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -186,6 +187,9 @@ async def test_malformed_requests_get_error_responses_on_the_same_socket(tmp_pat
             deep = '{"request_id": "0", "x": ' + "[" * 5000 + "]" * 5000 + "}"
             assert await service.answer(deep, session) is None
             assert await service.answer('{"request_id": "0", "x": 1e999}', session) is None
+            # A request the client does not wait for, with a token that is no string.
+            odd = '{"request_id": "0", "name": "unknown_token", "token": [1]}'
+            assert await service.answer(odd, session) is None
             cases = {
                 '{"request_id": "1", "name": "fly"}': "RequestException",
                 '{"request_id": "2", "name": "sign_in", "username": "x", "password": "y"}': (
@@ -324,6 +328,72 @@ async def test_games_the_package_creates_take_the_servers_rule_set(
             )  # fmt: skip
             runner = service.games[made["data"]["game_id"]].runner
             assert runner is not None and runner.settings.rules == rules
+            nursery.cancel_scope.cancel()
+    finally:
+        store.close()
+
+
+async def test_no_request_of_any_shape_escapes_the_service(tmp_path: Path) -> None:
+    """Every request name, with each field given values of every JSON kind (the right
+    token and game among them, so handlers are reached, not only refused): each is answered
+    with a clear error or ignored, none raises past its handler, and the service answers a
+    plain request afterwards."""
+    from diplomat.dipnet.service import REQUESTS
+
+    store = Store(tmp_path / "f.sqlite")
+    server = Server(store, GameSettings(map="standard"), port=0)
+    session = Session(lambda note: None)
+    rng = random.Random(33)
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(server.run)
+            service = DipnetService(server, Accounts())
+            await nursery.start(service.run, 0)
+
+            async def ask(**req: Any) -> dict[str, Any]:
+                reply = await service.answer(json.dumps({"request_id": "r", **req}), session)
+                result: dict[str, Any] = json.loads(reply or "null")
+                return result
+
+            token = (await ask(name="sign_in", username="fuzz", password="pw"))["data"]
+            made = await ask(
+                name="create_game", token=token, map_name="standard", power_name="FRANCE"
+            )
+            game_id = made["data"]["game_id"]
+            # The other six powers taken too: the game starts, and the game requests are
+            # handled in a game under way.
+            others = ["AUSTRIA", "ENGLAND", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
+            for k, power in enumerate(others):
+                other = (await ask(name="sign_in", username=f"u{k}", password="pw"))["data"]
+                await ask(name="join_game", token=other, game_id=game_id, power_name=power)
+            with trio.fail_after(60):
+                while service.games[game_id].status != "active":
+                    await trio.sleep(0.01)
+            values: list[Any] = [token, game_id, "FRANCE", "observer_type", "S1901M", "GLOBAL"]
+            values += [None, True, 0, -1, 10**40, 1.5, "", "x" * 300, [], [1, [2]], {}]
+            values += [{"message": "hi", "recipient": "ENGLAND"}, ["A PAR - BUR", 3]]
+            fields = ["token", "game_id", "game_role", "power_name", "phase", "orders"]
+            fields += ["wait", "vote", "message", "timestamp", "map_name", "rules", "deadline"]
+            fields += ["username", "password", "status", "registration_password", "state"]
+            names: list[Any] = [*REQUESTS, "unknown_token", "fly", 5, None, [1], {"a": 1}]
+            # Mostly the right token, game and role, so that most requests reach their work.
+            right = {"token": token, "game_id": game_id, "game_role": "FRANCE"}
+            seen: set[str] = set()
+            for _ in range(1500):
+                req = {f: rng.choice(values) for f in rng.sample(fields, rng.randint(0, 8))}
+                req["name"] = rng.choice(names)
+                if req["name"] in ("logout", "unknown_token", "leave_game"):  # (not the rest's)
+                    req["token"] = "t"
+                else:
+                    req |= {f: v for f, v in right.items() if rng.random() < 0.8}
+                text = json.dumps({"request_id": str(rng.random()), **req})
+                reply = await service.answer(text, session)
+                # Answered with a clear error, never the boundary's "server error".
+                assert reply is None or "server error" not in reply, (text, reply)
+                seen.add(json.loads(reply)["name"] if reply else "none")
+            assert {"ok", "error", "data_possible_orders", "none"} <= seen
+            listed = await ask(name="list_games", token=token)
+            assert listed["name"] == "data_games" and listed["data"]
             nursery.cancel_scope.cancel()
     finally:
         store.close()
