@@ -456,6 +456,11 @@ def test_the_master_check_sees_a_reader(tmp_path: Path) -> None:
     ]
 
 
+# Folders of the checkout that are not installed under ``diplomat``: imported by their own
+# name (the test clients and the bench share the example agent's choice of orders).
+NOT_INSTALLED = {"tests", "bench", "examples"}
+
+
 def bare_imports(path: Path) -> list[str]:
     """``line: import`` for each import in ``path`` of one of our packages by its folder's
     name (``from engine.map import ...``) instead of through ``diplomat``: installed, only
@@ -468,9 +473,7 @@ def bare_imports(path: Path) -> list[str]:
             names = [node.module]
         else:
             continue
-        out += [
-            f"{node.lineno}: {n}" for n in names if n.split(".")[0] in PACKAGES - {"tests", "bench"}
-        ]
+        out += [f"{node.lineno}: {n}" for n in names if n.split(".")[0] in PACKAGES - NOT_INSTALLED]
     return out
 
 
@@ -500,7 +503,7 @@ def bare_module_runs(text: str) -> list[str]:
     folder (``-m bots.dumbbot``, or in an argument list ``"-m", f"bots.{name}"``) instead of
     ``diplomat.bots.dumbbot``: that runs only from a checkout, and imports the code a second
     time under the folder's name."""
-    ours_ = "|".join(sorted(PACKAGES - {"tests", "bench"}))
+    ours_ = "|".join(sorted(PACKAGES - NOT_INSTALLED))
     pattern = rf"""-m["']?,?\s*f?["']?\b(?<!diplomat\.)(({ours_})\.[\w{{}}.]+)"""
     return [found.group(1) for found in re.finditer(pattern, text)]
 
