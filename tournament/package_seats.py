@@ -83,7 +83,10 @@ class PackageSeats:
         passwords: dict[str, str] = {}
         for seat, power, label in seats:
             user = f"seat{seat}-game{runner.id}"
-            passwords[power] = secrets.token_urlsafe(18)
+            # Hex: a password goes on the agent's command line, where one beginning with
+            # "-" (one url-safe password in 64) reads as an option ("--password -x..."): the
+            # agent failed to start now and then.
+            passwords[power] = secrets.token_hex(16)
             self.accounts.add(user, passwords[power])
             self._users.setdefault(runner.id, []).append(user)
             reserved[power] = Reserved(user, label)

@@ -199,6 +199,8 @@ async def test_only_the_seats_own_user_joins_its_power(tmp_path: Path) -> None:
         assert stranger["error_type"] == "UserException"
         wrong = await ask("sign_in", username=fra.user, password="not it")
         assert wrong["error_type"] == "PasswordException"
+        # A password goes on a command line: never one that reads as an option ("-x...").
+        assert int(fra.password, 16) and len(fra.password) == 32
         token = (await ask("sign_in", username=fra.user, password=fra.password))["data"]
         join = {"token": token, "game_id": fra.game_id}
         other = await ask("join_game", **join, power_name="ENGLAND")
